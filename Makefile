@@ -1,0 +1,30 @@
+# Everything runs in a project-local virtualenv that the first target creates.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: demo test lit pytest docs clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python examples/demo.py
+
+test: lit pytest
+
+lit: $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/lit -q lit_tests
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+docs: $(STAMP)
+	$(BIN)/python -m janus.dialects.docgen > docs/dialect.md
+
+clean:
+	rm -rf $(VENV) build *.egg-info

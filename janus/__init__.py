@@ -1,0 +1,9 @@
+"""Janus: imperative Python/NumPy deep-learning programs compiled as speculative MLIR graphs.
+
+Layers (one package each): ``janus.dialects`` (the janus MLIR dialect), ``janus.passes``
+(named passes and pipelines), ``janus.runtime`` (IREE compile, load, call, heap commit),
+``janus.frontend`` (bytecode profiler and graph generator), ``janus.tools`` (console
+scripts).
+"""
+
+__version__ = "0.1.0"

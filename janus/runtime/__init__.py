@@ -1,0 +1,1 @@
+"""IREE compilation, module loading and calls, guard failures, heap commit."""

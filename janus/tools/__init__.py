@@ -1,0 +1,1 @@
+"""Console scripts: ``janus-opt`` and ``janus-compile``."""
