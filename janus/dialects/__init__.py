@@ -11,6 +11,7 @@ from janus.dialects.janus_ops import (
     SetAttrOp,
     SetItemOp,
     guard_message,
+    parse_guard_message,
     wrap,
 )
 from janus.dialects.opdef import REGISTRY
@@ -29,6 +30,7 @@ __all__ = [
     "SetAttrOp",
     "SetItemOp",
     "guard_message",
+    "parse_guard_message",
     "verify_module",
     "wrap",
 ]

@@ -17,6 +17,7 @@ of attribute ops covers ``obj.attr``, ``global g`` and ``nonlocal n`` alike.
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 from janus.dialects.opdef import (
@@ -240,8 +241,17 @@ def wrap(operation: ir.Operation | ir.OpView) -> JanusOp:
 
 
 def guard_message(op: GuardOp) -> str:
-    """The text a lowered guard carries, parsed back by the runtime."""
+    """The text a lowered guard carries; ``parse_guard_message`` reads it back."""
     return f"janus.guard id={op.id} kind={op.kind} source={op.source}"
+
+
+_GUARD_MESSAGE = re.compile(r"janus\.guard id=(-?\d+) kind=(\w+) source=([^;\n\"]*)")
+
+
+def parse_guard_message(text: str) -> tuple[int, str, str] | None:
+    """(id, kind, source) of the first lowered-guard message inside ``text`` (an error)."""
+    m = _GUARD_MESSAGE.search(text)
+    return (int(m.group(1)), m.group(2), m.group(3).strip()) if m else None
 
 
 __all__ = [
@@ -256,4 +266,5 @@ __all__ = [
     "InvokeOp",
     "wrap",
     "guard_message",
+    "parse_guard_message",
 ]

@@ -1,0 +1,30 @@
+"""``janus-lower-guards``: each ``janus.guard`` becomes a ``cf.assert``.
+
+IREE turns a failing ``cf.assert`` into a FAILED_PRECONDITION error raised by the call
+and the loaded module stays usable, so this is the cheapest recoverable guard. The
+assert message carries the guard's id, kind and source so the runtime can name it.
+"""
+
+from __future__ import annotations
+
+from iree.compiler.dialects import cf
+
+from janus.dialects import GuardOp, guard_message
+from janus.ir import ir
+from janus.passes.registry import register_pass
+
+
+@register_pass("janus-lower-guards", "Lower janus.guard to cf.assert carrying the guard id, kind and source.")
+def lower_guards(module_op: ir.Operation) -> None:
+    guards: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == GuardOp.OPERATION_NAME:
+            guards.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module_op.walk(visit)
+    for op in guards:
+        guard = GuardOp(op)
+        cf.AssertOp(guard.condition, guard_message(guard), loc=op.location, ip=ir.InsertionPoint(op))
+        op.erase()
