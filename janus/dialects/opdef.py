@@ -30,7 +30,7 @@ I1 = TypeConstraint("i1", lambda t: str(t) == "i1")
 OBJ = TypeConstraint(OBJ_TYPE_ASM, lambda t: str(t) == OBJ_TYPE_ASM)
 KEY_TYPE = TypeConstraint(
     "index or signless integer",
-    lambda t: isinstance(t, (ir.IndexType, ir.IntegerType)),
+    lambda t: isinstance(t, ir.IndexType) or (isinstance(t, ir.IntegerType) and t.is_signless),
 )
 
 

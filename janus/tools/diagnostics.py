@@ -10,12 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from janus.dialects.verifier import STRING_BUFFER, file_line_col
 from janus.ir import ir
-
-#: The buffer name MLIR gives a module parsed from a string.
-STRING_BUFFER = "-"
-#: The first file:line:col in a printed location (plain, call-site or fused).
-_FILE_LINE_COL = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
 
 
 @dataclass
@@ -35,8 +31,7 @@ class Diagnostic:
 
 def located(severity: str, loc: ir.Location, message: str, filename: str) -> Diagnostic:
     """A diagnostic at ``loc``; locations in the string buffer are given ``filename``."""
-    m = _FILE_LINE_COL.search(str(loc))
-    file, line, col = (m.group(1), int(m.group(2)), int(m.group(3))) if m else (filename, 0, 0)
+    file, line, col = file_line_col(loc) or (filename, 0, 0)
     if file == STRING_BUFFER:
         file = filename
     return Diagnostic(severity, file, line, col, message)

@@ -23,7 +23,9 @@ from janus.tools.diagnostics import (
     located,
 )
 
-SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
+#: The chunk separator; only blanks may follow it on its line (a newline must not be
+#: swallowed, or the line numbers of the next chunk would shift).
+SPLIT_MARKER = re.compile(r"^// -----[ \t]*$", re.MULTILINE)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -135,8 +137,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.output == "-":
         sys.stdout.write(result)
     else:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(result)
+        try:
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(result)
+        except OSError as e:
+            print(f"janus-opt: cannot write {args.output}: {e.strerror}", file=sys.stderr)
+            return 1
     return 1 if failed else 0
 
 
