@@ -6,9 +6,20 @@ bindings expose no IRDL), so every context Janus creates allows unregistered dia
 
 from __future__ import annotations
 
+import re
+
 from iree.compiler import ir
 
-__all__ = ["ir", "make_context", "parse_module", "OBJ_TYPE_ASM"]
+__all__ = [
+    "OBJ_TYPE_ASM",
+    "STRING_BUFFER",
+    "describe_location",
+    "file_line_col",
+    "ir",
+    "make_context",
+    "obj_type",
+    "parse_module",
+]
 
 #: Assembly of the opaque type of Python object references.
 OBJ_TYPE_ASM = "!janus.obj"
@@ -30,3 +41,24 @@ def parse_module(text: str, ctx: ir.Context | None = None) -> ir.Module:
 def obj_type(ctx: ir.Context | None = None) -> ir.Type:
     """The ``!janus.obj`` type in ``ctx`` (or the current context)."""
     return ir.Type.parse(OBJ_TYPE_ASM, ctx)
+
+
+#: The buffer name MLIR gives a module parsed from a string.
+STRING_BUFFER = "-"
+#: The first file:line:col in a printed location (plain, call-site or fused).
+_FILE_LINE_COL = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
+
+
+def file_line_col(loc: ir.Location) -> tuple[str, int, int] | None:
+    """The first ``(file, line, col)`` of ``loc``; None for a location without one."""
+    m = _FILE_LINE_COL.search(str(loc))
+    return (m.group(1), int(m.group(2)), int(m.group(3))) if m else None
+
+
+def describe_location(loc: ir.Location) -> str:
+    """``loc`` for a message: ``file:line:col``, or ``line L, column C`` in a string buffer."""
+    where = file_line_col(loc)
+    if where is None:
+        return "an unknown location"
+    file, line, col = where
+    return f"line {line}, column {col}" if file == STRING_BUFFER else f"{file}:{line}:{col}"

@@ -2,33 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from janus.dialects.janus_ops import GuardOp
 from janus.dialects.opdef import REGISTRY, SymbolLookup
-from janus.ir import ir
-
-
-#: The buffer name MLIR gives a module parsed from a string.
-STRING_BUFFER = "-"
-#: The first file:line:col in a printed location (plain, call-site or fused).
-_FILE_LINE_COL = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
-
-
-def file_line_col(loc: ir.Location) -> tuple[str, int, int] | None:
-    """The first ``(file, line, col)`` of ``loc``; None for a location without one."""
-    m = _FILE_LINE_COL.search(str(loc))
-    return (m.group(1), int(m.group(2)), int(m.group(3))) if m else None
-
-
-def describe_location(loc: ir.Location) -> str:
-    """``loc`` for a message: ``file:line:col``, or ``line L, column C`` in a string buffer."""
-    where = file_line_col(loc)
-    if where is None:
-        return "an unknown location"
-    file, line, col = where
-    return f"line {line}, column {col}" if file == STRING_BUFFER else f"{file}:{line}:{col}"
+from janus.ir import describe_location, ir
 
 
 @dataclass

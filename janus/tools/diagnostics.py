@@ -10,8 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from janus.dialects.verifier import STRING_BUFFER, file_line_col
-from janus.ir import ir
+from janus.ir import STRING_BUFFER, file_line_col, ir
 
 
 @dataclass
