@@ -1,8 +1,9 @@
-"""``janus-inline-invokes``: ``janus.invoke`` of a non-recursive callee becomes ``func.call``.
+"""``janus-inline-invokes``: a ``janus.invoke`` that is not a recursive edge becomes ``func.call``.
 
-Only ``func.call`` is visible to upstream ``inline`` (which the pipeline runs next); an
-invoke whose callee lies on a call-graph cycle stays for ``janus-eliminate-recursion``,
-since inlining cannot remove recursion.
+Only ``func.call`` is visible to upstream ``inline`` (which the pipeline runs next). An
+invoke is recursive when caller and callee lie on the same call-graph cycle; those stay
+for ``janus-eliminate-recursion``, since inlining cannot remove recursion. A call from
+outside into a recursive function is an ordinary call.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from janus.passes.registry import register_pass
 
 @register_pass("janus-inline-invokes", "Turn janus.invoke of callees outside call-graph cycles into func.call.")
 def inline_invokes(module_op: ir.Operation) -> None:
-    recursive = {name for scc in cycles(call_graph(module_op)) for name in scc}
-    for fn in functions(module_op).values():
+    cycle_of = {name: i for i, scc in enumerate(cycles(call_graph(module_op))) for name in scc}
+    for caller, fn in functions(module_op).items():
         for site in call_sites(fn):
-            if site.name == InvokeOp.OPERATION_NAME and site.attributes["callee"].value not in recursive:
+            callee = site.attributes["callee"].value
+            same_cycle = caller in cycle_of and cycle_of[caller] == cycle_of.get(callee)
+            if site.name == InvokeOp.OPERATION_NAME and not same_cycle:
                 rebuild(site, name="func.call")

@@ -1,18 +1,19 @@
 // RUN: janus-opt %s -p 'builtin.module(janus-inline-invokes)' | FileCheck %s
 // RUN: janus-opt %s -p 'builtin.module(janus-inline-invokes,inline,symbol-dce)' | FileCheck %s --check-prefix=INLINED
 
-// An invoke of a callee outside every call-graph cycle becomes func.call (same operands,
-// results and callee); invokes of @fact (self-recursive) and @ping/@pong (mutual) stay.
+// An invoke that is not a recursive edge becomes func.call (same operands, results and
+// callee), calls from @entry into the recursive @fact and @ping included; the invokes
+// inside the cycles (@fact on itself, @ping <-> @pong) stay.
 
 // CHECK-LABEL: func.func @entry
 // CHECK: %[[D:.*]]:2 = call @double(%{{.*}}, %{{.*}}) : (f32, i64) -> (f32, i64)
-// CHECK: %[[F:.*]] = "janus.invoke"(%[[D]]#1) {callee = @fact} : (i64) -> i64
-// CHECK: %[[P:.*]] = "janus.invoke"(%[[F]]) {callee = @ping} : (i64) -> i64
+// CHECK: %[[F:.*]] = call @fact(%[[D]]#1) : (i64) -> i64
+// CHECK: %[[P:.*]] = call @ping(%[[F]]) : (i64) -> i64
 // CHECK: return %[[D]]#0, %[[P]]
 // INLINED-LABEL: func.func @entry
 // INLINED-NEXT: arith.addf
 // INLINED-NEXT: arith.addi
-// INLINED-NEXT: "janus.invoke"(%{{.*}}) {callee = @fact}
+// INLINED-NEXT: call @fact(%{{.*}})
 // INLINED-NOT: @double
 // INLINED-NOT: @twice
 func.func @entry(%x: f32, %n: i64) -> (f32, i64) {
