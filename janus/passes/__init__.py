@@ -3,7 +3,7 @@
 Importing this package registers every pass.
 """
 
-from janus.passes import callgraph, lower_guards, pipelines, verify  # noqa: F401  (registration)
+from janus.passes import callgraph, eliminate_recursion, lower_guards, pipelines, verify  # noqa: F401  (registration)
 from janus.passes.registry import (
     PASSES,
     PIPELINES,
