@@ -3,7 +3,15 @@
 Importing this package registers every pass.
 """
 
-from janus.passes import callgraph, externalize_heap, inline_invokes, lower_guards, pipelines, verify  # noqa: F401  (registration)
+from janus.passes import (  # noqa: F401  (importing registers the passes)
+    callgraph,
+    eliminate_recursion,
+    externalize_heap,
+    inline_invokes,
+    lower_guards,
+    pipelines,
+    verify,
+)
 from janus.passes.registry import (
     PASSES,
     PIPELINES,

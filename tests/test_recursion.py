@@ -1,0 +1,212 @@
+"""Recursion elimination end to end: janus modules with recursive ``janus.invoke`` are
+lowered to state machines, compiled by IREE and run; Python and NumPy are the oracle."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import iree.compiler
+import iree.runtime
+import numpy as np
+import pytest
+
+from janus.ir import ir, parse_module
+from janus.passes import run_pipeline
+from janus.passes.eliminate_recursion import eliminate_recursion
+
+MODULES = Path(__file__).parent / "modules"
+AFTER_ELIMINATION = "janus-lower-guards,canonicalize,cse,symbol-dce,janus-check-iree-ready"
+PIPELINE = f"builtin.module(janus-verify,janus-eliminate-recursion,{AFTER_ELIMINATION})"
+GUARD_FAILURE = re.compile(r"FAILED_PRECONDITION.*kind=stack_depth", re.S)
+
+# TreeRNN sizes fixed by tests/modules/tree_rnn.mlir.
+VOCAB, HIDDEN = 32, 16
+
+
+def parse(name: str) -> ir.Module:
+    return parse_module((MODULES / f"{name}.mlir").read_text())
+
+
+def compile_and_load(module: ir.Module) -> object:
+    vmfb = iree.compiler.compile_str(
+        str(module), target_backends=["llvm-cpu"], extra_args=["--iree-llvmcpu-target-cpu=host"]
+    )
+    return iree.runtime.load_vm_flatbuffer(vmfb, driver="local-sync")
+
+
+def load(name: str) -> object:
+    module = parse(name)
+    run_pipeline(module, PIPELINE)
+    return compile_and_load(module)
+
+
+@pytest.fixture(scope="module")
+def fib():
+    return load("fib").fib
+
+
+@pytest.fixture(scope="module")
+def ackermann():
+    return load("ackermann").ackermann
+
+
+@pytest.fixture(scope="module")
+def tak():
+    return load("tak").tak
+
+
+@pytest.fixture(scope="module")
+def even_odd():
+    return load("even_odd")
+
+
+@pytest.fixture(scope="module")
+def tree_rnn():
+    return load("tree_rnn").tree_rnn
+
+
+#: fib with a stack of 21 entries: the outermost frame's id plus 10 frames of 2 entries.
+SMALL_STACK = 21
+
+
+@pytest.fixture(scope="module")
+def small_stack_fib():
+    module = parse("fib")
+    run_pipeline(module, "builtin.module(janus-verify)")
+    eliminate_recursion(module.operation, max_stack_entries=SMALL_STACK)
+    run_pipeline(module, f"builtin.module({AFTER_ELIMINATION})")
+    return compile_and_load(module).fib
+
+
+def py_fib(n: int) -> int:
+    return 1 if n < 2 else py_fib(n - 1) + py_fib(n - 2)
+
+
+def py_ackermann(m: int, n: int) -> int:
+    if m == 0:
+        return n + 1
+    return py_ackermann(m - 1, 1 if n == 0 else py_ackermann(m, n - 1))
+
+
+def py_tak(x: int, y: int, z: int) -> int:
+    return py_tak(py_tak(x - 1, y, z), py_tak(y - 1, z, x), py_tak(z - 1, x, y)) if y < x else z
+
+
+def test_fib_20(fib):
+    assert fib(20) == 10946
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 9, 16])
+def test_fib_matches_python(fib, n):
+    assert fib(n) == py_fib(n)
+
+
+def test_ackermann_2_3(ackermann):
+    assert ackermann(2, 3) == 9
+
+
+@pytest.mark.parametrize("m, n", [(0, 0), (0, 5), (1, 0), (1, 4), (2, 0), (3, 3)])
+def test_ackermann_matches_python(ackermann, m, n):
+    assert ackermann(m, n) == py_ackermann(m, n)
+
+
+def test_tak_18_12_6(tak):
+    assert tak(18, 12, 6) == 7
+
+
+@pytest.mark.parametrize("x, y, z", [(1, 2, 3), (6, 3, 1), (10, 5, 0), (12, 8, 4)])
+def test_tak_matches_python(tak, x, y, z):
+    assert tak(x, y, z) == py_tak(x, y, z)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 10, 101, 5000])
+def test_even_odd(even_odd, n):
+    assert bool(even_odd.is_even(n)) == (n % 2 == 0)
+    assert bool(even_odd.is_odd(n)) == (n % 2 == 1)
+
+
+def test_default_limit_stops_runaway_depth(even_odd):
+    """Two million frames exceed the default limit: a guard failure, not a crash."""
+    with pytest.raises(RuntimeError, match=GUARD_FAILURE):
+        even_odd.is_even(2_000_000)
+    assert even_odd.is_odd(9) == 1
+
+
+def test_stack_limit_is_exact_and_recoverable(small_stack_fib):
+    """fib(12) needs 11 frames (23 entries), fib(11) needs 10 (21 entries)."""
+    with pytest.raises(RuntimeError, match=GUARD_FAILURE):
+        small_stack_fib(12)
+    assert small_stack_fib(11) == py_fib(11)
+
+
+def test_check_iree_ready_rejects_a_cycle_before_compiling():
+    module = parse("fib")
+    with pytest.raises(ir.MLIRError) as failure:
+        run_pipeline(module, "builtin.module(janus-check-iree-ready)")
+    messages = " ".join(d.message for d in failure.value.error_diagnostics)
+    assert "call graph has a cycle (@fib)" in messages
+    assert "run janus-eliminate-recursion first" in messages
+
+
+# -- TreeRNN over a tree encoded as index arrays --------------------------------------
+
+
+def make_tree(shape: str, leaves: int, rng: np.random.Generator) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """(root, children[n, 2], is_leaf[n], word[n]) of a binary tree with ``leaves`` leaves.
+
+    ``balanced`` halves every span, ``linear`` peels one leaf per level, ``moderate``
+    splits at random. Node ids are shuffled so the recursion follows the arrays.
+    """
+    children: list[list[int]] = []
+    words: list[int] = []
+
+    def node(n: int) -> int:
+        i = len(children)
+        children.append([-1, -1])
+        words.append(int(rng.integers(VOCAB)) if n == 1 else -1)
+        if n > 1:
+            left = {"balanced": n // 2, "linear": 1, "moderate": int(rng.integers(1, n))}[shape]
+            children[i] = [node(left), node(n - left)]
+        return i
+
+    root = node(leaves)
+    perm = rng.permutation(len(children))
+    ch, word = np.asarray(children), np.asarray(words)
+    new_children = np.zeros_like(ch)
+    new_children[perm] = np.where(ch >= 0, perm[ch], 0)
+    new_word = np.zeros_like(word)
+    new_word[perm] = np.maximum(word, 0)
+    is_leaf = np.zeros(len(ch), np.int64)
+    is_leaf[perm] = (word >= 0).astype(np.int64)
+    return int(perm[root]), new_children.astype(np.int64), is_leaf, new_word.astype(np.int64)
+
+
+def tree_rnn_reference(i, children, is_leaf, word, emb, w, b):
+    if is_leaf[i]:
+        return np.tanh(emb[word[i]][None, :])
+    left = tree_rnn_reference(children[i, 0], children, is_leaf, word, emb, w, b)
+    right = tree_rnn_reference(children[i, 1], children, is_leaf, word, emb, w, b)
+    return np.tanh(np.concatenate([left, right], axis=1) @ w + b)
+
+
+@pytest.fixture(scope="module")
+def weights():
+    rng = np.random.default_rng(7)
+    emb = rng.standard_normal((VOCAB, HIDDEN)).astype(np.float32)
+    w = (rng.standard_normal((2 * HIDDEN, HIDDEN)) / np.sqrt(HIDDEN)).astype(np.float32)
+    b = (0.1 * rng.standard_normal((1, HIDDEN))).astype(np.float32)
+    return emb, w, b
+
+
+@pytest.mark.parametrize("leaves", [16, 31, 48])
+@pytest.mark.parametrize("shape", ["balanced", "moderate", "linear"])
+def test_tree_rnn_matches_numpy(tree_rnn, weights, shape, leaves):
+    root, children, is_leaf, word = make_tree(shape, leaves, np.random.default_rng(leaves))
+    assert is_leaf.sum() == leaves
+    expected = tree_rnn_reference(root, children, is_leaf, word, *weights)
+    got = np.asarray(tree_rnn(root, children, is_leaf, word, *weights))
+    assert got.shape == (1, HIDDEN)
+    # atol: float32 rounding of elements near zero (IREE sums and approximates tanh in
+    # another order than NumPy) is ~2e-7 absolute.
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
