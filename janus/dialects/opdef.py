@@ -85,19 +85,16 @@ KEY = AttrKind(
 
 
 @dataclass(frozen=True)
-class OperandDef:
+class ValueDef:
+    """An operand or result: name, type constraint, meaning, arity."""
+
     name: str
     type: TypeConstraint
     doc: str
     arity: Arity = "single"
 
 
-@dataclass(frozen=True)
-class ResultDef:
-    name: str
-    type: TypeConstraint
-    doc: str
-    arity: Arity = "single"
+OperandDef = ResultDef = ValueDef
 
 
 @dataclass(frozen=True)
@@ -113,7 +110,7 @@ class AttrDef:
 REGISTRY: dict[str, type["JanusOp"]] = {}
 
 
-def _segments(defs: Sequence[OperandDef | ResultDef], total: int) -> list[slice] | None:
+def _segments(defs: Sequence[ValueDef], total: int) -> list[slice] | None:
     """Split ``total`` values among ``defs`` (at most one of variable arity).
 
     Returns None when the count cannot fit the declaration.
@@ -133,7 +130,7 @@ def _segments(defs: Sequence[OperandDef | ResultDef], total: int) -> list[slice]
     return out
 
 
-def _count_phrase(defs: Sequence[OperandDef | ResultDef], noun: str) -> str:
+def _count_phrase(defs: Sequence[ValueDef], noun: str) -> str:
     fixed = sum(1 for d in defs if d.arity == "single")
     variable = [d for d in defs if d.arity != "single"]
     if not variable:
@@ -256,7 +253,7 @@ class JanusOp:
         return []
 
     def _verify_values(
-        self, noun: str, defs: Sequence[OperandDef | ResultDef], values: list[ir.Value]
+        self, noun: str, defs: Sequence[ValueDef], values: list[ir.Value]
     ) -> list[str]:
         seg = _segments(defs, len(values))
         if seg is None:

@@ -7,24 +7,22 @@ assert message carries the guard's id, kind and source so the runtime can name i
 
 from __future__ import annotations
 
+from iree.compiler import rewrite
 from iree.compiler.dialects import cf
 
 from janus.dialects import GuardOp, guard_message
 from janus.ir import ir
+from janus.passes.patterns import apply_patterns
 from janus.passes.registry import register_pass
+
+
+def guard_to_assert(op: ir.Operation, rewriter: rewrite.PatternRewriter) -> bool:
+    guard = GuardOp(op)
+    cf.AssertOp(guard.condition, guard_message(guard), loc=op.location, ip=ir.InsertionPoint(op))
+    rewriter.erase_op(op)
+    return True
 
 
 @register_pass("janus-lower-guards", "Lower janus.guard to cf.assert carrying the guard id, kind and source.")
 def lower_guards(module_op: ir.Operation) -> None:
-    guards: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == GuardOp.OPERATION_NAME:
-            guards.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module_op.walk(visit)
-    for op in guards:
-        guard = GuardOp(op)
-        cf.AssertOp(guard.condition, guard_message(guard), loc=op.location, ip=ir.InsertionPoint(op))
-        op.erase()
+    apply_patterns(module_op, {GuardOp.OPERATION_NAME: guard_to_assert})
