@@ -79,8 +79,8 @@ class Body:
     def cmp(self, dtype: np.dtype, predicate: str, x: str, y: str) -> str:
         """Comparison with NumPy semantics: ordered floats (``!=`` unordered), signed ints."""
         if dtype.kind == "f":
-            return self.op("arith.cmpf", [x, y], dtype, f"{predicate[0]} ")
-        return self.op("arith.cmpi", [x, y], dtype, f"{predicate[1 if dtype.kind == 'i' else 2]} ")
+            return self.op("arith.cmpf", [x, y], dtype, f"{predicate[0]}, ")
+        return self.op("arith.cmpi", [x, y], dtype, f"{predicate[1 if dtype.kind == 'i' else 2]}, ")
 
     def cast(self, x: str, src: np.dtype, dst: np.dtype) -> str:
         """NumPy's ``astype`` on one element (float to int truncates, nonzero is True)."""
