@@ -94,7 +94,16 @@ class Graph:
     func_name: str
     output: Any  # the returned value with each Tensor replaced by its result index
     guards: tuple[tuple[int, str, str], ...]  # (id, kind, source)
-    globals_read: tuple[tuple[dict, str, Any], ...]  # (namespace, name, value seen)
+    globals_read: tuple[tuple[dict, str, Any], ...]  # (function globals, name, value seen)
+
+    def globals_unchanged(self) -> bool:
+        """Whether every global the graph baked in still names the same object."""
+        return all(resolve_global(ns, name, NULL) is value for ns, name, value in self.globals_read)
+
+
+def resolve_global(namespace: dict, name: str, default: Any) -> Any:
+    """``name`` as ``LOAD_GLOBAL`` sees it: module globals first, then builtins."""
+    return namespace[name] if name in namespace else vars(builtins).get(name, default)
 
 
 class Tracer:
@@ -207,7 +216,7 @@ class Tracer:
         taken = self.profile.branch_outcome((frame.bc.code, ins.offset))
         source = frame.bc.source(ins.offset)
         if taken is None:
-            raise NotConvertible(f"branch at {source} went both ways or was never profiled")
+            raise NotConvertible("a branch on an array value went both ways (or was never profiled)")
         truth = taken == ("TRUE" in ins.opname)
         condition = self.em.scalar_condition(op_table.cast(self.em, value, np.dtype(bool)))
         gid = self.em.guard(condition if truth else self.em.negate(condition), "branch", source)
@@ -261,14 +270,13 @@ class Tracer:
 
     def LOAD_GLOBAL(self, frame: Frame, ins: Instr) -> None:
         name = ins.argval
-        namespace = frame.globals if name in frame.globals else vars(builtins)
-        if name not in namespace:
+        value = resolve_global(frame.globals, name, NULL)
+        if value is NULL:
             raise NotConvertible(f"global {name} is not defined")
-        value = namespace[name]
         ok = isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc, bool, int, float, str, type(None)))
         if not ok:
             raise NotConvertible(f"global {name} is a {type(value).__name__} (reading mutable globals needs heap ops)")
-        self.globals_read[(id(namespace), name)] = (namespace, name, value)
+        self.globals_read[(id(frame.globals), name)] = (frame.globals, name, value)
         if ins.arg & 1:
             frame.stack.append(NULL)
         frame.stack.append(value)
