@@ -76,5 +76,7 @@ def decode(code: CodeType) -> Bytecode:
             continue
         if i.positions is not None and i.positions.lineno is not None:
             line = i.positions.lineno
-        instrs.append(Instr(i.offset, i.opname, i.arg, i.argval, i.argrepr, line))
+        # dis leaves KW_NAMES unresolved on 3.11: its arg indexes co_consts
+        argval = code.co_consts[i.arg] if i.opname == "KW_NAMES" else i.argval
+        instrs.append(Instr(i.offset, i.opname, i.arg, argval, i.argrepr, line))
     return Bytecode(code, tuple(instrs), {ins.offset: n for n, ins in enumerate(instrs)})
