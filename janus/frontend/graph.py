@@ -186,22 +186,7 @@ class Tracer:
         self, code: types.CodeType, globals_: dict, defaults: tuple, kwdefaults: dict, closure: tuple, args: list, kwargs: dict
     ) -> Any:
         """Run a callee's bytecode with its arguments bound as CPython would."""
-        names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-        params = [
-            inspect.Parameter(
-                n,
-                inspect.Parameter.POSITIONAL_OR_KEYWORD if i < code.co_argcount else inspect.Parameter.KEYWORD_ONLY,
-                default=(defaults[i - (code.co_argcount - len(defaults))] if code.co_argcount - len(defaults) <= i < code.co_argcount
-                         else kwdefaults.get(n, inspect.Parameter.empty)),
-            )
-            for i, n in enumerate(names)
-        ]
-        try:
-            bound = inspect.Signature(params).bind(*args, **kwargs)
-        except TypeError as e:
-            raise NotConvertible(f"call to {code.co_name}: {e}") from None
-        bound.apply_defaults()
-        return self.run(code, globals_, dict(bound.arguments), closure)
+        return self.run(code, globals_, bind_arguments(code, defaults, kwdefaults, args, kwargs), closure)
 
     # ---- speculation ------------------------------------------------------------------
     def truth(self, frame: Frame, ins: Instr, value: Any) -> bool:
@@ -469,6 +454,30 @@ class Tracer:
 
     def RETURN_VALUE(self, frame: Frame, ins: Instr) -> None:
         frame.result = frame.stack.pop()
+
+
+def bind_arguments(code: types.CodeType, defaults: tuple, kwdefaults: dict, args: list, kwargs: dict) -> dict[str, Any]:
+    """Parameters of ``code`` bound to a call's arguments (no ``*args``/``**kwargs``)."""
+    npos = code.co_argcount
+    names = code.co_varnames[: npos + code.co_kwonlyargcount]
+    if len(args) > npos:
+        raise NotConvertible(f"{code.co_name}() got too many positional arguments")
+    bound = dict(zip(names, args))
+    for name, value in kwargs.items():
+        if name in bound or name not in names or names.index(name) < code.co_posonlyargcount:
+            raise NotConvertible(f"{code.co_name}() got an unexpected keyword argument {name!r}")
+        bound[name] = value
+    first_default = npos - len(defaults)
+    for i, name in enumerate(names):
+        if name in bound:
+            continue
+        if first_default <= i < npos:
+            bound[name] = defaults[i - first_default]
+        elif name in kwdefaults:
+            bound[name] = kwdefaults[name]
+        else:
+            raise NotConvertible(f"{code.co_name}() missing argument {name!r}")
+    return bound
 
 
 def _hashable(value: Any) -> bool:
