@@ -7,3 +7,7 @@ scripts).
 """
 
 __version__ = "0.1.0"
+
+from janus.frontend import explain, jit  # noqa: E402  (the public entry points)
+
+__all__ = ["__version__", "explain", "jit"]

@@ -1,1 +1,11 @@
-"""Bytecode profiler and speculative graph generator (not built yet: see the frontend issue)."""
+"""Bytecode profiler and speculative graph generator behind ``janus.jit``.
+
+``bytecode`` decodes CPython 3.11 instructions, ``profiler`` observes imperative runs,
+``op_table`` holds the NumPy ops (eager, shape/dtype rule, lowering), ``graph`` executes
+bytecode symbolically into MLIR, ``backend`` compiles it, and ``jit`` ties them together.
+"""
+
+from janus.frontend.jit import JitFunction, explain, jit
+from janus.frontend.values import NotConvertible
+
+__all__ = ["JitFunction", "NotConvertible", "explain", "jit"]

@@ -1,0 +1,280 @@
+"""Textual MLIR emission for one function: SSA names, constants and structured ops.
+
+One mechanism: every op is printed as text and the module is parsed once at the end,
+which verifies it. The building blocks here are dtype-generic (``linalg.generic`` with
+scalar bodies, reshapes by reassociation); the op table composes them per NumPy op.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor, check_dtype, tensor_type
+
+#: literal arrays larger than this (and not splats) are not inlined into the module
+MAX_LITERAL_SIZE = 4096
+
+
+def scalar_literal(value: object, dtype: np.dtype) -> str:
+    """``value`` as an MLIR literal of element type ``dtype`` (bit pattern for inf/nan)."""
+    if dtype.kind == "b":
+        return "true" if value else "false"
+    if dtype.kind in "iu":
+        return str(int(value))  # type: ignore[call-overload]
+    v = dtype.type(value)
+    if np.isfinite(v):
+        return f"{float(v):.17e}"
+    bits = np.array(v).view(f"u{dtype.itemsize}").item()
+    return f"0x{bits:X}"
+
+
+def _nested_literal(array: np.ndarray) -> str:
+    if array.ndim == 0:
+        return scalar_literal(array.item(), array.dtype)
+    return "[" + ", ".join(_nested_literal(a) for a in array) + "]"
+
+
+def affine_map(ndims: int, exprs: Sequence[int | str]) -> str:
+    dims = ", ".join(f"d{i}" for i in range(ndims))
+    results = ", ".join(str(e) for e in exprs)
+    return f"affine_map<({dims}) -> ({results})>"
+
+
+def unit_dims_reassociation(small: tuple[int, ...], kept: Sequence[int], big_rank: int) -> list[list[int]]:
+    """Reassociation between a shape and the same shape with unit dims inserted.
+
+    ``kept[j]`` is the position in the bigger shape of dim ``j`` of the smaller one; each
+    inserted unit dim joins the group of a neighbouring kept dim.
+    """
+    if not small:
+        return []
+    groups: list[list[int]] = []
+    start = 0
+    for j, pos in enumerate(kept):
+        end = big_rank if j == len(kept) - 1 else pos + 1
+        groups.append(list(range(start, end)))
+        start = end
+    return groups
+
+
+class Body:
+    """Scalar ops inside a ``linalg.generic`` region (names come from the emitter)."""
+
+    def __init__(self, emitter: "Emitter") -> None:
+        self.em = emitter
+        self.lines: list[str] = []
+
+    def op(self, opname: str, operands: Sequence[str], dtype: np.dtype, attrs: str = "") -> str:
+        name = self.em.fresh()
+        self.lines.append(f"{name} = {opname} {attrs}{', '.join(operands)} : {ELEMENT_TYPES[dtype.name]}")
+        return name
+
+    def constant(self, value: object, dtype: np.dtype) -> str:
+        name = self.em.fresh()
+        self.lines.append(f"{name} = arith.constant {scalar_literal(value, dtype)} : {ELEMENT_TYPES[dtype.name]}")
+        return name
+
+    def cmp(self, dtype: np.dtype, predicate: str, x: str, y: str) -> str:
+        """Comparison with NumPy semantics: ordered floats (``!=`` unordered), signed ints."""
+        if dtype.kind == "f":
+            return self.op("arith.cmpf", [x, y], dtype, f"{predicate[0]}, ")
+        return self.op("arith.cmpi", [x, y], dtype, f"{predicate[1 if dtype.kind == 'i' else 2]}, ")
+
+    def cast(self, x: str, src: np.dtype, dst: np.dtype) -> str:
+        """NumPy's ``astype`` on one element (float to int truncates, nonzero is True)."""
+        if src == dst:
+            return x
+        if dst.kind == "b":
+            return self.cmp(src, ("une", "ne", "ne"), x, self.constant(0, src))
+        s, d = ELEMENT_TYPES[src.name], ELEMENT_TYPES[dst.name]
+        if src.kind == "f" and dst.kind == "f":
+            opname = "arith.extf" if src.itemsize < dst.itemsize else "arith.truncf"
+        elif dst.kind == "f":
+            opname = "arith.uitofp" if src.kind == "b" else "arith.sitofp"
+        elif src.kind == "f":
+            opname = "arith.fptosi"
+        else:
+            opname = "arith.extui" if src.kind == "b" else ("arith.extsi" if src.itemsize < dst.itemsize else "arith.trunci")
+        name = self.em.fresh()
+        self.lines.append(f"{name} = {opname} {x} : {s} to {d}")
+        return name
+
+
+BodyFn = Callable[[Body, list[str]], str]
+
+
+class Emitter:
+    """Collects the ops of one function body, in order."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._count = 0
+        self._guards = 0
+
+    def fresh(self) -> str:
+        self._count += 1
+        return f"%v{self._count}"
+
+    def emit(self, rhs: str, shape: tuple[int, ...], dtype: np.dtype) -> Tensor:
+        name = self.fresh()
+        self.lines.append(f"{name} = {rhs}")
+        return Tensor(name, shape, dtype)
+
+    # ---- constants and initial values -------------------------------------------------
+    def literal(self, value: object) -> Tensor:
+        """A constant tensor holding ``value`` (a NumPy array or scalar)."""
+        array = np.asarray(value)
+        dtype = check_dtype(array.dtype)
+        flat = array.reshape(-1)
+        if array.size and (flat == flat[0]).all() and not (dtype.kind == "f" and np.isnan(flat).any()):
+            text = scalar_literal(flat[0], dtype)
+        elif array.size <= MAX_LITERAL_SIZE:
+            text = _nested_literal(array)
+        else:
+            raise NotConvertible(f"a constant array of {array.size} elements is too large to inline")
+        ttype = tensor_type(array.shape, dtype)
+        return self.emit(f"arith.constant dense<{text}> : {ttype}", array.shape, dtype)
+
+    def filled(self, shape: tuple[int, ...], dtype: np.dtype, value: object) -> Tensor:
+        """A fresh tensor of ``shape`` holding ``value`` (an init for ``outs``)."""
+        ttype = tensor_type(shape, dtype)
+        empty = self.emit(f"tensor.empty() : {ttype}", shape, dtype)
+        element = self.fresh()
+        self.lines.append(f"{element} = arith.constant {scalar_literal(value, dtype)} : {ELEMENT_TYPES[dtype.name]}")
+        return self.emit(f"linalg.fill ins({element} : {ELEMENT_TYPES[dtype.name]}) outs({empty.name} : {ttype}) -> {ttype}", shape, dtype)
+
+    # ---- structured ops ---------------------------------------------------------------
+    def generic(
+        self,
+        space: int,
+        reductions: Sequence[int],
+        inputs: Sequence[tuple[Tensor, Sequence[int | str]]],
+        init: Tensor,
+        out_exprs: Sequence[int | str],
+        body: BodyFn,
+    ) -> Tensor:
+        """``linalg.generic`` over ``space`` loops; ``body(b, [inputs..., acc])`` yields."""
+        maps = [affine_map(space, exprs) for _, exprs in inputs] + [affine_map(space, out_exprs)]
+        iterators = ", ".join('"reduction"' if i in reductions else '"parallel"' for i in range(space))
+        b = Body(self)
+        args = [self.fresh() for _ in range(len(inputs) + 1)]
+        types = [ELEMENT_TYPES[t.dtype.name] for t, _ in inputs] + [ELEMENT_TYPES[init.dtype.name]]
+        result = body(b, args)
+        ins = ""
+        if inputs:
+            ins = f"ins({', '.join(t.name for t, _ in inputs)} : {', '.join(t.type for t, _ in inputs)}) "
+        block = ", ".join(f"{a}: {t}" for a, t in zip(args, types))
+        region = "\n".join(["{", f"^bb0({block}):", *b.lines, f"linalg.yield {result} : {types[-1]}", f"}} -> {init.type}"])
+        head = f"linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = [{iterators}]}} "
+        return self.emit(f"{head}{ins}outs({init.name} : {init.type}) {region}", init.shape, init.dtype)
+
+    def elementwise(self, inputs: Sequence[Tensor], shape: tuple[int, ...], dtype: np.dtype, body: BodyFn) -> Tensor:
+        """Elementwise ``body`` with NumPy broadcasting of ``inputs`` to ``shape``."""
+        rank = len(shape)
+
+        def exprs(t: Tensor) -> list[int | str]:
+            lead = rank - t.ndim
+            return [0 if d == 1 and shape[lead + i] != 1 else f"d{lead + i}" for i, d in enumerate(t.shape)]
+
+        init = self.emit(f"tensor.empty() : {tensor_type(shape, dtype)}", shape, dtype)
+        return self.generic(rank, (), [(t, exprs(t)) for t in inputs], init, [f"d{i}" for i in range(rank)], body)
+
+    def matmul(self, a: Tensor, b: Tensor) -> Tensor:
+        shape = (a.shape[0], b.shape[1])
+        init = self.filled(shape, a.dtype, 0)
+        return self.emit(
+            f"linalg.matmul ins({a.name}, {b.name} : {a.type}, {b.type}) outs({init.name} : {init.type}) -> {init.type}",
+            shape,
+            a.dtype,
+        )
+
+    def transpose(self, x: Tensor, perm: Sequence[int]) -> Tensor:
+        shape = tuple(x.shape[p] for p in perm)
+        init = self.emit(f"tensor.empty() : {tensor_type(shape, x.dtype)}", shape, x.dtype)
+        perm_text = ", ".join(str(p) for p in perm)
+        return self.emit(
+            f"linalg.transpose ins({x.name} : {x.type}) outs({init.name} : {init.type}) permutation = [{perm_text}]",
+            shape,
+            x.dtype,
+        )
+
+    def _reassociate(self, op: str, x: Tensor, groups: list[list[int]], shape: tuple[int, ...]) -> Tensor:
+        text = "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups) + "]"
+        out = tensor_type(shape, x.dtype)
+        extra = f" output_shape [{', '.join(map(str, shape))}]" if op == "tensor.expand_shape" else ""
+        return self.emit(f"{op} {x.name} {text}{extra} : {x.type} into {out}", shape, x.dtype)
+
+    def insert_unit_dims(self, x: Tensor, kept: Sequence[int], shape: tuple[int, ...]) -> Tensor:
+        """``x`` reshaped to ``shape``: the same dims, at positions ``kept``, plus unit dims."""
+        if x.shape == shape:
+            return x
+        return self._reassociate("tensor.expand_shape", x, unit_dims_reassociation(x.shape, kept, len(shape)), shape)
+
+    def drop_unit_dims(self, x: Tensor, kept: Sequence[int]) -> Tensor:
+        """``x`` without its unit dims other than those at positions ``kept``."""
+        shape = tuple(x.shape[k] for k in kept)
+        if x.shape == shape:
+            return x
+        return self._reassociate("tensor.collapse_shape", x, unit_dims_reassociation(shape, kept, x.ndim), shape)
+
+    def reshape(self, x: Tensor, shape: tuple[int, ...]) -> Tensor:
+        """Row-major reshape: collapse to one dimension, then expand."""
+        if x.shape == shape:
+            return x
+        flat = x if x.ndim == 1 else (
+            self.insert_unit_dims(x, [], (1,)) if x.ndim == 0 else self._reassociate("tensor.collapse_shape", x, [list(range(x.ndim))], (x.size,))
+        )
+        if len(shape) == 0:
+            return self.drop_unit_dims(flat, [])
+        if len(shape) == 1:
+            return flat
+        return self._reassociate("tensor.expand_shape", flat, [list(range(len(shape)))], shape)
+
+    def extract_slice(
+        self, x: Tensor, offsets: Sequence[int], sizes: Sequence[int], strides: Sequence[int], shape: tuple[int, ...]
+    ) -> Tensor:
+        def join(values: Sequence[int]) -> str:
+            return ", ".join(map(str, values))
+
+        out = tensor_type(shape, x.dtype)
+        return self.emit(
+            f"tensor.extract_slice {x.name}[{join(offsets)}] [{join(sizes)}] [{join(strides)}] : {x.type} to {out}",
+            shape,
+            x.dtype,
+        )
+
+    def concat(self, parts: Sequence[Tensor], axis: int, shape: tuple[int, ...]) -> Tensor:
+        if len(parts) == 1:
+            return parts[0]
+        names, types = ", ".join(p.name for p in parts), ", ".join(p.type for p in parts)
+        out = tensor_type(shape, parts[0].dtype)
+        return self.emit(f"tensor.concat dim({axis}) {names} : ({types}) -> {out}", shape, parts[0].dtype)
+
+    # ---- speculation --------------------------------------------------------------------
+    def scalar_condition(self, x: Tensor) -> str:
+        """The ``i1`` truth of a one-element bool tensor."""
+        name = self.fresh()
+        index = ", ".join(self.index_constant(0) for _ in x.shape)
+        self.lines.append(f"{name} = tensor.extract {x.name}[{index}] : {x.type}")
+        return name
+
+    def index_constant(self, value: int) -> str:
+        name = self.fresh()
+        self.lines.append(f"{name} = arith.constant {value} : index")
+        return name
+
+    def negate(self, condition: str) -> str:
+        true, name = self.fresh(), self.fresh()
+        self.lines.append(f"{true} = arith.constant true")
+        self.lines.append(f"{name} = arith.xori {condition}, {true} : i1")
+        return name
+
+    def guard(self, condition: str, kind: str, source: str) -> int:
+        """A ``janus.guard`` (generic form); returns its module-unique id."""
+        gid = self._guards
+        self._guards += 1
+        text = source.replace("\\", "\\\\").replace('"', '\\"')
+        self.lines.append(f'"janus.guard"({condition}) {{id = {gid} : i64, kind = "{kind}", source = "{text}"}} : (i1) -> ()')
+        return gid

@@ -1,0 +1,549 @@
+"""Graph generator: symbolic execution of CPython 3.11 bytecode into an MLIR module.
+
+Like TorchDynamo's ``symbolic_convert``, one handler per opcode steps a symbolic frame
+(locals and a value stack). Graph values are ``Tensor``s; everything else is a real
+Python object, so Python containers, ints and slices keep Python's own semantics and
+``for`` loops over them unroll by themselves. Control flow that depends on a graph
+value follows the way the profile says it always went, under a ``janus.guard``; user
+functions are inlined by executing their bytecode. Anything else (a heap write, a call
+with side effects, a generator) raises ``NotConvertible``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import re
+import types
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from janus.frontend import op_table
+from janus.frontend.bytecode import Bytecode, Instr, decode
+from janus.frontend.emitter import Emitter
+from janus.frontend.profiler import Profile
+from janus.frontend.signature import walk
+from janus.frontend.values import NotConvertible, Tensor, contains_tensor
+
+MAX_STEPS = 200_000
+MAX_INLINE_DEPTH = 32
+NULL = object()  # the stack marker PUSH_NULL / LOAD_GLOBAL / LOAD_METHOD leave for CALL
+
+#: builtins that only rearrange their arguments, safe on graph values inside containers
+STRUCTURAL_BUILTINS = {len, list, tuple, zip, enumerate, reversed}
+#: builtins that are pure on static values
+PURE_BUILTINS = STRUCTURAL_BUILTINS | {range, min, max, abs, int, float, bool, isinstance, sum, slice, round, divmod, sorted, all, any}
+#: local containers whose methods may be called (they live only in the traced frame)
+LOCAL_CONTAINERS = (list, dict, tuple, str, range)
+BAD_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+
+
+class ArgumentList(list):
+    """A list passed in by the caller: readable, but mutating it would be a heap write."""
+
+
+MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"})
+
+
+@dataclass
+class Cell:
+    contents: Any = None
+
+
+@dataclass
+class SymFunction:
+    """A function made by ``MAKE_FUNCTION`` during tracing (lambdas, comprehensions)."""
+
+    code: types.CodeType
+    globals: dict
+    defaults: tuple = ()
+    closure: tuple = ()
+
+
+@dataclass
+class BoundTensorMethod:
+    receiver: Tensor
+    name: str
+
+
+@dataclass
+class Frame:
+    bc: Bytecode
+    globals: dict
+    locals: dict[str, Any]
+    cells: dict[str, Cell] = field(default_factory=dict)
+    stack: list[Any] = field(default_factory=list)
+    kw_names: tuple[str, ...] = ()
+    result: Any = NULL
+
+    def pop(self, n: int) -> list[Any]:
+        if n == 0:
+            return []
+        values = self.stack[-n:]
+        del self.stack[-n:]
+        return values
+
+
+@dataclass(frozen=True)
+class Graph:
+    """A generated function: the module text and how to call it from Python."""
+
+    text: str
+    func_name: str
+    output: Any  # the returned value with each Tensor replaced by its result index
+    guards: tuple[tuple[int, str, str], ...]  # (id, kind, source)
+    globals_read: tuple[tuple[dict, str, Any], ...]  # (function globals, name, value seen)
+
+    def globals_unchanged(self) -> bool:
+        """Whether every global the graph baked in still names the same object."""
+        return all(resolve_global(ns, name, NULL) is value for ns, name, value in self.globals_read)
+
+
+def resolve_global(namespace: dict, name: str, default: Any) -> Any:
+    """``name`` as ``LOAD_GLOBAL`` sees it: module globals first, then builtins."""
+    return namespace[name] if name in namespace else vars(builtins).get(name, default)
+
+
+class Tracer:
+    """Symbolic execution of one call into one ``func.func``."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self.em = Emitter()
+        self.guards: list[tuple[int, str, str]] = []
+        self.globals_read: dict[tuple[int, str], tuple[dict, str, Any]] = {}
+        self.depth = 0
+        self.steps = 0
+
+    # ---- driver -----------------------------------------------------------------------
+    def run(self, code: types.CodeType, globals_: dict, arguments: dict[str, Any], closure: tuple = ()) -> Any:
+        if code.co_flags & BAD_FLAGS:
+            raise NotConvertible(f"{code.co_name} is a generator/coroutine or takes *args/**kwargs")
+        if self.depth >= MAX_INLINE_DEPTH:
+            raise NotConvertible(f"call depth over {MAX_INLINE_DEPTH} (recursion is not inlined)")
+        frame = Frame(decode(code), globals_, dict(arguments))
+        frame.cells.update(zip(code.co_freevars, closure))
+        self.depth += 1
+        offset = frame.bc.instrs[0].offset
+        try:
+            while frame.result is NULL:
+                self.steps += 1
+                if self.steps > MAX_STEPS:
+                    raise NotConvertible(f"trace longer than {MAX_STEPS} instructions")
+                ins = frame.bc.at(offset)
+                handler = getattr(self, ins.opname, None)
+                if handler is None:
+                    raise NotConvertible(f"bytecode {ins.opname} at {frame.bc.source(offset)} is not supported")
+                try:
+                    target = handler(frame, ins)
+                except NotConvertible as e:
+                    if getattr(e, "located", False):
+                        raise
+                    located = NotConvertible(f"{e} (at {frame.bc.source(offset)})")
+                    located.located = True  # type: ignore[attr-defined]
+                    raise located from None
+                except Exception as e:  # Python raised while tracing: the real run will too
+                    raise NotConvertible(f"{type(e).__name__}: {e} (at {frame.bc.source(offset)})") from None
+                if frame.result is NULL:
+                    offset = frame.bc.next_offset(offset) if target is None else target
+        finally:
+            self.depth -= 1
+        return frame.result
+
+    # ---- calls ------------------------------------------------------------------------
+    def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        traced = contains_tensor(args) or contains_tensor(kwargs)
+        if isinstance(fn, BoundTensorMethod):
+            if fn.name not in op_table.METHODS:
+                raise NotConvertible(f"array method .{fn.name}() is not in the op table")
+            op, bind = op_table.METHODS[fn.name]
+            return op_table.apply(self.em, op, [fn.receiver, *args], kwargs, bind)
+        if isinstance(fn, SymFunction):
+            return self.inline(fn.code, fn.globals, fn.defaults, {}, fn.closure, args, kwargs)
+        if isinstance(fn, types.FunctionType) and not fn.__module__.startswith("numpy"):
+            if fn.__closure__:
+                raise NotConvertible(f"{fn.__qualname__} is a closure (free variables are heap reads)")
+            return self.inline(fn.__code__, fn.__globals__, fn.__defaults__ or (), fn.__kwdefaults__ or {}, (), args, kwargs)
+        op = op_table.BY_FUNCTION.get(fn) if _hashable(fn) else None
+        if op is not None:
+            return op_table.apply(self.em, op, args, kwargs) if traced else op.eager(*args, **kwargs)
+        if fn is abs and traced:
+            return op_table.apply(self.em, op_table.OPS["absolute"], args, kwargs)
+        if _hashable(fn) and fn in PURE_BUILTINS and (not traced or fn in STRUCTURAL_BUILTINS):
+            if fn is len and args and isinstance(args[0], Tensor):
+                return args[0].shape[0]
+            return fn(*args, **kwargs)
+        if isinstance(fn, type) and issubclass(fn, np.generic) and not traced:
+            return fn(*args, **kwargs)
+        if isinstance(fn, types.BuiltinMethodType) and isinstance(fn.__self__, LOCAL_CONTAINERS):
+            return fn(*args, **kwargs)
+        name = getattr(fn, "__qualname__", type(fn).__name__)
+        raise NotConvertible(f"call to {name} is not supported (not in the op table, not inlinable)")
+
+    def inline(
+        self, code: types.CodeType, globals_: dict, defaults: tuple, kwdefaults: dict, closure: tuple, args: list, kwargs: dict
+    ) -> Any:
+        """Run a callee's bytecode with its arguments bound as CPython would."""
+        return self.run(code, globals_, bind_arguments(code, defaults, kwdefaults, args, kwargs), closure)
+
+    # ---- speculation ------------------------------------------------------------------
+    def truth(self, frame: Frame, ins: Instr, value: Any) -> bool:
+        """Python truth of ``value``; for a graph value, the profiled outcome, guarded."""
+        if not isinstance(value, Tensor):
+            try:
+                return bool(value)
+            except (ValueError, TypeError) as e:
+                raise NotConvertible(f"truth value: {e}") from None
+        if value.size != 1:
+            raise NotConvertible(f"truth value of an array of shape {value.shape}")
+        taken = self.profile.branch_outcome((frame.bc.code, ins.offset))
+        source = frame.bc.source(ins.offset)
+        if taken is None:
+            raise NotConvertible("a branch on an array value went both ways (or was never profiled)")
+        truth = taken == ("TRUE" in ins.opname)
+        condition = self.em.scalar_condition(op_table.cast(self.em, value, np.dtype(bool)))
+        gid = self.em.guard(condition if truth else self.em.negate(condition), "branch", source)
+        self.guards.append((gid, "branch", source))
+        return truth
+
+    # ---- opcode handlers (names are opnames) -----------------------------------------------
+    def NOP(self, frame: Frame, ins: Instr) -> None:
+        pass
+
+    RESUME = PRECALL = COPY_FREE_VARS = NOP
+
+    def PUSH_NULL(self, frame: Frame, ins: Instr) -> None:
+        frame.stack.append(NULL)
+
+    def POP_TOP(self, frame: Frame, ins: Instr) -> None:
+        frame.stack.pop()
+
+    def COPY(self, frame: Frame, ins: Instr) -> None:
+        frame.stack.append(frame.stack[-ins.arg])
+
+    def SWAP(self, frame: Frame, ins: Instr) -> None:
+        s = frame.stack
+        s[-1], s[-ins.arg] = s[-ins.arg], s[-1]
+
+    def LOAD_CONST(self, frame: Frame, ins: Instr) -> None:
+        frame.stack.append(ins.argval)
+
+    def LOAD_FAST(self, frame: Frame, ins: Instr) -> None:
+        if ins.argval not in frame.locals:
+            raise NotConvertible(f"local {ins.argval} is unbound")
+        frame.stack.append(frame.locals[ins.argval])
+
+    def STORE_FAST(self, frame: Frame, ins: Instr) -> None:
+        frame.locals[ins.argval] = frame.stack.pop()
+
+    def DELETE_FAST(self, frame: Frame, ins: Instr) -> None:
+        frame.locals.pop(ins.argval, None)
+
+    def MAKE_CELL(self, frame: Frame, ins: Instr) -> None:
+        frame.cells[ins.argval] = Cell(frame.locals.pop(ins.argval, None))
+
+    def LOAD_CLOSURE(self, frame: Frame, ins: Instr) -> None:
+        frame.stack.append(frame.cells[ins.argval])
+
+    def LOAD_DEREF(self, frame: Frame, ins: Instr) -> None:
+        frame.stack.append(frame.cells[ins.argval].contents)
+
+    def STORE_DEREF(self, frame: Frame, ins: Instr) -> None:
+        frame.cells[ins.argval].contents = frame.stack.pop()
+
+    def LOAD_GLOBAL(self, frame: Frame, ins: Instr) -> None:
+        name = ins.argval
+        value = resolve_global(frame.globals, name, NULL)
+        if value is NULL:
+            raise NotConvertible(f"global {name} is not defined")
+        ok = isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc, bool, int, float, str, type(None)))
+        if not ok:
+            raise NotConvertible(f"global {name} is a {type(value).__name__} (reading mutable globals needs heap ops)")
+        self.globals_read[(id(frame.globals), name)] = (frame.globals, name, value)
+        if ins.arg & 1:
+            frame.stack.append(NULL)
+        frame.stack.append(value)
+
+    def LOAD_ATTR(self, frame: Frame, ins: Instr) -> None:
+        frame.stack.append(self.attribute(frame.stack.pop(), ins.argval))
+
+    def LOAD_METHOD(self, frame: Frame, ins: Instr) -> None:
+        obj = frame.stack.pop()
+        frame.stack.append(NULL)
+        if isinstance(obj, Tensor):
+            frame.stack.append(BoundTensorMethod(obj, ins.argval))
+        elif isinstance(obj, ArgumentList) and ins.argval in MUTATORS:
+            raise NotConvertible(f".{ins.argval}() on a list argument (a heap write)")
+        elif isinstance(obj, LOCAL_CONTAINERS):
+            frame.stack.append(getattr(obj, ins.argval))
+        else:
+            frame.stack.append(self.attribute(obj, ins.argval))
+
+    def attribute(self, obj: Any, name: str) -> Any:
+        if isinstance(obj, Tensor):
+            if name == "T":
+                return op_table.apply(self.em, op_table.OPS["transpose"], [obj], {})
+            if name in ("shape", "ndim", "size"):
+                return getattr(obj, name)
+            if name == "dtype":
+                return obj.dtype
+            raise NotConvertible(f"array attribute .{name} is not supported")
+        if isinstance(obj, types.ModuleType) and obj.__name__.split(".")[0] == "numpy":
+            return getattr(obj, name)
+        if isinstance(obj, (np.ndarray, np.generic, np.dtype, int, float, complex)):
+            return getattr(obj, name)
+        raise NotConvertible(f"attribute .{name} of a {type(obj).__name__} (object attributes need heap ops)")
+
+    def KW_NAMES(self, frame: Frame, ins: Instr) -> None:
+        frame.kw_names = ins.argval
+
+    def CALL(self, frame: Frame, ins: Instr) -> None:
+        values = frame.pop(ins.arg)
+        first, fn = frame.pop(2)
+        if first is not NULL:  # a method with its self
+            fn, values = first, [fn, *values]
+        kwnames, frame.kw_names = frame.kw_names, ()
+        split = len(values) - len(kwnames)
+        frame.stack.append(self.call(fn, values[:split], dict(zip(kwnames, values[split:]))))
+
+    def CALL_FUNCTION_EX(self, frame: Frame, ins: Instr) -> None:
+        kwargs = frame.stack.pop() if ins.arg & 1 else {}
+        args = frame.stack.pop()
+        fn = frame.stack.pop()
+        if frame.stack and frame.stack[-1] is NULL:
+            frame.stack.pop()
+        frame.stack.append(self.call(fn, list(args), dict(kwargs)))
+
+    def MAKE_FUNCTION(self, frame: Frame, ins: Instr) -> None:
+        code = frame.stack.pop()
+        closure = frame.stack.pop() if ins.arg & 0x08 else ()
+        if ins.arg & 0x06:
+            raise NotConvertible("function definitions with annotations or keyword defaults")
+        defaults = frame.stack.pop() if ins.arg & 0x01 else ()
+        frame.stack.append(SymFunction(code, frame.globals, tuple(defaults), tuple(closure)))
+
+    def binary(self, symbol: str, a: Any, b: Any) -> Any:
+        if not (isinstance(a, Tensor) or isinstance(b, Tensor)):
+            return _PY_OPERATORS[symbol](a, b)
+        if symbol not in op_table.OPERATORS:
+            raise NotConvertible(f"operator {symbol} on arrays is not in the op table")
+        return op_table.apply(self.em, op_table.OPERATORS[symbol], [a, b], {})
+
+    def BINARY_OP(self, frame: Frame, ins: Instr) -> None:
+        a, b = frame.pop(2)
+        symbol = ins.argrepr
+        if symbol.endswith("=") and symbol != "==":
+            if isinstance(a, (Tensor, ArgumentList)) or isinstance(a, list) and contains_tensor(a):
+                raise NotConvertible(f"in-place {symbol} on an array or list of arrays (a heap write)")
+            symbol = symbol[:-1]
+        frame.stack.append(self.binary(symbol, a, b))
+
+    def COMPARE_OP(self, frame: Frame, ins: Instr) -> None:
+        a, b = frame.pop(2)
+        frame.stack.append(self.binary(ins.argval, a, b))
+
+    def UNARY_NEGATIVE(self, frame: Frame, ins: Instr) -> None:
+        x = frame.stack.pop()
+        frame.stack.append(op_table.apply(self.em, op_table.OPS["negative"], [x], {}) if isinstance(x, Tensor) else -x)
+
+    def UNARY_NOT(self, frame: Frame, ins: Instr) -> None:
+        x = frame.stack.pop()
+        if isinstance(x, Tensor):
+            raise NotConvertible("`not` on an array value")
+        frame.stack.append(not x)
+
+    def IS_OP(self, frame: Frame, ins: Instr) -> None:
+        a, b = frame.pop(2)
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and a is not b:
+            raise NotConvertible("`is` between two array values")
+        frame.stack.append((a is b) != bool(ins.arg))
+
+    def CONTAINS_OP(self, frame: Frame, ins: Instr) -> None:
+        a, b = frame.pop(2)
+        if contains_tensor(a) or contains_tensor(b):
+            raise NotConvertible("`in` on array values")
+        frame.stack.append((a in b) != bool(ins.arg))
+
+    def BINARY_SUBSCR(self, frame: Frame, ins: Instr) -> None:
+        container, key = frame.pop(2)
+        if isinstance(container, Tensor):
+            frame.stack.append(op_table.apply(self.em, op_table.OPS["getitem"], [container, key], {}))
+        elif isinstance(key, Tensor) or contains_tensor(key):
+            raise NotConvertible("indexing a Python container with an array value")
+        else:
+            frame.stack.append(container[key])
+
+    def STORE_SUBSCR(self, frame: Frame, ins: Instr) -> None:
+        value, container, key = frame.pop(3)
+        if not isinstance(container, (list, dict)) or isinstance(container, ArgumentList) or contains_tensor(key):
+            raise NotConvertible(f"item assignment on a {type(container).__name__} (a heap write)")
+        container[key] = value
+
+    def BUILD_TUPLE(self, frame: Frame, ins: Instr) -> None:
+        frame.stack.append(tuple(frame.pop(ins.arg)))
+
+    def BUILD_LIST(self, frame: Frame, ins: Instr) -> None:
+        frame.stack.append(list(frame.pop(ins.arg)))
+
+    def BUILD_SLICE(self, frame: Frame, ins: Instr) -> None:
+        frame.stack.append(slice(*frame.pop(ins.arg)))
+
+    def LIST_APPEND(self, frame: Frame, ins: Instr) -> None:
+        value = frame.stack.pop()
+        frame.stack[-ins.arg].append(value)
+
+    def LIST_EXTEND(self, frame: Frame, ins: Instr) -> None:
+        value = frame.stack.pop()
+        frame.stack[-ins.arg].extend(value)
+
+    def UNPACK_SEQUENCE(self, frame: Frame, ins: Instr) -> None:
+        seq = frame.stack.pop()
+        items = self.iterate(seq)
+        if len(items) != ins.arg:
+            raise NotConvertible(f"cannot unpack {len(items)} values into {ins.arg}")
+        frame.stack.extend(reversed(items))
+
+    def iterate(self, value: Any) -> list[Any]:
+        """The items a Python loop over ``value`` sees (rows, for an array)."""
+        if isinstance(value, Tensor):
+            if value.ndim == 0:
+                raise NotConvertible("iteration over a 0-d array")
+            return [op_table.apply(self.em, op_table.OPS["getitem"], [value, i], {}) for i in range(value.shape[0])]
+        try:
+            return list(value)
+        except TypeError as e:
+            raise NotConvertible(f"iteration: {e}") from None
+
+    def GET_ITER(self, frame: Frame, ins: Instr) -> None:
+        frame.stack.append(iter(self.iterate(frame.stack.pop())))
+
+    def FOR_ITER(self, frame: Frame, ins: Instr) -> int | None:
+        try:
+            frame.stack.append(next(frame.stack[-1]))
+            return None
+        except StopIteration:
+            frame.stack.pop()
+            return ins.target
+
+    def JUMP_FORWARD(self, frame: Frame, ins: Instr) -> int:
+        return ins.target
+
+    JUMP_BACKWARD = JUMP_BACKWARD_NO_INTERRUPT = JUMP_FORWARD
+
+    def _pop_jump(self, frame: Frame, ins: Instr) -> int | None:
+        value = frame.stack.pop()
+        if ins.opname.endswith("NONE"):
+            jump = (value is None) == ins.opname.endswith("_IF_NONE")
+        else:
+            jump = self.truth(frame, ins, value) == ins.opname.endswith("TRUE")
+        return ins.target if jump else None
+
+    POP_JUMP_FORWARD_IF_TRUE = POP_JUMP_FORWARD_IF_FALSE = POP_JUMP_BACKWARD_IF_TRUE = _pop_jump
+    POP_JUMP_BACKWARD_IF_FALSE = POP_JUMP_FORWARD_IF_NONE = POP_JUMP_FORWARD_IF_NOT_NONE = _pop_jump
+    POP_JUMP_BACKWARD_IF_NONE = POP_JUMP_BACKWARD_IF_NOT_NONE = _pop_jump
+
+    def _jump_or_pop(self, frame: Frame, ins: Instr) -> int | None:
+        if self.truth(frame, ins, frame.stack[-1]) == ins.opname.startswith("JUMP_IF_TRUE"):
+            return ins.target
+        frame.stack.pop()
+        return None
+
+    JUMP_IF_TRUE_OR_POP = JUMP_IF_FALSE_OR_POP = _jump_or_pop
+
+    def RETURN_VALUE(self, frame: Frame, ins: Instr) -> None:
+        frame.result = frame.stack.pop()
+
+
+def bind_arguments(code: types.CodeType, defaults: tuple, kwdefaults: dict, args: list, kwargs: dict) -> dict[str, Any]:
+    """Parameters of ``code`` bound to a call's arguments (no ``*args``/``**kwargs``)."""
+    npos = code.co_argcount
+    names = code.co_varnames[: npos + code.co_kwonlyargcount]
+    if len(args) > npos:
+        raise NotConvertible(f"{code.co_name}() got too many positional arguments")
+    bound = dict(zip(names, args))
+    for name, value in kwargs.items():
+        if name in bound or name not in names or names.index(name) < code.co_posonlyargcount:
+            raise NotConvertible(f"{code.co_name}() got an unexpected keyword argument {name!r}")
+        bound[name] = value
+    first_default = npos - len(defaults)
+    for i, name in enumerate(names):
+        if name in bound:
+            continue
+        if first_default <= i < npos:
+            bound[name] = defaults[i - first_default]
+        elif name in kwdefaults:
+            bound[name] = kwdefaults[name]
+        else:
+            raise NotConvertible(f"{code.co_name}() missing argument {name!r}")
+    return bound
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+        return True
+    except TypeError:
+        return False
+
+
+_PY_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b,
+    "//": lambda a, b: a // b, "%": lambda a, b: a % b, "**": lambda a, b: a**b, "@": lambda a, b: a @ b,
+    "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
+    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+}
+
+
+def generate(fn: Callable, args: tuple, profile: Profile) -> Graph:
+    """The graph of ``fn`` called with ``args`` (positional, defaults applied)."""
+    tracer = Tracer(profile)
+    inputs: list[Tensor] = []
+
+    def argument(a: Any) -> Tensor:
+        t = Tensor(f"%arg{len(inputs)}", np.shape(a), a.dtype)
+        inputs.append(t)
+        return t
+
+    symbolic = [walk(a, argument, on_sequence=lambda typ, items: (ArgumentList if typ is list else typ)(items)) for a in args]
+    code = fn.__code__
+    if fn.__closure__:
+        raise NotConvertible(f"{fn.__qualname__} is a closure (free variables are heap reads)")
+    names = code.co_varnames[: code.co_argcount]
+    if code.co_kwonlyargcount or len(names) != len(symbolic):
+        raise NotConvertible("keyword-only or variadic parameters are not supported")
+    result = tracer.run(code, fn.__globals__, dict(zip(names, symbolic)))
+    outputs: list[Tensor] = []
+
+    def output(t: Tensor) -> int:
+        outputs.append(t)
+        return len(outputs) - 1
+
+    shape = _outputs(result, output)
+    func_name = re.sub(r"\W", "_", fn.__name__)
+    arg_text = ", ".join(f"{t.name}: {t.type}" for t in inputs)
+    result_types = ", ".join(t.type for t in outputs)
+    ret = f"return {', '.join(t.name for t in outputs)} : {result_types}" if outputs else "return"
+    body = "\n    ".join([*tracer.em.lines, ret])
+    text = f"module {{\n  func.func @{func_name}({arg_text}) -> ({result_types}) {{\n    {body}\n  }}\n}}\n"
+    return Graph(text, func_name, shape, tuple(tracer.guards), tuple(tracer.globals_read.values()))
+
+
+@dataclass(frozen=True)
+class Result:
+    """Where a returned graph value comes from: result ``index`` of the compiled call."""
+
+    index: int
+
+
+def _outputs(value: Any, output: Callable[[Tensor], int]) -> Any:
+    if isinstance(value, Tensor):
+        return Result(output(value))
+    if type(value) in (list, tuple, ArgumentList):
+        return (tuple if type(value) is tuple else list)(_outputs(v, output) for v in value)
+    if type(value) in (bool, int, float, str, type(None)) or isinstance(value, (np.generic, np.ndarray)):
+        return value
+    raise NotConvertible(f"returning a {type(value).__name__} is not supported")

@@ -1,0 +1,166 @@
+"""``janus.jit``: profile a few imperative runs, then call a speculative compiled graph.
+
+Per entry signature (see ``signature``) a function is in one of three states: warming
+up (imperative runs under the profiler), compiled (a cached version whose entry guards
+are the signature plus the identity of every global it baked in), or imperative for good
+(the graph generator said why). A failed guard reruns the call imperatively under the
+profiler, so the broken assumption is in the profile when the graph is regenerated.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable
+
+import numpy as np
+
+from janus.frontend.bytecode import SUPPORTED_VERSION, supported
+from janus.frontend.graph import Graph, Result, generate
+from janus.frontend.profiler import Profile, run_profiled
+from janus.frontend.signature import array_leaves, describe_key, entry_key
+from janus.frontend.values import NotConvertible
+
+DEFAULT_WARMUP = 3
+
+
+@dataclass
+class Version:
+    """One compiled specialization of the function."""
+
+    key: Hashable
+    graph: Graph
+    call: Callable[..., list[np.ndarray]]
+    calls: int = 0
+
+    def run(self, args: tuple) -> Any:
+        results = self.call(*array_leaves(args))
+        self.calls += 1
+        return _rebuild(self.graph.output, results)
+
+
+def _rebuild(shape: Any, results: list[np.ndarray]) -> Any:
+    """The Python value ``shape`` describes; 0-d results become NumPy scalars, as in NumPy."""
+    if isinstance(shape, Result):
+        value = results[shape.index]
+        return value[()] if value.ndim == 0 else value
+    if type(shape) in (list, tuple):
+        return type(shape)(_rebuild(s, results) for s in shape)
+    return shape.copy() if isinstance(shape, np.ndarray) else shape
+
+
+class JitFunction:
+    """The callable ``janus.jit`` returns; transparent to its callers."""
+
+    def __init__(self, fn: Callable, warmup: int = DEFAULT_WARMUP) -> None:
+        functools.update_wrapper(self, fn)
+        self.fn, self.warmup = fn, warmup
+        self.signature = inspect.signature(fn)
+        self.profile = Profile()
+        self.versions: dict[Hashable, Version] = {}
+        self.fallbacks: dict[Hashable, str] = {}  # entry key (or None) -> why imperative
+        self.warm: Counter[Hashable] = Counter()
+        self.events: list[str] = []
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Callable:
+        return self if obj is None else functools.partial(self, obj)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not supported():
+            self._unsupported_interpreter()
+            return self.fn(*args, **kwargs)
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError:
+            return self.fn(*args, **kwargs)  # raises the caller's TypeError
+        bound.apply_defaults()
+        try:
+            if bound.kwargs:
+                raise NotConvertible("keyword-only or variadic parameters are not supported")
+            key = entry_key(bound.args)
+        except NotConvertible as e:
+            self.fallbacks.setdefault(None, str(e))
+            return self.fn(*args, **kwargs)
+        if key in self.fallbacks:
+            return self.fn(*args, **kwargs)
+        version = self.versions.get(key)
+        if version is not None:
+            if version.graph.globals_unchanged():
+                return self._run_compiled(version, key, bound.args, args, kwargs)
+            self.events.append(f"a global read by version {describe_args(self, key)} was rebound; re-profiling")
+            del self.versions[key]
+            self.warm[key] = 0
+        return self._run_profiled(key, bound.args, args, kwargs)
+
+    def _run_compiled(self, version: Version, key: Hashable, positional: tuple, args: tuple, kwargs: dict) -> Any:
+        from janus.frontend.backend import GuardFailure
+
+        try:
+            return version.run(positional)
+        except GuardFailure as failure:
+            self.events.append(
+                f"guard {failure.guard_id} ({failure.kind}) at {failure.source} failed for {describe_args(self, key)}; "
+                "ran imperatively and regenerated"
+            )
+            del self.versions[key]
+            self.warm[key] = self.warmup - 1
+            return self._run_profiled(key, positional, args, kwargs)
+
+    def _run_profiled(self, key: Hashable, positional: tuple, args: tuple, kwargs: dict) -> Any:
+        result = run_profiled(self.fn, args, kwargs, self.profile)
+        self.warm[key] += 1
+        if self.warm[key] >= self.warmup:
+            self._build(key, positional)
+        return result
+
+    def _build(self, key: Hashable, positional: tuple) -> None:
+        from janus.frontend.backend import compile_function
+
+        try:
+            graph = generate(self.fn, positional, self.profile)
+            self.versions[key] = Version(key, graph, compile_function(graph.text, graph.func_name))
+        except NotConvertible as e:
+            self.fallbacks[key] = str(e)
+        except Exception as e:  # a compiler error must not become a wrong (or no) answer
+            self.fallbacks[key] = f"compilation failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+
+    def _unsupported_interpreter(self) -> None:
+        if None not in self.fallbacks:
+            version = ".".join(map(str, SUPPORTED_VERSION))
+            self.fallbacks[None] = f"this interpreter is not CPython {version}; janus.jit runs imperatively"
+            warnings.warn(self.fallbacks[None], RuntimeWarning, stacklevel=3)
+
+
+def describe_args(jf: JitFunction, key: Hashable) -> str:
+    if key is None:
+        return "(any arguments)"
+    names = list(jf.signature.parameters)
+    return ", ".join(f"{n}: {describe_key(k)}" for n, k in zip(names, key))
+
+
+def jit(fn: Callable | None = None, *, warmup: int = DEFAULT_WARMUP) -> Any:
+    """Compile ``fn`` speculatively after ``warmup`` profiled imperative calls.
+
+    Usable as ``@jit``, ``@jit(warmup=2)`` or ``jit(f)``, on functions and methods.
+    """
+    if fn is None:
+        return lambda f: JitFunction(f, warmup)
+    return JitFunction(fn, warmup)
+
+
+def explain(fn: Any) -> str:
+    """A readable report: compiled versions with their entry guards, and fallbacks with reasons."""
+    if not isinstance(fn, JitFunction):
+        return f"{getattr(fn, '__qualname__', fn)!s} is not a janus.jit function"
+    lines = [f"janus.jit {fn.__qualname__}: {fn.profile.runs} profiled run(s), warmup {fn.warmup}"]
+    for key, version in fn.versions.items():
+        lines.append(f"compiled: {describe_args(fn, key)} ({version.calls} compiled call(s))")
+        lines.extend(f"  guard {gid}: {kind} at {source}" for gid, kind, source in version.graph.guards)
+        lines.extend(f"  global {name} is {value!r}" for _, name, value in version.graph.globals_read)
+    for key, reason in fn.fallbacks.items():
+        lines.append(f"imperative: {describe_args(fn, key)}: {reason}")
+    lines.extend(f"event: {event}" for event in fn.events)
+    return "\n".join(lines)

@@ -1,0 +1,108 @@
+"""Bytecode-level profiler: what imperative runs did, per code object and offset.
+
+It runs the function under ``sys.settrace`` with opcode events. A conditional jump's
+outcome is known at the next opcode event of the same frame (did execution land on the
+jump target?); a ``FOR_ITER`` counts iterations until it jumps out. Code from NumPy is
+not traced: the graph generator treats NumPy calls as ops, not as bytecode.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from types import CodeType, FrameType
+from typing import Any, Callable
+
+from janus.frontend.bytecode import decode
+
+Site = tuple[CodeType, int]
+
+
+def describe(value: Any) -> tuple:
+    """A hashable summary of a value: its type, and dtype and shape for arrays."""
+    shape = getattr(value, "shape", None)
+    dtype = getattr(value, "dtype", None)
+    if shape is not None and dtype is not None:
+        return (type(value).__name__, str(dtype), tuple(shape))
+    return (type(value).__name__,)
+
+
+@dataclass
+class Profile:
+    """Observations accumulated over every profiled run of one jit function."""
+
+    #: conditional jump site -> how often it was taken (True) or fell through (False)
+    branches: dict[Site, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    #: FOR_ITER site -> trip counts of the loops that ran to exhaustion
+    trip_counts: dict[Site, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    #: call site -> code objects called there
+    callees: dict[Site, set[CodeType]] = field(default_factory=lambda: defaultdict(set))
+    #: code object -> summaries of its argument tuples
+    arguments: dict[CodeType, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    runs: int = 0
+
+    def branch_outcome(self, site: Site) -> bool | None:
+        """The one way the branch always went, or None (never seen, or both ways)."""
+        seen = self.branches.get(site)
+        if not seen or len(seen) != 1:
+            return None
+        return next(iter(seen))
+
+
+class _Tracer:
+    """The settrace callbacks; per-frame state for the jump awaiting its outcome."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self.pending: dict[FrameType, tuple[int, int]] = {}  # frame -> (offset, target)
+        self.loops: dict[tuple[FrameType, int], int] = {}
+
+    def on_call(self, frame: FrameType, event: str, arg: Any) -> Callable | None:
+        if event != "call" or frame.f_globals.get("__name__", "").startswith("numpy"):
+            return None
+        code = frame.f_code
+        names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+        self.profile.arguments[code][tuple(describe(frame.f_locals[n]) for n in names)] += 1
+        caller = frame.f_back
+        if caller is not None:
+            self.profile.callees[(caller.f_code, caller.f_lasti)].add(code)
+        frame.f_trace_opcodes = True
+        return self.on_event
+
+    def on_event(self, frame: FrameType, event: str, arg: Any) -> Callable:
+        if event != "opcode":
+            return self.on_event
+        code, offset = frame.f_code, frame.f_lasti
+        jump = self.pending.pop(frame, None)
+        if jump is not None:
+            self.record_jump(frame, jump, offset)
+        ins = decode(code).at(offset)
+        if ins.is_conditional_jump or ins.opname == "FOR_ITER":
+            self.pending[frame] = (offset, ins.target)
+        return self.on_event
+
+    def record_jump(self, frame: FrameType, jump: tuple[int, int], landed: int) -> None:
+        offset, target = jump
+        site = (frame.f_code, offset)
+        taken = landed == target
+        if decode(frame.f_code).at(offset).opname != "FOR_ITER":
+            self.profile.branches[site][taken] += 1
+            return
+        key = (frame, offset)
+        if taken:
+            self.profile.trip_counts[site][self.loops.pop(key, 0)] += 1
+        else:
+            self.loops[key] = self.loops.get(key, 0) + 1
+
+
+def run_profiled(fn: Callable, args: tuple, kwargs: dict, profile: Profile) -> Any:
+    """Call ``fn(*args, **kwargs)`` imperatively, adding what it did to ``profile``."""
+    tracer = _Tracer(profile)
+    previous = sys.gettrace()
+    sys.settrace(tracer.on_call)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        sys.settrace(previous)
+        profile.runs += 1

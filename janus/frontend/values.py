@@ -1,0 +1,77 @@
+"""The values symbolic execution moves around, and the error that ends a conversion.
+
+A graph value is a ``Tensor`` (an SSA value of ``tensor<...>`` type with a static shape).
+Everything else the generator handles is a plain Python object (ints, slices, lists of
+tensors, the numpy module, functions): Python itself then gives those their semantics.
+``Tensor`` refuses every Python protocol (truth, iteration, comparison, conversion) so
+that no Python code can silently treat a graph value as a Python object.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+#: NumPy dtypes the graph generator handles, and their MLIR element types.
+ELEMENT_TYPES = {"float32": "f32", "float64": "f64", "int64": "i64", "bool": "i1"}
+
+
+class NotConvertible(Exception):
+    """The function cannot be converted; the reason is shown by ``janus.explain``."""
+
+
+def check_dtype(dtype: np.dtype) -> np.dtype:
+    dtype = np.dtype(dtype)
+    if dtype.name not in ELEMENT_TYPES:
+        raise NotConvertible(f"dtype {dtype.name} is not supported")
+    return dtype
+
+
+def tensor_type(shape: tuple[int, ...], dtype: np.dtype) -> str:
+    dims = "".join(f"{d}x" for d in shape)
+    return f"tensor<{dims}{ELEMENT_TYPES[np.dtype(dtype).name]}>"
+
+
+class Tensor:
+    """An SSA value ``name`` of type ``tensor<shape x dtype>``."""
+
+    __slots__ = ("name", "shape", "dtype")
+
+    def __init__(self, name: str, shape: tuple[int, ...], dtype: np.dtype) -> None:
+        self.name = name
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = check_dtype(dtype)
+
+    @property
+    def type(self) -> str:
+        return tensor_type(self.shape, self.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __repr__(self) -> str:
+        return f"Tensor({self.name}: {self.type})"
+
+    def _refuse(self, *args: Any) -> Any:
+        raise NotConvertible("an array value is used as a Python object (truth, iteration or conversion)")
+
+    __bool__ = __iter__ = __len__ = __index__ = __int__ = __float__ = _refuse
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __contains__ = _refuse
+    __hash__ = object.__hash__
+
+
+def contains_tensor(value: Any) -> bool:
+    """Whether ``value`` is, or (in a list, tuple or dict) holds, a graph value."""
+    if isinstance(value, Tensor):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(contains_tensor(v) for v in value)
+    if isinstance(value, dict):
+        return any(contains_tensor(v) for v in value.values())
+    return False

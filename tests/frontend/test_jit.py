@@ -1,0 +1,214 @@
+"""janus.jit end to end: models, speculation, guard failures and fallbacks, vs. NumPy."""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+
+import numpy as np
+import pytest
+
+import janus
+from conftest import assert_same, compiled, rand
+
+jit_module = importlib.import_module("janus.frontend.jit")
+
+
+def linear(x, W, b):
+    return x @ W + b
+
+
+def relu(z):
+    return np.maximum(z, 0.0)
+
+
+def mlp(x, W1, b1, W2, b2):
+    h = np.tanh(x @ W1 + b1)
+    return relu(h @ W2 + b2)
+
+
+def rnn(xs, h, W, U, b):
+    states = []
+    for x in xs:
+        h = np.tanh(x @ W + h @ U + b)
+        states.append(h)
+    return h, states
+
+
+def branchy(x):
+    if x.sum() > 0:
+        return x * 2.0
+    return x - 1.0
+
+
+def with_generator(xs):
+    return sum(x * 2 for x in xs)
+
+
+def with_print(x):
+    print("side effect")
+    return x + 1
+
+
+LIN_ARGS = (rand(4, 3), rand(3, 2), rand(2))
+
+
+@pytest.fixture(scope="module")
+def jit_linear():
+    return janus.jit(linear)
+
+
+def test_linear_model_compiles_after_three_profiled_runs(jit_linear):
+    for _ in range(3):
+        assert_same(jit_linear(*LIN_ARGS), linear(*LIN_ARGS))
+    assert jit_linear.profile.runs == 3 and len(jit_linear.versions) == 1
+    for seed in range(3):  # new values, same signature: the cached version answers
+        args = (rand(4, 3, seed=seed), rand(3, 2, seed=seed + 1), rand(2, seed=seed + 2))
+        assert_same(jit_linear(*args), linear(*args))
+    (version,) = jit_linear.versions.values()
+    assert version.calls == 3 and jit_linear.profile.runs == 3
+
+
+def test_signature_change_misses_and_answers_imperatively(jit_linear):
+    args64 = tuple(a.astype(np.float64) for a in LIN_ARGS)
+    assert_same(jit_linear(*args64), linear(*args64))  # dtype miss
+    wide = (rand(5, 3), rand(3, 7), rand(7))
+    assert_same(jit_linear(*wide), linear(*wide))  # shape miss
+    assert len(jit_linear.versions) == 1 and jit_linear.profile.runs == 5
+    assert "float32, shape=(4, 3)" in janus.explain(jit_linear)
+
+
+def test_mlp_forward_inlines_relu():
+    args = (rand(8, 5), rand(5, 16), rand(16), rand(16, 3), rand(3))
+    jf = compiled(mlp, *args, warmup=3)
+    other = (rand(8, 5, seed=9),) + args[1:]
+    assert_same(jf(*other), mlp(*other))
+    assert "global relu" in janus.explain(jf)
+
+
+def test_rnn_over_a_python_list_is_unrolled():
+    W, U, b = rand(3, 4), rand(4, 4) * 0.5, rand(4)
+    xs = [rand(2, 3, seed=s) for s in range(5)]
+    args = (xs, np.zeros((2, 4), np.float32), W, U, b)
+    jf = compiled(rnn, *args)
+    (version,) = jf.versions.values()
+    assert version.graph.text.count("linalg.matmul") == 10
+    assert_same(jf(*args), rnn(*args))
+    shorter = (xs[:2],) + args[1:]  # a different length is a different entry signature
+    assert_same(jf(*shorter), rnn(*shorter))
+    assert version.calls == 1
+
+
+def test_fixed_branch_is_pruned_and_its_guard_falls_back():
+    x = np.abs(rand(3, 3)) + 0.1
+    jf = compiled(branchy, x, warmup=3)
+    (version,) = jf.versions.values()
+    assert [kind for _, kind, _ in version.graph.guards] == ["branch"]
+    assert "arith.subf" not in version.graph.text  # the other side is pruned
+    assert_same(jf(x * 3), branchy(x * 3))
+    assert_same(jf(-x), branchy(-x))  # the guard fails: the imperative answer
+    assert "guard 0 (branch)" in janus.explain(jf)
+    assert_same(jf(x), branchy(x))
+    assert "went both ways" in janus.explain(jf)
+
+
+@pytest.mark.parametrize(
+    "fn, args, reason",
+    [
+        (with_generator, ([rand(3), rand(3)],), "generator"),
+        (with_print, (rand(3),), "call to print"),
+    ],
+)
+def test_unsupported_construct_stays_imperative_with_reason(fn, args, reason, capsys):
+    jf = janus.jit(fn, warmup=1)
+    for _ in range(3):
+        assert_same(jf(*args), fn(*args))
+    assert not jf.versions and reason in janus.explain(jf)
+    assert jf.profile.runs == 1  # not re-profiled on every call
+
+
+def test_mutations_of_caller_state_are_not_compiled():
+    def appends(xs, x):
+        xs.append(x * 2)
+        return x
+
+    def in_place(x):
+        x += 1.0
+        return x
+
+    jf_append, jf_inplace = janus.jit(appends, warmup=1), janus.jit(in_place, warmup=1)
+    xs = []
+    for _ in range(3):
+        jf_append(xs, rand(2))
+    assert len(xs) == 3 and "heap write" in janus.explain(jf_append)
+    x = np.zeros(2)
+    for _ in range(3):
+        jf_inplace(x)
+    np.testing.assert_array_equal(x, [3.0, 3.0])
+    assert "in-place" in janus.explain(jf_inplace)
+
+
+def helper(x):
+    return x * 2.0
+
+
+def calls_helper(x):
+    return helper(x) + 1.0
+
+
+def test_rebinding_an_inlined_callee_invalidates_the_version():
+    global helper
+    x = rand(3)
+    jf = compiled(calls_helper, x)
+    original = helper
+    try:
+        helper = lambda x: x * 10.0  # noqa: E731
+        assert_same(jf(x), calls_helper(x))
+        assert "rebound" in janus.explain(jf)
+    finally:
+        helper = original
+
+
+def test_comprehension_keywords_and_static_python():
+    def fn(xs, scale, n):
+        ys = [np.tanh(x * scale) for x in xs]
+        total = ys[0]
+        for i in range(1, n):
+            total = total + ys[i]
+        return np.concatenate(ys, axis=0), total.sum(axis=0, keepdims=True), len(ys), n - 1
+
+    args = ([rand(2, 3, seed=s) for s in range(3)], 0.5, 3)
+    jf = compiled(fn, *args)
+    assert_same(jf(*args), fn(*args))
+
+
+def test_scalar_result_is_a_numpy_scalar():
+    jf = compiled(lambda x: (x * x).sum(), rand(4))
+    assert isinstance(jf(rand(4)), np.float32)
+
+
+def test_method_runs_imperatively_with_reason():
+    class Model:
+        def __init__(self):
+            self.W = rand(3, 3)
+
+        @janus.jit
+        def forward(self, x):
+            return x @ self.W
+
+    m, x = Model(), rand(2, 3)
+    for _ in range(4):
+        assert_same(m.forward(x), x @ m.W)
+    assert "argument of type Model" in janus.explain(Model.forward)
+
+
+def test_unsupported_interpreter_warns_and_runs_imperatively(monkeypatch):
+    monkeypatch.setattr(jit_module, "supported", lambda: False)
+    jf = janus.jit(linear)
+    with pytest.warns(RuntimeWarning, match="not CPython 3.11"):
+        assert_same(jf(*LIN_ARGS), linear(*LIN_ARGS))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(4):
+            assert_same(jf(*LIN_ARGS), linear(*LIN_ARGS))
+    assert not jf.versions and jf.profile.runs == 0
