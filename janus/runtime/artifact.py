@@ -1,0 +1,74 @@
+"""A compiled module: the .vmfb bytes plus what the runtime must know to call it.
+
+The .vmfb does not say which trailing arguments and results belong to the Python heap,
+nor the exact MLIR types the runtime checks values against, so each artifact carries a
+manifest. On disk the manifest is the JSON sidecar ``<file>.vmfb.json``; IREE's own
+tools ignore it and run the .vmfb alone.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from janus.runtime.heap import HeapManifest
+
+#: Bumped whenever the sidecar layout changes.
+MANIFEST_VERSION = 1
+
+
+@dataclass(frozen=True)
+class FunctionInfo:
+    """One public function: MLIR types of all inputs and results, heap slots included."""
+
+    name: str
+    inputs: tuple[str, ...]
+    results: tuple[str, ...]
+    heap: HeapManifest
+
+    def to_json(self) -> dict[str, Any]:
+        return {"inputs": list(self.inputs), "results": list(self.results), "heap": self.heap.to_json()}
+
+    @classmethod
+    def from_json(cls, name: str, data: Mapping[str, Any]) -> "FunctionInfo":
+        return cls(name, tuple(data["inputs"]), tuple(data["results"]), HeapManifest.from_json(data["heap"]))
+
+
+@dataclass(frozen=True)
+class Artifact:
+    vmfb: bytes
+    #: Name of the target preset (``janus.runtime.targets``) it was compiled for.
+    target: str
+    functions: Mapping[str, FunctionInfo]
+
+    def manifest(self) -> dict[str, Any]:
+        """The JSON sidecar's content."""
+        return {
+            "janus_manifest": MANIFEST_VERSION,
+            "target": self.target,
+            "functions": {name: info.to_json() for name, info in self.functions.items()},
+        }
+
+    def save(self, path: str | Path) -> None:
+        """Write the .vmfb to ``path`` and its manifest to ``<path>.json``."""
+        Path(path).write_bytes(self.vmfb)
+        sidecar_path(path).write_text(json.dumps(self.manifest(), indent=2) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Artifact":
+        """Read a .vmfb and its sidecar (``FileNotFoundError`` names a missing sidecar)."""
+        sidecar = sidecar_path(path)
+        if not sidecar.exists():
+            raise FileNotFoundError(f"{sidecar}: no janus manifest beside {path} (janus-compile writes one)")
+        manifest = json.loads(sidecar.read_text(encoding="utf-8"))
+        if manifest.get("janus_manifest") != MANIFEST_VERSION:
+            raise ValueError(f"{sidecar}: unsupported janus manifest version {manifest.get('janus_manifest')!r}")
+        functions = {name: FunctionInfo.from_json(name, f) for name, f in manifest["functions"].items()}
+        return cls(Path(path).read_bytes(), manifest["target"], functions)
+
+
+def sidecar_path(vmfb_path: str | Path) -> Path:
+    """Where the manifest of ``vmfb_path`` lives."""
+    return Path(f"{vmfb_path}.json")

@@ -1,0 +1,114 @@
+"""janus module -> upstream MLIR (janus passes) -> .vmfb (iree.compiler).
+
+Every failure becomes a ``CompileError`` with located diagnostics. Before iree-compile is
+called the call graph is checked whatever the pipeline was: iree-compile 3.13 never
+returns on a cyclic call graph, and a clear error beats a hang.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from iree.compiler import tools
+from iree.compiler.passmanager import PassManager
+
+from janus.ir import ir, make_context
+from janus.passes import build_pass_manager
+from janus.passes.callgraph import ready_for_iree_problems
+from janus.runtime.artifact import Artifact, FunctionInfo
+from janus.runtime.errors import CompileError
+from janus.runtime.heap import HeapManifest
+from janus.runtime.targets import get_target
+from janus.tools.diagnostics import STRING_BUFFER, Diagnostic, from_mlir_error, located
+
+DEFAULT_PIPELINE = "janus-to-iree"
+#: Name diagnostics give the module when the caller names no file.
+DEFAULT_FILENAME = "<input>"
+
+ModuleLike = ir.Module | str
+
+
+def lower(module: ModuleLike, pipeline: str = DEFAULT_PIPELINE, *, filename: str = DEFAULT_FILENAME) -> ir.Module:
+    """A new module: ``module`` (text or ``ir.Module``, left untouched) after ``pipeline``."""
+    text = module if isinstance(module, str) else module.operation.get_asm(enable_debug_info=True)
+    ctx = make_context()
+    try:
+        lowered = ir.Module.parse(text, ctx)
+        pass_manager = _pass_manager(pipeline, ctx, filename)
+        with ctx:
+            pass_manager.run(lowered.operation)
+    except ir.MLIRError as e:
+        raise CompileError(from_mlir_error(e, filename)) from None
+    return lowered
+
+
+def _pass_manager(pipeline: str, ctx: ir.Context, filename: str) -> PassManager:
+    try:
+        return build_pass_manager(pipeline, ctx)
+    except ValueError as e:  # an unknown pass name
+        raise CompileError([Diagnostic("error", filename, 0, 0, f"invalid pass pipeline: {e}")]) from None
+
+
+def compile_module(
+    module: ModuleLike,
+    target: str = "cpu",
+    *,
+    pipeline: str = DEFAULT_PIPELINE,
+    filename: str = DEFAULT_FILENAME,
+    extra_flags: Sequence[str] = (),
+) -> Artifact:
+    """Lower ``module`` with ``pipeline`` and compile it for the ``target`` preset.
+
+    ``extra_flags`` go to iree-compile and replace preset flags of the same name.
+    """
+    flags = get_target(target).compile_flags(extra_flags)
+    lowered = lower(module, pipeline, filename=filename)
+    problems = ready_for_iree_problems(lowered.operation)
+    if problems:
+        raise CompileError([located("error", loc, message, filename) for loc, message in problems])
+    try:
+        vmfb = tools.compile_str(lowered.operation.get_asm(enable_debug_info=True), extra_args=flags)
+    except tools.CompilerToolError as e:
+        raise CompileError(iree_diagnostics(str(e), filename)) from None
+    return Artifact(vmfb, target, public_functions(lowered))
+
+
+def public_functions(module: ir.Module) -> dict[str, FunctionInfo]:
+    """What the runtime needs to call each exported function of ``module``."""
+    out = {}
+    for op in module.body.operations:
+        attrs = op.operation.attributes
+        exported = "sym_visibility" not in attrs or attrs["sym_visibility"].value == "public"
+        if op.operation.name != "func.func" or not exported or not len(op.regions[0].blocks):
+            continue
+        ftype = attrs["function_type"].value
+        name = attrs["sym_name"].value
+        out[name] = FunctionInfo(
+            name,
+            tuple(str(t) for t in ftype.inputs),
+            tuple(str(t) for t in ftype.results),
+            HeapManifest.from_function(op.operation),
+        )
+    return out
+
+
+_IREE_DIAGNOSTIC = re.compile(r"^(.+?):(\d+):(\d+): (error|warning|note|remark): (.*)$", re.MULTILINE)
+
+
+def iree_diagnostics(message: str, filename: str) -> list[Diagnostic]:
+    """The diagnostics in a ``CompilerToolError`` message (notes attached to their error).
+
+    iree-compile reads the module from stdin, so its buffer is named like MLIR's string
+    buffer and its locations are the input's (the module is printed with debug info).
+    """
+    stderr = message.split("Diagnostics:\n", 1)[-1].split("\n\nInvoked with:", 1)[0]
+    out: list[Diagnostic] = []
+    for m in _IREE_DIAGNOSTIC.finditer(stderr):
+        file = filename if m.group(1) == STRING_BUFFER else m.group(1)
+        diag = Diagnostic(m.group(4), file, int(m.group(2)), int(m.group(3)), m.group(5))
+        if diag.severity == "note" and out:
+            out[-1].notes.append(diag)
+        else:
+            out.append(diag)
+    return out or [Diagnostic("error", filename, 0, 0, f"iree-compile failed:\n{stderr.strip()}")]

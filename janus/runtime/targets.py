@@ -1,0 +1,85 @@
+"""Compilation targets: a preset name -> iree-compile flags and the runtime driver to use.
+
+Flags follow the measured facts for iree-base-compiler 3.13 in DESIGN.md: llvm-cpu
+for the host, Vulkan with a portable baseline profile, CUDA for sm_80 (sm_90 fails with
+"missing GPU target" in 3.13).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+#: For every target. NumPy computes in float64; IREE's default demotion to f32 would
+#: change both the answers and the function signatures the runtime checks against.
+COMMON_FLAGS = ("--iree-input-demote-f64-to-f32=false",)
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    summary: str
+    flags: tuple[str, ...]
+    #: Runtime driver a module compiled for this target runs on unless the user overrides it.
+    driver: str
+
+    def compile_flags(self, extra: Sequence[str] = ()) -> list[str]:
+        """The iree-compile flags, ``extra`` last. An extra flag replaces the preset flags
+        it names or refines (``--iree-vulkan-target`` also drops the preset's
+        ``--iree-vulkan-target-features``): LLVM options reject being given twice, and
+        features chosen for one target are wrong for another."""
+        names = [_flag_name(f) for f in extra]
+        preset = [
+            f
+            for f in (*COMMON_FLAGS, *self.flags)
+            if not any(_flag_name(f) == n or _flag_name(f).startswith(n + "-") for n in names)
+        ]
+        return preset + list(extra)
+
+
+def _flag_name(flag: str) -> str:
+    return flag.split("=", 1)[0]
+
+
+TARGETS: dict[str, Target] = {
+    t.name: t
+    for t in (
+        Target(
+            "cpu",
+            "the host CPU through llvm-cpu; small graphs want the single-threaded local-sync driver",
+            (
+                "--iree-hal-target-device=local",
+                "--iree-hal-local-target-device-backends=llvm-cpu",
+                "--iree-llvmcpu-target-cpu=host",
+            ),
+            # local-sync costs about 8-12 us per call, local-task (thread pool) 75-90 us.
+            "local-sync",
+        ),
+        Target(
+            "vulkan",
+            "any Vulkan GPU with 64-bit floats and ints (desktop GPUs): the portable baseline "
+            "profile plus the Float64/Int64 capabilities NumPy code needs; pass "
+            "--iree-vulkan-target=<arch> (rdna3, ampere, ...) to specialize",
+            (
+                "--iree-hal-target-device=vulkan",
+                "--iree-vulkan-target=vp_android_baseline_2022",
+                "--iree-vulkan-target-features=spirv:v1.3,cap:Shader,cap:Float64,cap:Int64",
+            ),
+            "vulkan",
+        ),
+        Target(
+            "cuda",
+            "NVIDIA GPUs from Ampere (sm_80) on",
+            ("--iree-hal-target-device=cuda", "--iree-cuda-target=sm_80"),
+            "cuda",
+        ),
+    )
+}
+
+
+def get_target(name: str) -> Target:
+    """The preset ``name``; ``ValueError`` naming the known presets otherwise."""
+    try:
+        return TARGETS[name]
+    except KeyError:
+        raise ValueError(f"unknown target '{name}'; known targets: {', '.join(sorted(TARGETS))}") from None

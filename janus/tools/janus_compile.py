@@ -1,0 +1,70 @@
+"""``janus-compile``: a janus .mlir module in, a .vmfb (plus its JSON manifest) out.
+
+The .vmfb runs with IREE's own ``iree-run-module`` (no Python needed); the sidecar
+``<out>.vmfb.json`` is what ``janus.runtime.CompiledModule.load`` needs to check
+arguments and to move heap values. Errors are located diagnostics, exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from janus.runtime.compiler import DEFAULT_PIPELINE, compile_module, lower
+from janus.runtime.errors import CompileError
+from janus.runtime.targets import TARGETS
+
+#: Unrecognized options with this prefix go to iree-compile (e.g. --iree-vulkan-target=rdna3).
+IREE_FLAG_PREFIX = "--iree-"
+
+
+def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
+    p = argparse.ArgumentParser(
+        prog="janus-compile",
+        description="Compile a janus MLIR module to an IREE .vmfb for a target. Options starting "
+        f"with {IREE_FLAG_PREFIX} are passed to iree-compile and override the target's presets.",
+    )
+    p.add_argument("input", help="input .mlir file")
+    p.add_argument("-o", "--output", help="output .vmfb (default: the input with .vmfb; stdout with --emit-mlir)")
+    p.add_argument("--target", default="cpu", choices=sorted(TARGETS), help="target preset (default: cpu)")
+    p.add_argument("--pipeline", default=DEFAULT_PIPELINE, help=f"janus-opt pipeline run first (default: {DEFAULT_PIPELINE})")
+    p.add_argument("--emit-mlir", action="store_true", help="write the lowered module iree-compile would get, not a .vmfb")
+    args, rest = p.parse_known_args(argv)
+    unknown = [a for a in rest if not a.startswith(IREE_FLAG_PREFIX)]
+    if unknown:
+        p.error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args, rest
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, iree_flags = parse_args(argv)
+    try:
+        text = Path(args.input).read_text(encoding="utf-8")
+        if args.emit_mlir:
+            printed = lower(text, args.pipeline, filename=args.input).operation.get_asm()
+            if args.output in (None, "-"):
+                sys.stdout.write(printed)
+            else:
+                Path(args.output).write_text(printed, encoding="utf-8")
+        else:
+            artifact = compile_module(
+                text, args.target, pipeline=args.pipeline, filename=args.input, extra_flags=iree_flags
+            )
+            artifact.save(args.output or Path(args.input).with_suffix(".vmfb"))
+    except CompileError as e:
+        print(e, file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"janus-compile: {e.filename}: {e.strerror}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def entry() -> None:
+    """Console-script entry point."""
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()
