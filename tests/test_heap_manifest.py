@@ -12,7 +12,7 @@ import pytest
 from janus.ir import ir, parse_module
 from janus.passes import run_pipeline
 from janus.passes.heap_model import HEAP_OPS
-from janus.runtime.heap import (
+from janus.heap import (
     AccessPath,
     HeapAliasError,
     HeapError,

@@ -10,7 +10,7 @@ import copy
 
 import numpy as np
 import pytest
-from conftest import module_path
+from tests.conftest import module_path
 
 from janus.runtime import Artifact, CompiledModule, GuardFailure, compile_module
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import GUARD_PIPELINE, module_path
+from tests.conftest import GUARD_PIPELINE, module_path
 
 from janus.tools.janus_compile import main
 

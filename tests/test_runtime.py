@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import GUARD_PIPELINE, module_path
+from tests.conftest import GUARD_PIPELINE, module_path
 
 from janus.ir import parse_module
 from janus.runtime import (

@@ -4,7 +4,7 @@ executable format inside each .vmfb shows which backend produced it)."""
 from __future__ import annotations
 
 import pytest
-from conftest import GUARD_PIPELINE, compile_test_module
+from tests.conftest import GUARD_PIPELINE, compile_test_module
 
 from janus.runtime import DEFAULT_PIPELINE, get_target
 

@@ -2,7 +2,7 @@
 
 Afterwards every function is pure. A location (``AccessPath``) a function needs on entry
 is an extra argument; every location it writes is an extra result holding the final
-value; public functions carry the manifest (``janus.runtime.heap``) that the runtime uses
+value; public functions carry the manifest (``janus.heap``) that the runtime uses
 to read the arguments and commit the results.
 
 Inside a function the pass keeps the *current value* of each location while it walks the
@@ -35,7 +35,7 @@ from janus.passes.heap_model import (
 )
 from janus.passes.rebuild import append_operands, append_to_signature, rebuild, terminator
 from janus.passes.registry import PassError, register_pass
-from janus.runtime.heap import AccessPath, HeapManifest
+from janus.heap import AccessPath, HeapManifest
 
 #: Region ops whose writes are threaded out; the loops also carry them around.
 THREADED = ("scf.if", "scf.for", "scf.while")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from janus.dialects import GetAttrOp, GetItemOp, ObjectOp, SetAttrOp, SetItemOp, wrap
 from janus.ir import OBJ_TYPE_ASM, ir
 from janus.passes.registry import PassError
-from janus.runtime.heap import AccessPath, ObjectSlot
+from janus.heap import AccessPath, ObjectSlot
 
 READ_OPS = (GetAttrOp.OPERATION_NAME, GetItemOp.OPERATION_NAME)
 WRITE_OPS = (SetAttrOp.OPERATION_NAME, SetItemOp.OPERATION_NAME)

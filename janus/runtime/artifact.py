@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from janus.runtime.heap import HeapManifest
+from janus.heap import HeapManifest
 
 #: Bumped whenever the sidecar layout changes.
 MANIFEST_VERSION = 1

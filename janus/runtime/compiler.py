@@ -18,7 +18,7 @@ from janus.passes import build_pass_manager
 from janus.passes.callgraph import ready_for_iree_problems
 from janus.runtime.artifact import Artifact, FunctionInfo
 from janus.runtime.errors import CompileError
-from janus.runtime.heap import HeapManifest
+from janus.heap import HeapManifest
 from janus.runtime.targets import get_target
 from janus.tools.diagnostics import STRING_BUFFER, Diagnostic, from_mlir_error, located
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import janus
-from conftest import assert_same, compiled, rand
+from tests.frontend.conftest import assert_same, compiled, rand
 
 jit_module = importlib.import_module("janus.frontend.jit")
 

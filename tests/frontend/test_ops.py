@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import check_compiled, rand
+from tests.frontend.conftest import check_compiled, rand
 from janus.frontend.op_table import OPS
 
 f32, f64, i64 = np.float32, np.float64, np.int64
