@@ -1,24 +1,21 @@
-"""Recursion elimination end to end: janus modules with recursive ``janus.invoke`` are
-lowered to state machines, compiled by IREE and run; Python and NumPy are the oracle."""
+"""Recursion elimination end to end: janus modules with recursive ``janus.invoke`` go
+through the ``janus-to-iree`` pipeline, are compiled by IREE and run through
+``janus.runtime``; Python and NumPy are the oracle."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-import iree.compiler
-import iree.runtime
 import numpy as np
 import pytest
 
 from janus.ir import ir, parse_module
 from janus.passes import run_pipeline
 from janus.passes.eliminate_recursion import eliminate_recursion
+from janus.runtime import CompiledModule, GuardFailure, compile_module
 
 MODULES = Path(__file__).parent / "modules"
 AFTER_ELIMINATION = "janus-lower-guards,canonicalize,cse,symbol-dce,janus-check-iree-ready"
-PIPELINE = f"builtin.module(janus-verify,janus-eliminate-recursion,{AFTER_ELIMINATION})"
-GUARD_FAILURE = re.compile(r"FAILED_PRECONDITION.*kind=stack_depth", re.S)
 
 # TreeRNN sizes fixed by tests/modules/tree_rnn.mlir.
 VOCAB, HIDDEN = 32, 16
@@ -28,32 +25,24 @@ def parse(name: str) -> ir.Module:
     return parse_module((MODULES / f"{name}.mlir").read_text())
 
 
-def compile_and_load(module: ir.Module) -> object:
-    vmfb = iree.compiler.compile_str(
-        str(module), target_backends=["llvm-cpu"], extra_args=["--iree-llvmcpu-target-cpu=host"]
-    )
-    return iree.runtime.load_vm_flatbuffer(vmfb, driver="local-sync")
-
-
-def load(name: str) -> object:
-    module = parse(name)
-    run_pipeline(module, PIPELINE)
-    return compile_and_load(module)
+def load(name: str) -> CompiledModule:
+    """The module through the full janus-to-iree pipeline, compiled for the CPU."""
+    return CompiledModule.from_mlir((MODULES / f"{name}.mlir").read_text(), target="cpu")
 
 
 @pytest.fixture(scope="module")
 def fib():
-    return load("fib").fib
+    return load("fib")["fib"]
 
 
 @pytest.fixture(scope="module")
 def ackermann():
-    return load("ackermann").ackermann
+    return load("ackermann")["ackermann"]
 
 
 @pytest.fixture(scope="module")
 def tak():
-    return load("tak").tak
+    return load("tak")["tak"]
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +52,7 @@ def even_odd():
 
 @pytest.fixture(scope="module")
 def tree_rnn():
-    return load("tree_rnn").tree_rnn
+    return load("tree_rnn")["tree_rnn"]
 
 
 #: fib with a stack of 21 entries: the outermost frame's id plus 10 frames of 2 entries.
@@ -75,8 +64,7 @@ def small_stack_fib():
     module = parse("fib")
     run_pipeline(module, "builtin.module(janus-verify)")
     eliminate_recursion(module.operation, max_stack_entries=SMALL_STACK)
-    run_pipeline(module, f"builtin.module({AFTER_ELIMINATION})")
-    return compile_and_load(module).fib
+    return CompiledModule(compile_module(module, "cpu", pipeline=AFTER_ELIMINATION))["fib"]
 
 
 def py_fib(n: int) -> int:
@@ -122,21 +110,23 @@ def test_tak_matches_python(tak, x, y, z):
 
 @pytest.mark.parametrize("n", [0, 1, 2, 7, 10, 101, 5000])
 def test_even_odd(even_odd, n):
-    assert bool(even_odd.is_even(n)) == (n % 2 == 0)
-    assert bool(even_odd.is_odd(n)) == (n % 2 == 1)
+    assert bool(even_odd["is_even"](n)) == (n % 2 == 0)
+    assert bool(even_odd["is_odd"](n)) == (n % 2 == 1)
 
 
 def test_default_limit_stops_runaway_depth(even_odd):
     """Two million frames exceed the default limit: a guard failure, not a crash."""
-    with pytest.raises(RuntimeError, match=GUARD_FAILURE):
-        even_odd.is_even(2_000_000)
-    assert even_odd.is_odd(9) == 1
+    with pytest.raises(GuardFailure) as failure:
+        even_odd["is_even"](2_000_000)
+    assert failure.value.kind == "stack_depth"
+    assert even_odd["is_odd"](9) == 1
 
 
 def test_stack_limit_is_exact_and_recoverable(small_stack_fib):
     """fib(12) needs 11 frames (23 entries), fib(11) needs 10 (21 entries)."""
-    with pytest.raises(RuntimeError, match=GUARD_FAILURE):
+    with pytest.raises(GuardFailure) as failure:
         small_stack_fib(12)
+    assert failure.value.kind == "stack_depth"
     assert small_stack_fib(11) == py_fib(11)
 
 
