@@ -47,11 +47,12 @@ func.func @step(%x: tensor<8xf32>) -> tensor<f32> {
   "janus.set_attr"(%self, %next) {name = "steps"} : (!janus.obj, i64) -> ()
 
   // return self.readout(h)
-  %y = "janus.invoke"(%self, %h) {callee = @readout} : (!janus.obj, tensor<8xf32>) -> tensor<f32>
+  %y = "janus.invoke"(%h) {callee = @readout} : (tensor<8xf32>) -> tensor<f32>
   return %y : tensor<f32>
 }
 
-func.func @readout(%self: !janus.obj, %h: tensor<8xf32>) -> tensor<f32> {
+func.func private @readout(%h: tensor<8xf32>) -> tensor<f32> {
+  %self = "janus.object"() {slot = 0, origin = "arg", name = "self"} : () -> !janus.obj
   %v = "janus.get_attr"(%self) {name = "v"} : (!janus.obj) -> tensor<8xf32>
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<f32>

@@ -1,4 +1,5 @@
-"""``make demo`` keeps working: the example verifies, optimizes and keeps its janus ops."""
+"""``make demo`` keeps working: the demo checks every compiled answer against Python itself
+(it exits non-zero on a mismatch); this test checks it ran every stage."""
 
 from __future__ import annotations
 
@@ -11,12 +12,11 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 def test_demo_runs() -> None:
     result = subprocess.run(
-        [sys.executable, str(EXAMPLES / "demo.py")], capture_output=True, text=True, timeout=60
+        [sys.executable, str(EXAMPLES / "demo.py")], capture_output=True, text=True, timeout=300
     )
     assert result.returncode == 0, result.stderr
-    assert result.stderr == ""
-    source = (EXAMPLES / "demo.mlir").read_text()
-    for op in ("janus.object", "janus.get_attr", "janus.guard", "janus.set_attr", "janus.invoke"):
-        assert f'"{op}"(' in source
-        assert result.stdout.count(f'"{op}"(') == source.count(f'"{op}"(')
-    assert result.stdout.count("linalg.fill") == source.count("linalg.fill") - 1  # cse
+    out = result.stdout
+    assert out.count("matches NumPy") == 5 and out.count("compiled; matches NumPy") == 2
+    assert out.count("match Python") == 5
+    assert "guard 0 (raise, model.py:11) failed in @step; self is unchanged" in out
+    assert "raises RuntimeError('too many steps')" in out

@@ -11,11 +11,18 @@ from janus.runtime import DEFAULT_PIPELINE, get_target
 #: Executable format IREE embeds in a .vmfb, per target preset.
 EXECUTABLE_FORMATS = {"cpu": b"embedded-elf-", "vulkan": b"vulkan-spirv-fb", "cuda": b"cuda-nvptx-fb"}
 
-#: Each test module: the pipeline it needs and the functions it exports.
+#: Each test module: the pipeline it needs, the functions it exports, and whether it has
+#: tensor work for the device (scalar-only modules run wholly in the host VM, so their
+#: .vmfb embeds no device executable).
 MODULES = {
-    "guards": (GUARD_PIPELINE, {"scale", "next_below"}),
-    "scalars": (GUARD_PIPELINE, {"mix", "double", "invert", "nothing"}),
-    "heap_state": (DEFAULT_PIPELINE, {"step"}),
+    "guards": (GUARD_PIPELINE, {"scale", "next_below"}, True),
+    "scalars": (GUARD_PIPELINE, {"mix", "double", "invert", "nothing"}, True),
+    "heap_state": (DEFAULT_PIPELINE, {"step"}, True),
+    "fib": (DEFAULT_PIPELINE, {"fib"}, False),
+    "ackermann": (DEFAULT_PIPELINE, {"ackermann"}, False),
+    "tak": (DEFAULT_PIPELINE, {"tak"}, False),
+    "even_odd": (DEFAULT_PIPELINE, {"is_even", "is_odd"}, False),
+    "tree_rnn": (DEFAULT_PIPELINE, {"tree_rnn"}, True),
 }
 
 
@@ -54,9 +61,9 @@ def test_unknown_target() -> None:
 @pytest.mark.parametrize("target", ["vulkan", "cuda"])
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_modules_compile_for_gpu_targets(name: str, target: str) -> None:
-    pipeline, functions = MODULES[name]
+    pipeline, functions, dispatches = MODULES[name]
     artifact = compile_test_module(name, target, pipeline)
     assert artifact.target == target
     assert set(artifact.functions) == functions
-    assert EXECUTABLE_FORMATS[target] in artifact.vmfb
+    assert (EXECUTABLE_FORMATS[target] in artifact.vmfb) == dispatches
     assert not any(fmt in artifact.vmfb for t, fmt in EXECUTABLE_FORMATS.items() if t != target)
