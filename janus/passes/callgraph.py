@@ -1,7 +1,8 @@
 """Call graphs over ``func.call`` and ``janus.invoke``, and the check IREE needs.
 
 iree-compile 3.13 never returns on a module whose call graph has a cycle, so no module
-reaches it before ``check_ready_for_iree`` has passed: no janus op left, no cycle.
+reaches it before ``check_ready_for_iree`` has passed: no janus op left, no cycle, and
+no unregistered op (iree-compile crashes on those instead of reporting them).
 """
 
 from __future__ import annotations
@@ -105,6 +106,8 @@ def ready_for_iree_problems(module_op: ir.Operation) -> list[tuple[ir.Location, 
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name.startswith("janus."):
             problems.append((op.location, f"'{op.name}' must be lowered before IREE compilation"))
+        elif not op.context.is_registered_operation(op.name):
+            problems.append((op.location, f"'{op.name}' is not an op of any dialect IREE knows"))
         return ir.WalkResult.ADVANCE
 
     module_op.walk(visit)
