@@ -85,6 +85,7 @@ class Graph:
     output: Any  # the returned value with each Tensor replaced by its result index
     guards: tuple[tuple[int, str, str], ...]  # (id, kind, source)
     globals_read: tuple[tuple[dict, str, Any], ...]  # (function globals, name, value seen)
+    guard_sites: dict = field(default_factory=dict)  # guard id -> (code, offset) it speculates on
 
     def globals_unchanged(self) -> bool:
         """Whether every global the graph baked in still names the same object."""
@@ -108,6 +109,7 @@ class Tracer:
         self.steps = 0
         #: branch sites not speculated even if the profile says they always went one way
         self.unspeculated: frozenset[tuple[types.CodeType, int]] = frozenset()
+        self.guard_sites: dict[int, tuple[types.CodeType, int]] = {}
 
     # ---- driver -----------------------------------------------------------------------
     def run(self, code: types.CodeType, globals_: dict, arguments: dict[str, Any], closure: tuple = ()) -> Any:
@@ -203,6 +205,7 @@ class Tracer:
         condition = self.em.scalar_condition(op_table.cast(self.em, value, np.dtype(bool)))
         gid = self.em.guard(condition if truth else self.em.negate(condition), "branch", source)
         self.guards.append((gid, "branch", source))
+        self.guard_sites[gid] = site
         return truth
 
     def branch(self, frame: Frame, ins: Instr, value: Any, pop_on_fall: bool) -> int | None:
@@ -535,14 +538,24 @@ _PY_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
-def generate(fn: Callable, args: tuple, profile: Profile) -> Graph:
-    """The graph of ``fn`` called with ``args`` (positional, defaults applied)."""
+def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | None = None,
+             unspeculated: frozenset = frozenset()) -> Graph:
+    """The graph of ``fn`` called with ``args`` (positional, defaults applied).
+
+    ``shapes`` gives each array argument's shape with symbols for ``?`` dims (default:
+    the exact shapes); branches at ``unspeculated`` sites become ``scf.if`` even if fixed.
+    """
     tracer = Tracer(profile)
+    tracer.unspeculated = unspeculated
     inputs: list[Tensor] = []
 
     def argument(a: Any) -> Tensor:
-        t = Tensor(f"%arg{len(inputs)}", np.shape(a), a.dtype)
+        shape = shapes[len(inputs)] if shapes is not None else np.shape(a)
+        t = Tensor(f"%arg{len(inputs)}", shape, a.dtype)
         inputs.append(t)
+        for d, size in enumerate(shape):
+            if isinstance(size, str):
+                tracer.em.bind_dim(size, t, d)
         return t
 
     symbolic = [walk(a, argument, on_sequence=lambda typ, items: (ArgumentList if typ is list else typ)(items)) for a in args]
@@ -566,7 +579,7 @@ def generate(fn: Callable, args: tuple, profile: Profile) -> Graph:
     ret = f"return {', '.join(t.name for t in outputs)} : {result_types}" if outputs else "return"
     body = "\n    ".join([*tracer.em.lines, ret])
     text = f"module {{\n  func.func @{func_name}({arg_text}) -> ({result_types}) {{\n    {body}\n  }}\n}}\n"
-    return Graph(text, func_name, shape, tuple(tracer.guards), tuple(tracer.globals_read.values()))
+    return Graph(text, func_name, shape, tuple(tracer.guards), tuple(tracer.globals_read.values()), tracer.guard_sites)
 
 
 @dataclass(frozen=True)

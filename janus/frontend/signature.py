@@ -39,22 +39,78 @@ def walk(
     raise NotConvertible(f"argument of type {type(value).__name__} is not supported")
 
 
-def entry_key(args: tuple) -> Hashable:
+def _static_node(v: Any) -> tuple:
+    return ("static", type(v).__name__, v)
+
+
+def _sequence_node(typ: type, items: list) -> tuple:
+    return (typ.__name__, tuple(items))
+
+
+def _array_node(x: Any) -> tuple:
+    return ("array", type(x).__name__, x.dtype.name, x.shape)
+
+
+def entry_key(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset()) -> Hashable:
     """The cache key of a call; NotConvertible when an argument cannot be specialized.
 
     Nodes: ``("array", type, dtype, shape)``, ``("static", type, value)``,
-    ``("list" | "tuple", items)``.
+    ``("list" | "tuple", items)``. Dims in ``dynamic`` (array leaf, dim) are relaxed:
+    their size is replaced by a symbol ``s0``, ``s1``... numbered by first appearance
+    of each size, so the key still says which relaxed dims are equal.
     """
+    if not dynamic:
+        return tuple(walk(a, _array_node, _static_node, _sequence_node) for a in args)
+    leaf = iter(range(1 << 30))
+    symbols: dict[int, str] = {}
 
-    return tuple(
-        walk(
-            a,
-            lambda x: ("array", type(x).__name__, x.dtype.name, x.shape),
-            lambda v: ("static", type(v).__name__, v),
-            lambda typ, items: (typ.__name__, tuple(items)),
+    def relaxed(x: Any) -> tuple:
+        i = next(leaf)
+        shape = tuple(
+            symbols.setdefault(n, f"s{len(symbols)}") if (i, d) in dynamic else n for d, n in enumerate(x.shape)
         )
-        for a in args
-    )
+        return ("array", type(x).__name__, x.dtype.name, shape)
+
+    return tuple(walk(a, relaxed, _static_node, _sequence_node) for a in args)
+
+
+def leaf_shapes(key: Hashable) -> list[tuple]:
+    """The shapes (symbols for relaxed dims) of the array leaves of a key, in order."""
+    shapes: list[tuple] = []
+
+    def visit(node: tuple) -> None:
+        if node[0] == "array":
+            shapes.append(node[3])
+        elif node[0] != "static":
+            for item in node[1]:
+                visit(item)
+
+    for node in key:  # type: ignore[attr-defined]
+        visit(node)
+    return shapes
+
+
+def shape_diff(a: Hashable, b: Hashable) -> set[tuple[int, int]] | None:
+    """The (array leaf, dim) positions where two keys differ, when they differ only in
+    array sizes (same structure, types, dtypes and ranks); otherwise None."""
+    diffs: set[tuple[int, int]] = set()
+    leaf = iter(range(1 << 30))
+
+    def same_but_sizes(x: tuple, y: tuple) -> bool:
+        if x[0] != y[0]:
+            return False
+        if x[0] == "array":
+            i = next(leaf)
+            if x[1:3] != y[1:3] or len(x[3]) != len(y[3]):
+                return False
+            diffs.update((i, d) for d, (m, n) in enumerate(zip(x[3], y[3])) if m != n)
+            return True
+        if x[0] == "static":
+            return x == y
+        return len(x[1]) == len(y[1]) and all(same_but_sizes(p, q) for p, q in zip(x[1], y[1]))
+
+    same = len(a) == len(b) and all(same_but_sizes(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
+    return diffs if same and diffs else None
 
 
 def array_leaves(args: tuple) -> list[np.ndarray]:
@@ -68,7 +124,8 @@ def describe_key(key: Hashable) -> str:
     """A readable form of an entry key node, for ``janus.explain``."""
     assert isinstance(key, tuple)
     if key[0] == "array":
-        return f"{key[1]}[{key[2]}, shape={key[3]}]"
+        dims = ", ".join("?" if isinstance(d, str) else str(d) for d in key[3])
+        return f"{key[1]}[{key[2]}, shape=({dims}{',' if len(key[3]) == 1 else ''})]"
     if key[0] == "static":
         return f"{key[1]}={key[2]!r}"
     inner = ", ".join(describe_key(k) for k in key[1])
