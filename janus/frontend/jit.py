@@ -21,7 +21,7 @@ import numpy as np
 from janus.frontend.bytecode import SUPPORTED_VERSION, supported
 from janus.frontend.graph import Graph, Result, generate
 from janus.frontend.profiler import Profile, run_profiled
-from janus.frontend.signature import array_leaves, describe_key, entry_key, leaf_shapes, shape_diff
+from janus.frontend.signature import describe_key, entry_key, key_and_leaves, leaf_shapes, shape_diff
 from janus.frontend.values import NotConvertible
 
 DEFAULT_WARMUP = 3
@@ -38,8 +38,8 @@ class Version:
     call: Callable[..., list[np.ndarray]]
     calls: int = 0
 
-    def run(self, args: tuple) -> Any:
-        results = self.call(*array_leaves(args))
+    def run(self, leaves: list[np.ndarray]) -> Any:
+        results = self.call(*leaves)
         self.calls += 1
         return _rebuild(self.graph.output, results)
 
@@ -61,6 +61,10 @@ class JitFunction:
         functools.update_wrapper(self, fn)
         self.fn, self.warmup = fn, warmup
         self.signature = inspect.signature(fn)
+        params = self.signature.parameters.values()
+        #: calls with exactly this many positional arguments need no ``Signature.bind``
+        self._plain_arity = len(params) if all(
+            p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in params) else -1
         self.profile = Profile()
         self.versions: dict[Hashable, Version] = {}
         self.fallbacks: dict[Hashable, str] = {}  # entry key (or None) -> why imperative
@@ -82,31 +86,43 @@ class JitFunction:
         if not supported():
             self._unsupported_interpreter()
             return self.fn(*args, **kwargs)
+        positional = args if not kwargs and len(args) == self._plain_arity else self._bind(args, kwargs)
+        if positional is None:
+            return self.fn(*args, **kwargs)
         try:
-            bound = self.signature.bind(*args, **kwargs)
-        except TypeError:
-            return self.fn(*args, **kwargs)  # raises the caller's TypeError
-        bound.apply_defaults()
-        try:
-            if bound.kwargs:
-                raise NotConvertible("keyword-only or variadic parameters are not supported")
-            key = entry_key(bound.args, self.dynamic)
+            key, leaves = key_and_leaves(positional, self.dynamic)
         except NotConvertible as e:
             self.fallbacks.setdefault(None, str(e))
             return self.fn(*args, **kwargs)
+        version = self.versions.get(key)
+        if version is not None and version.graph.globals_unchanged():
+            return self._run_compiled(version, key, positional, leaves, args, kwargs)
         if key in self.fallbacks:
             return self.fn(*args, **kwargs)
-        version = self.versions.get(key)
         if version is None and key not in self.warm:
-            key = self._relax(key, bound.args)
+            key = self._relax(key, positional)
             version = self.versions.get(key)
         if version is not None:
             if version.graph.globals_unchanged():
-                return self._run_compiled(version, key, bound.args, args, kwargs)
+                return self._run_compiled(version, key, positional, key_and_leaves(positional, self.dynamic)[1], args, kwargs)
             self.events.append(f"a global read by version {describe_args(self, key)} was rebound; re-profiling")
             del self.versions[key]
             self.warm[key] = 0
-        return self._run_profiled(key, bound.args, args, kwargs)
+        return self._run_profiled(key, positional, args, kwargs)
+
+    def _bind(self, args: tuple, kwargs: dict) -> tuple | None:
+        """Positional arguments with defaults applied; None (run imperatively) when the call
+        does not bind (Python raises the caller's TypeError) or needs keyword-only/variadic
+        parameters (recorded as the reason)."""
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError:
+            return None
+        bound.apply_defaults()
+        if bound.kwargs:
+            self.fallbacks.setdefault(None, "keyword-only or variadic parameters are not supported")
+            return None
+        return bound.args
 
     def _relax(self, key: Hashable, positional: tuple) -> Hashable:
         """A new signature that differs from a known one only in array sizes: relax those
@@ -132,11 +148,13 @@ class JitFunction:
         """Array leaf names for messages (positional parameter names; approximate for nested args)."""
         return list(self.signature.parameters)
 
-    def _run_compiled(self, version: Version, key: Hashable, positional: tuple, args: tuple, kwargs: dict) -> Any:
+    def _run_compiled(
+        self, version: Version, key: Hashable, positional: tuple, leaves: list[np.ndarray], args: tuple, kwargs: dict
+    ) -> Any:
         from janus.frontend.backend import GuardFailure
 
         try:
-            return version.run(positional)
+            return version.run(leaves)
         except GuardFailure as failure:
             site = version.graph.guard_sites.get(failure.guard_id)
             self.failures[(site, failure.kind)] += 1

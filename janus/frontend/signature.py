@@ -39,39 +39,48 @@ def walk(
     raise NotConvertible(f"argument of type {type(value).__name__} is not supported")
 
 
-def _static_node(v: Any) -> tuple:
-    return ("static", type(v).__name__, v)
+#: supported dtypes by dtype object: ``dtype.name`` builds a string on every access
+_DTYPE_NAMES = {np.dtype(name): name for name in ELEMENT_TYPES}
 
 
-def _sequence_node(typ: type, items: list) -> tuple:
-    return (typ.__name__, tuple(items))
-
-
-def _array_node(x: Any) -> tuple:
-    return ("array", type(x).__name__, x.dtype.name, x.shape)
-
-
-def entry_key(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset()) -> Hashable:
-    """The cache key of a call; NotConvertible when an argument cannot be specialized.
+def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset()) -> tuple[Hashable, list[np.ndarray]]:
+    """The cache key of a call and its arrays in graph-argument order, in one pass (the
+    per-call path of ``janus.jit``); NotConvertible when an argument cannot be specialized.
 
     Nodes: ``("array", type, dtype, shape)``, ``("static", type, value)``,
     ``("list" | "tuple", items)``. Dims in ``dynamic`` (array leaf, dim) are relaxed:
     their size is replaced by a symbol ``s0``, ``s1``... numbered by first appearance
     of each size, so the key still says which relaxed dims are equal.
     """
-    if not dynamic:
-        return tuple(walk(a, _array_node, _static_node, _sequence_node) for a in args)
-    leaf = iter(range(1 << 30))
+    leaves: list[np.ndarray] = []
     symbols: dict[int, str] = {}
 
-    def relaxed(x: Any) -> tuple:
-        i = next(leaf)
-        shape = tuple(
-            symbols.setdefault(n, f"s{len(symbols)}") if (i, d) in dynamic else n for d, n in enumerate(x.shape)
-        )
-        return ("array", type(x).__name__, x.dtype.name, shape)
+    def node(v: Any) -> tuple:
+        typ = type(v)
+        if typ is np.ndarray or isinstance(v, np.generic):
+            name = _DTYPE_NAMES.get(v.dtype)
+            if name is None:
+                raise NotConvertible(f"argument dtype {v.dtype} is not supported")
+            shape = v.shape
+            if dynamic:
+                i = len(leaves)
+                shape = tuple(
+                    symbols.setdefault(n, f"s{len(symbols)}") if (i, d) in dynamic else n for d, n in enumerate(shape)
+                )
+            leaves.append(v if typ is np.ndarray else np.asarray(v))
+            return ("array", typ.__name__, name, shape)
+        if typ in STATIC_TYPES:
+            return ("static", typ.__name__, v)
+        if typ is list or typ is tuple:
+            return (typ.__name__, tuple(node(item) for item in v))
+        raise NotConvertible(f"argument of type {typ.__name__} is not supported")
 
-    return tuple(walk(a, relaxed, _static_node, _sequence_node) for a in args)
+    return tuple(node(a) for a in args), leaves
+
+
+def entry_key(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset()) -> Hashable:
+    """The cache key of a call (see ``key_and_leaves``)."""
+    return key_and_leaves(args, dynamic)[0]
 
 
 def leaf_shapes(key: Hashable) -> list[tuple]:
