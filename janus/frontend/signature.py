@@ -122,13 +122,6 @@ def shape_diff(a: Hashable, b: Hashable) -> set[tuple[int, int]] | None:
     return diffs if same and diffs else None
 
 
-def array_leaves(args: tuple) -> list[np.ndarray]:
-    """The arrays of ``args`` in graph-argument order."""
-    leaves: list[np.ndarray] = []
-    walk(args, lambda a: leaves.append(np.asarray(a)))
-    return leaves
-
-
 def describe_key(key: Hashable) -> str:
     """A readable form of an entry key node, for ``janus.explain``."""
     assert isinstance(key, tuple)
