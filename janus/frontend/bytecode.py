@@ -17,6 +17,12 @@ from types import CodeType
 #: The interpreter whose bytecode this package understands.
 SUPPORTED_VERSION = (3, 11)
 
+#: Unconditional jumps, and instructions after which a frame does not go on.
+JUMPS = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"})
+EXITS = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+#: The pseudo-offset of the frame's exit (a return or a raise), for post-dominators.
+EXIT = -1
+
 #: Conditional jumps: the opname's suffix says when the jump is taken.
 CONDITIONAL_JUMPS = frozenset(
     f"POP_JUMP_{direction}_IF_{cond}"
@@ -65,6 +71,23 @@ class Bytecode:
         """``file:line`` of the instruction, the form guards carry."""
         return f"{self.code.co_filename}:{self.at(offset).line}"
 
+    def join_point(self, offset: int) -> int:
+        """Where the two ways out of the branch at ``offset`` meet again (its immediate
+        post-dominator), or ``EXIT`` when they meet only at the frame's exit."""
+        return _post_dominators(self.code)[offset]
+
+    def successors(self, offset: int) -> tuple[int, ...]:
+        ins = self.at(offset)
+        if ins.opname in EXITS:
+            return (EXIT,)
+        if ins.opname in JUMPS:
+            return (ins.target,)
+        nxt = self.index[offset] + 1
+        following = (self.instrs[nxt].offset,) if nxt < len(self.instrs) else (EXIT,)
+        if ins.is_conditional_jump or ins.opname == "FOR_ITER":
+            return following + (ins.target,)
+        return following
+
 
 @lru_cache(maxsize=None)
 def decode(code: CodeType) -> Bytecode:
@@ -80,3 +103,22 @@ def decode(code: CodeType) -> Bytecode:
         argval = code.co_consts[i.arg] if i.opname == "KW_NAMES" else i.argval
         instrs.append(Instr(i.offset, i.opname, i.arg, argval, i.argrepr, line))
     return Bytecode(code, tuple(instrs), {ins.offset: n for n, ins in enumerate(instrs)})
+
+
+@lru_cache(maxsize=None)
+def _post_dominators(code: CodeType) -> dict[int, int]:
+    """Immediate post-dominator of every instruction (iterative dataflow; code is small)."""
+    bc = decode(code)
+    offsets = [i.offset for i in bc.instrs]
+    everything = frozenset(offsets) | {EXIT}
+    pdom: dict[int, frozenset[int]] = {o: everything for o in offsets}
+    pdom[EXIT] = frozenset({EXIT})
+    changed = True
+    while changed:
+        changed = False
+        for o in reversed(offsets):
+            new = frozenset({o}) | frozenset.intersection(*(pdom[s] for s in bc.successors(o)))
+            if new != pdom[o]:
+                pdom[o], changed = new, True
+    # post-dominators form a chain: the immediate one has the most post-dominators itself
+    return {o: max(pdom[o] - {o}, key=lambda p: len(pdom[p])) for o in offsets}

@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor, check_dtype, tensor_type
+from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Shape, Tensor, check_dtype, tensor_type
 
 #: literal arrays larger than this (and not splats) are not inlined into the module
 MAX_LITERAL_SIZE = 4096
@@ -112,15 +112,33 @@ class Emitter:
         self.lines: list[str] = []
         self._count = 0
         self._guards = 0
+        #: symbol of each ``?`` dim -> the ``index`` SSA value holding its size
+        self.dims: dict[str, str] = {}
 
     def fresh(self) -> str:
         self._count += 1
         return f"%v{self._count}"
 
-    def emit(self, rhs: str, shape: tuple[int, ...], dtype: np.dtype) -> Tensor:
+    def emit(self, rhs: str, shape: Shape, dtype: np.dtype) -> Tensor:
         name = self.fresh()
         self.lines.append(f"{name} = {rhs}")
         return Tensor(name, shape, dtype)
+
+    # ---- dynamic dims -------------------------------------------------------------------
+    def bind_dim(self, symbol: str, source: Tensor, dim: int) -> None:
+        """Record that ``?`` dims named ``symbol`` have the size of ``source``'s dim ``dim``."""
+        if symbol not in self.dims:
+            name = self.fresh()
+            self.lines.append(f"{name} = tensor.dim {source.name}, {self.index_constant(dim)} : {source.type}")
+            self.dims[symbol] = name
+
+    def dim_text(self, d: int | str) -> str:
+        return self.dims[d] if isinstance(d, str) else str(d)
+
+    def empty(self, shape: Shape, dtype: np.dtype) -> Tensor:
+        """``tensor.empty`` of ``shape``, its ``?`` sizes taken from the bound dims."""
+        sizes = ", ".join(self.dims[d] for d in shape if isinstance(d, str))
+        return self.emit(f"tensor.empty({sizes}) : {tensor_type(shape, dtype)}", shape, dtype)
 
     # ---- constants and initial values -------------------------------------------------
     def literal(self, value: object) -> Tensor:
@@ -137,10 +155,10 @@ class Emitter:
         ttype = tensor_type(array.shape, dtype)
         return self.emit(f"arith.constant dense<{text}> : {ttype}", array.shape, dtype)
 
-    def filled(self, shape: tuple[int, ...], dtype: np.dtype, value: object) -> Tensor:
+    def filled(self, shape: Shape, dtype: np.dtype, value: object) -> Tensor:
         """A fresh tensor of ``shape`` holding ``value`` (an init for ``outs``)."""
         ttype = tensor_type(shape, dtype)
-        empty = self.emit(f"tensor.empty() : {ttype}", shape, dtype)
+        empty = self.empty(shape, dtype)
         element = self.fresh()
         self.lines.append(f"{element} = arith.constant {scalar_literal(value, dtype)} : {ELEMENT_TYPES[dtype.name]}")
         return self.emit(f"linalg.fill ins({element} : {ELEMENT_TYPES[dtype.name]}) outs({empty.name} : {ttype}) -> {ttype}", shape, dtype)
@@ -170,7 +188,7 @@ class Emitter:
         head = f"linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = [{iterators}]}} "
         return self.emit(f"{head}{ins}outs({init.name} : {init.type}) {region}", init.shape, init.dtype)
 
-    def elementwise(self, inputs: Sequence[Tensor], shape: tuple[int, ...], dtype: np.dtype, body: BodyFn) -> Tensor:
+    def elementwise(self, inputs: Sequence[Tensor], shape: Shape, dtype: np.dtype, body: BodyFn) -> Tensor:
         """Elementwise ``body`` with NumPy broadcasting of ``inputs`` to ``shape``."""
         rank = len(shape)
 
@@ -178,7 +196,7 @@ class Emitter:
             lead = rank - t.ndim
             return [0 if d == 1 and shape[lead + i] != 1 else f"d{lead + i}" for i, d in enumerate(t.shape)]
 
-        init = self.emit(f"tensor.empty() : {tensor_type(shape, dtype)}", shape, dtype)
+        init = self.empty(shape, dtype)
         return self.generic(rank, (), [(t, exprs(t)) for t in inputs], init, [f"d{i}" for i in range(rank)], body)
 
     def matmul(self, a: Tensor, b: Tensor) -> Tensor:
@@ -192,7 +210,7 @@ class Emitter:
 
     def transpose(self, x: Tensor, perm: Sequence[int]) -> Tensor:
         shape = tuple(x.shape[p] for p in perm)
-        init = self.emit(f"tensor.empty() : {tensor_type(shape, x.dtype)}", shape, x.dtype)
+        init = self.empty(shape, x.dtype)
         perm_text = ", ".join(str(p) for p in perm)
         return self.emit(
             f"linalg.transpose ins({x.name} : {x.type}) outs({init.name} : {init.type}) permutation = [{perm_text}]",
@@ -200,13 +218,13 @@ class Emitter:
             x.dtype,
         )
 
-    def _reassociate(self, op: str, x: Tensor, groups: list[list[int]], shape: tuple[int, ...]) -> Tensor:
+    def _reassociate(self, op: str, x: Tensor, groups: list[list[int]], shape: Shape) -> Tensor:
         text = "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups) + "]"
         out = tensor_type(shape, x.dtype)
-        extra = f" output_shape [{', '.join(map(str, shape))}]" if op == "tensor.expand_shape" else ""
+        extra = f" output_shape [{', '.join(map(self.dim_text, shape))}]" if op == "tensor.expand_shape" else ""
         return self.emit(f"{op} {x.name} {text}{extra} : {x.type} into {out}", shape, x.dtype)
 
-    def insert_unit_dims(self, x: Tensor, kept: Sequence[int], shape: tuple[int, ...]) -> Tensor:
+    def insert_unit_dims(self, x: Tensor, kept: Sequence[int], shape: Shape) -> Tensor:
         """``x`` reshaped to ``shape``: the same dims, at positions ``kept``, plus unit dims."""
         if x.shape == shape:
             return x
@@ -278,3 +296,22 @@ class Emitter:
         text = source.replace("\\", "\\\\").replace('"', '\\"')
         self.lines.append(f'"janus.guard"({condition}) {{id = {gid} : i64, kind = "{kind}", source = "{text}"}} : (i1) -> ()')
         return gid
+
+    def scf_if(self, name: str, condition: str, then_lines: list[str], else_lines: list[str],
+               results: Sequence[tuple[Tensor, Tensor]]) -> None:
+        """``name:N = scf.if`` yielding each pair's first value on the true side, second on the false."""
+        types = ", ".join(a.type for a, _ in results)
+
+        def region(lines: list[str], values: list[Tensor]) -> list[str]:
+            yielded = f"scf.yield {', '.join(v.name for v in values)} : {types}" if values else "scf.yield"
+            return [*lines, yielded]
+
+        head = f"{name}:{len(results)} = " if results else ""
+        arrow = f" -> ({types})" if results else ""
+        self.lines.append("\n".join([
+            f"{head}scf.if {condition}{arrow} {{",
+            *region(then_lines, [a for a, _ in results]),
+            "} else {",
+            *region(else_lines, [b for _, b in results]),
+            "}",
+        ]))

@@ -21,7 +21,8 @@ from typing import Any, Callable
 import numpy as np
 
 from janus.frontend import op_table
-from janus.frontend.bytecode import Bytecode, Instr, decode
+from janus.frontend.branches import Cell, Copier, Joiner, SymFunction, SymIter
+from janus.frontend.bytecode import EXIT, Bytecode, Instr, decode
 from janus.frontend.emitter import Emitter
 from janus.frontend.profiler import Profile
 from janus.frontend.signature import walk
@@ -29,6 +30,8 @@ from janus.frontend.values import NotConvertible, Tensor, contains_tensor
 
 MAX_STEPS = 200_000
 MAX_INLINE_DEPTH = 32
+#: nesting limit of branches converted to scf.if (each side is traced separately)
+MAX_FORK_DEPTH = 16
 NULL = object()  # the stack marker PUSH_NULL / LOAD_GLOBAL / LOAD_METHOD leave for CALL
 
 #: builtins that only rearrange their arguments, safe on graph values inside containers
@@ -48,21 +51,6 @@ MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "s
 
 
 @dataclass
-class Cell:
-    contents: Any = None
-
-
-@dataclass
-class SymFunction:
-    """A function made by ``MAKE_FUNCTION`` during tracing (lambdas, comprehensions)."""
-
-    code: types.CodeType
-    globals: dict
-    defaults: tuple = ()
-    closure: tuple = ()
-
-
-@dataclass
 class BoundTensorMethod:
     receiver: Tensor
     name: str
@@ -77,6 +65,8 @@ class Frame:
     stack: list[Any] = field(default_factory=list)
     kw_names: tuple[str, ...] = ()
     result: Any = NULL
+    #: branches this (forked) frame is a side of: reaching one again means a data-dependent loop
+    forking: frozenset[int] = frozenset()
 
     def pop(self, n: int) -> list[Any]:
         if n == 0:
@@ -95,6 +85,7 @@ class Graph:
     output: Any  # the returned value with each Tensor replaced by its result index
     guards: tuple[tuple[int, str, str], ...]  # (id, kind, source)
     globals_read: tuple[tuple[dict, str, Any], ...]  # (function globals, name, value seen)
+    guard_sites: dict = field(default_factory=dict)  # guard id -> (code, offset) it speculates on
 
     def globals_unchanged(self) -> bool:
         """Whether every global the graph baked in still names the same object."""
@@ -116,6 +107,9 @@ class Tracer:
         self.globals_read: dict[tuple[int, str], tuple[dict, str, Any]] = {}
         self.depth = 0
         self.steps = 0
+        #: branch sites not speculated even if the profile says they always went one way
+        self.unspeculated: frozenset[tuple[types.CodeType, int]] = frozenset()
+        self.guard_sites: dict[int, tuple[types.CodeType, int]] = {}
 
     # ---- driver -----------------------------------------------------------------------
     def run(self, code: types.CodeType, globals_: dict, arguments: dict[str, Any], closure: tuple = ()) -> Any:
@@ -126,31 +120,34 @@ class Tracer:
         frame = Frame(decode(code), globals_, dict(arguments))
         frame.cells.update(zip(code.co_freevars, closure))
         self.depth += 1
-        offset = frame.bc.instrs[0].offset
         try:
-            while frame.result is NULL:
-                self.steps += 1
-                if self.steps > MAX_STEPS:
-                    raise NotConvertible(f"trace longer than {MAX_STEPS} instructions")
-                ins = frame.bc.at(offset)
-                handler = getattr(self, ins.opname, None)
-                if handler is None:
-                    raise NotConvertible(f"bytecode {ins.opname} at {frame.bc.source(offset)} is not supported")
-                try:
-                    target = handler(frame, ins)
-                except NotConvertible as e:
-                    if getattr(e, "located", False):
-                        raise
-                    located = NotConvertible(f"{e} (at {frame.bc.source(offset)})")
-                    located.located = True  # type: ignore[attr-defined]
-                    raise located from None
-                except Exception as e:  # Python raised while tracing: the real run will too
-                    raise NotConvertible(f"{type(e).__name__}: {e} (at {frame.bc.source(offset)})") from None
-                if frame.result is NULL:
-                    offset = frame.bc.next_offset(offset) if target is None else target
+            self.execute(frame, frame.bc.instrs[0].offset)
         finally:
             self.depth -= 1
         return frame.result
+
+    def execute(self, frame: Frame, offset: int, stop: int = EXIT) -> None:
+        """Step ``frame`` from ``offset`` until it returns or reaches ``stop``."""
+        while frame.result is NULL and offset != stop:
+            self.steps += 1
+            if self.steps > MAX_STEPS:
+                raise NotConvertible(f"trace longer than {MAX_STEPS} instructions")
+            ins = frame.bc.at(offset)
+            handler = getattr(self, ins.opname, None)
+            if handler is None:
+                raise NotConvertible(f"bytecode {ins.opname} at {frame.bc.source(offset)} is not supported")
+            try:
+                target = handler(frame, ins)
+            except NotConvertible as e:
+                if getattr(e, "located", False):
+                    raise
+                located = NotConvertible(f"{e} (at {frame.bc.source(offset)})")
+                located.located = True  # type: ignore[attr-defined]
+                raise located from None
+            except Exception as e:  # Python raised while tracing: the real run will too
+                raise NotConvertible(f"{type(e).__name__}: {e} (at {frame.bc.source(offset)})") from None
+            if frame.result is NULL:
+                offset = frame.bc.next_offset(offset) if target is None else target
 
     # ---- calls ------------------------------------------------------------------------
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -173,7 +170,7 @@ class Tracer:
             return op_table.apply(self.em, op_table.OPS["absolute"], args, kwargs)
         if _hashable(fn) and fn in PURE_BUILTINS and (not traced or fn in STRUCTURAL_BUILTINS):
             if fn is len and args and isinstance(args[0], Tensor):
-                return args[0].shape[0]
+                return args[0].static_shape()[0]
             return fn(*args, **kwargs)
         if isinstance(fn, type) and issubclass(fn, np.generic) and not traced:
             return fn(*args, **kwargs)
@@ -189,8 +186,9 @@ class Tracer:
         return self.run(code, globals_, bind_arguments(code, defaults, kwdefaults, args, kwargs), closure)
 
     # ---- speculation ------------------------------------------------------------------
-    def truth(self, frame: Frame, ins: Instr, value: Any) -> bool:
-        """Python truth of ``value``; for a graph value, the profiled outcome, guarded."""
+    def truth(self, frame: Frame, ins: Instr, value: Any) -> bool | None:
+        """Python truth of ``value``; for a graph value, the profiled outcome, guarded, or
+        None when the branch is not speculated (it varied, or was never profiled)."""
         if not isinstance(value, Tensor):
             try:
                 return bool(value)
@@ -198,15 +196,60 @@ class Tracer:
                 raise NotConvertible(f"truth value: {e}") from None
         if value.size != 1:
             raise NotConvertible(f"truth value of an array of shape {value.shape}")
-        taken = self.profile.branch_outcome((frame.bc.code, ins.offset))
-        source = frame.bc.source(ins.offset)
+        site = (frame.bc.code, ins.offset)
+        taken = None if site in self.unspeculated else self.profile.branch_outcome(site)
         if taken is None:
-            raise NotConvertible("a branch on an array value went both ways (or was never profiled)")
+            return None
+        source = frame.bc.source(ins.offset)
         truth = taken == ("TRUE" in ins.opname)
         condition = self.em.scalar_condition(op_table.cast(self.em, value, np.dtype(bool)))
         gid = self.em.guard(condition if truth else self.em.negate(condition), "branch", source)
         self.guards.append((gid, "branch", source))
+        self.guard_sites[gid] = site
         return truth
+
+    def branch(self, frame: Frame, ins: Instr, value: Any, pop_on_fall: bool) -> int | None:
+        """The next offset after a conditional jump on ``value``; ``pop_on_fall`` for the
+        ``JUMP_IF_*_OR_POP`` forms, which leave the value on the stack when they jump."""
+        jump_if = "TRUE" in ins.opname
+        truth = self.truth(frame, ins, value)
+        if truth is None:
+            return self.fork(frame, ins, value, jump_if, pop_on_fall)
+        if truth == jump_if:
+            return ins.target
+        if pop_on_fall:
+            frame.stack.pop()
+        return None
+
+    def fork(self, frame: Frame, ins: Instr, value: Tensor, jump_if: bool, pop_on_fall: bool) -> int | None:
+        """Trace both sides of a varying branch to where they meet and join them in an ``scf.if``."""
+        if ins.offset in frame.forking:
+            raise NotConvertible("a loop whose trip count depends on array values (needs scf.while)")
+        if len(frame.forking) >= MAX_FORK_DEPTH:
+            raise NotConvertible(f"more than {MAX_FORK_DEPTH} nested data-dependent branches")
+        condition = self.em.scalar_condition(op_table.cast(self.em, value, np.dtype(bool)))
+        join = frame.bc.join_point(ins.offset)
+        sides = []
+        for jumps in (jump_if, not jump_if):  # the side taken when the condition is true first
+            copier = Copier()
+            side = Frame(frame.bc, frame.globals, copier(frame.locals), copier(frame.cells), copier(frame.stack),
+                         forking=frame.forking | {ins.offset})
+            if pop_on_fall and not jumps:
+                side.stack.pop()
+            outer, self.em.lines = self.em.lines, []
+            try:
+                self.execute(side, ins.target if jumps else frame.bc.next_offset(ins.offset), join)
+                sides.append((side, copier, self.em.lines))
+            finally:
+                self.em.lines = outer
+        (then, then_copier, then_lines), (other, else_copier, else_lines) = sides
+        for name in then.locals.keys() ^ other.locals.keys():  # bound on one side only: unbound after
+            then.locals.pop(name, None), other.locals.pop(name, None)
+        base = self.em.fresh()
+        joiner = Joiner(base, then_copier, else_copier)
+        frame.result = joiner(then.result, other.result)
+        self.em.scf_if(base, condition, then_lines, else_lines, joiner.results)
+        return None if join == EXIT else join
 
     # ---- opcode handlers (names are opnames) -----------------------------------------------
     def NOP(self, frame: Frame, ins: Instr) -> None:
@@ -285,8 +328,10 @@ class Tracer:
         if isinstance(obj, Tensor):
             if name == "T":
                 return op_table.apply(self.em, op_table.OPS["transpose"], [obj], {})
-            if name in ("shape", "ndim", "size"):
+            if name in ("ndim", "size"):
                 return getattr(obj, name)
+            if name == "shape":
+                return obj.static_shape()
             if name == "dtype":
                 return obj.dtype
             raise NotConvertible(f"array attribute .{name} is not supported")
@@ -410,14 +455,14 @@ class Tracer:
         if isinstance(value, Tensor):
             if value.ndim == 0:
                 raise NotConvertible("iteration over a 0-d array")
-            return [op_table.apply(self.em, op_table.OPS["getitem"], [value, i], {}) for i in range(value.shape[0])]
+            return [op_table.apply(self.em, op_table.OPS["getitem"], [value, i], {}) for i in range(value.static_shape()[0])]
         try:
             return list(value)
         except TypeError as e:
             raise NotConvertible(f"iteration: {e}") from None
 
     def GET_ITER(self, frame: Frame, ins: Instr) -> None:
-        frame.stack.append(iter(self.iterate(frame.stack.pop())))
+        frame.stack.append(SymIter(self.iterate(frame.stack.pop())))
 
     def FOR_ITER(self, frame: Frame, ins: Instr) -> int | None:
         try:
@@ -435,20 +480,15 @@ class Tracer:
     def _pop_jump(self, frame: Frame, ins: Instr) -> int | None:
         value = frame.stack.pop()
         if ins.opname.endswith("NONE"):
-            jump = (value is None) == ins.opname.endswith("_IF_NONE")
-        else:
-            jump = self.truth(frame, ins, value) == ins.opname.endswith("TRUE")
-        return ins.target if jump else None
+            return ins.target if (value is None) == ins.opname.endswith("_IF_NONE") else None
+        return self.branch(frame, ins, value, pop_on_fall=False)
 
     POP_JUMP_FORWARD_IF_TRUE = POP_JUMP_FORWARD_IF_FALSE = POP_JUMP_BACKWARD_IF_TRUE = _pop_jump
     POP_JUMP_BACKWARD_IF_FALSE = POP_JUMP_FORWARD_IF_NONE = POP_JUMP_FORWARD_IF_NOT_NONE = _pop_jump
     POP_JUMP_BACKWARD_IF_NONE = POP_JUMP_BACKWARD_IF_NOT_NONE = _pop_jump
 
     def _jump_or_pop(self, frame: Frame, ins: Instr) -> int | None:
-        if self.truth(frame, ins, frame.stack[-1]) == ins.opname.startswith("JUMP_IF_TRUE"):
-            return ins.target
-        frame.stack.pop()
-        return None
+        return self.branch(frame, ins, frame.stack[-1], pop_on_fall=True)
 
     JUMP_IF_TRUE_OR_POP = JUMP_IF_FALSE_OR_POP = _jump_or_pop
 
@@ -498,14 +538,24 @@ _PY_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
-def generate(fn: Callable, args: tuple, profile: Profile) -> Graph:
-    """The graph of ``fn`` called with ``args`` (positional, defaults applied)."""
+def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | None = None,
+             unspeculated: frozenset = frozenset()) -> Graph:
+    """The graph of ``fn`` called with ``args`` (positional, defaults applied).
+
+    ``shapes`` gives each array argument's shape with symbols for ``?`` dims (default:
+    the exact shapes); branches at ``unspeculated`` sites become ``scf.if`` even if fixed.
+    """
     tracer = Tracer(profile)
+    tracer.unspeculated = unspeculated
     inputs: list[Tensor] = []
 
     def argument(a: Any) -> Tensor:
-        t = Tensor(f"%arg{len(inputs)}", np.shape(a), a.dtype)
+        shape = shapes[len(inputs)] if shapes is not None else np.shape(a)
+        t = Tensor(f"%arg{len(inputs)}", shape, a.dtype)
         inputs.append(t)
+        for d, size in enumerate(shape):
+            if isinstance(size, str):
+                tracer.em.bind_dim(size, t, d)
         return t
 
     symbolic = [walk(a, argument, on_sequence=lambda typ, items: (ArgumentList if typ is list else typ)(items)) for a in args]
@@ -529,7 +579,7 @@ def generate(fn: Callable, args: tuple, profile: Profile) -> Graph:
     ret = f"return {', '.join(t.name for t in outputs)} : {result_types}" if outputs else "return"
     body = "\n    ".join([*tracer.em.lines, ret])
     text = f"module {{\n  func.func @{func_name}({arg_text}) -> ({result_types}) {{\n    {body}\n  }}\n}}\n"
-    return Graph(text, func_name, shape, tuple(tracer.guards), tuple(tracer.globals_read.values()))
+    return Graph(text, func_name, shape, tuple(tracer.guards), tuple(tracer.globals_read.values()), tracer.guard_sites)
 
 
 @dataclass(frozen=True)

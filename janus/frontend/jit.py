@@ -21,10 +21,12 @@ import numpy as np
 from janus.frontend.bytecode import SUPPORTED_VERSION, supported
 from janus.frontend.graph import Graph, Result, generate
 from janus.frontend.profiler import Profile, run_profiled
-from janus.frontend.signature import array_leaves, describe_key, entry_key
+from janus.frontend.signature import describe_key, entry_key, key_and_leaves, leaf_shapes, shape_diff
 from janus.frontend.values import NotConvertible
 
 DEFAULT_WARMUP = 3
+#: a speculated assumption whose guard failed this often is no longer made
+MAX_FAILURES = 3
 
 
 @dataclass
@@ -36,8 +38,8 @@ class Version:
     call: Callable[..., list[np.ndarray]]
     calls: int = 0
 
-    def run(self, args: tuple) -> Any:
-        results = self.call(*array_leaves(args))
+    def run(self, leaves: list[np.ndarray]) -> Any:
+        results = self.call(*leaves)
         self.calls += 1
         return _rebuild(self.graph.output, results)
 
@@ -59,11 +61,23 @@ class JitFunction:
         functools.update_wrapper(self, fn)
         self.fn, self.warmup = fn, warmup
         self.signature = inspect.signature(fn)
+        params = self.signature.parameters.values()
+        #: calls with exactly this many positional arguments need no ``Signature.bind``
+        self._plain_arity = len(params) if all(
+            p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in params) else -1
         self.profile = Profile()
         self.versions: dict[Hashable, Version] = {}
         self.fallbacks: dict[Hashable, str] = {}  # entry key (or None) -> why imperative
         self.warm: Counter[Hashable] = Counter()
         self.events: list[str] = []
+        self.compiles = 0
+        #: (array leaf, dim) positions relaxed to ``?``; those that could not be
+        self.dynamic: frozenset[tuple[int, int]] = frozenset()
+        self.unrelaxable: set[tuple[int, int]] = set()
+        self.relaxing: dict[Hashable, set[tuple[int, int]]] = {}  # relaxed key -> positions
+        #: guard failures per (site, kind), and the branch sites no longer speculated
+        self.failures: Counter[tuple[Any, str]] = Counter()
+        self.unspeculated: frozenset = frozenset()
 
     def __get__(self, obj: Any, objtype: type | None = None) -> Callable:
         return self if obj is None else functools.partial(self, obj)
@@ -72,35 +86,81 @@ class JitFunction:
         if not supported():
             self._unsupported_interpreter()
             return self.fn(*args, **kwargs)
+        positional = args if not kwargs and len(args) == self._plain_arity else self._bind(args, kwargs)
+        if positional is None:
+            return self.fn(*args, **kwargs)
         try:
-            bound = self.signature.bind(*args, **kwargs)
-        except TypeError:
-            return self.fn(*args, **kwargs)  # raises the caller's TypeError
-        bound.apply_defaults()
-        try:
-            if bound.kwargs:
-                raise NotConvertible("keyword-only or variadic parameters are not supported")
-            key = entry_key(bound.args)
+            key, leaves = key_and_leaves(positional, self.dynamic)
         except NotConvertible as e:
             self.fallbacks.setdefault(None, str(e))
             return self.fn(*args, **kwargs)
+        version = self.versions.get(key)
+        if version is not None and version.graph.globals_unchanged():
+            return self._run_compiled(version, key, positional, leaves, args, kwargs)
         if key in self.fallbacks:
             return self.fn(*args, **kwargs)
-        version = self.versions.get(key)
+        if version is None and key not in self.warm:
+            key = self._relax(key, positional)
+            version = self.versions.get(key)
         if version is not None:
             if version.graph.globals_unchanged():
-                return self._run_compiled(version, key, bound.args, args, kwargs)
+                return self._run_compiled(version, key, positional, key_and_leaves(positional, self.dynamic)[1], args, kwargs)
             self.events.append(f"a global read by version {describe_args(self, key)} was rebound; re-profiling")
             del self.versions[key]
             self.warm[key] = 0
-        return self._run_profiled(key, bound.args, args, kwargs)
+        return self._run_profiled(key, positional, args, kwargs)
 
-    def _run_compiled(self, version: Version, key: Hashable, positional: tuple, args: tuple, kwargs: dict) -> Any:
+    def _bind(self, args: tuple, kwargs: dict) -> tuple | None:
+        """Positional arguments with defaults applied; None (run imperatively) when the call
+        does not bind (Python raises the caller's TypeError) or needs keyword-only/variadic
+        parameters (recorded as the reason)."""
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError:
+            return None
+        bound.apply_defaults()
+        if bound.kwargs:
+            self.fallbacks.setdefault(None, "keyword-only or variadic parameters are not supported")
+            return None
+        return bound.args
+
+    def _relax(self, key: Hashable, positional: tuple) -> Hashable:
+        """A new signature that differs from a known one only in array sizes: relax those
+        dims to ``?`` (JANUS: exact shape, then partially known shape) and compile the
+        relaxed version on this call, so later sizes hit it."""
+        for known in [*self.versions, *self.warm]:
+            diff = shape_diff(known, key)
+            diff = diff - self.dynamic if diff else None  # relaxed dims that differ: equalities, kept exact
+            if not diff or diff & self.unrelaxable:
+                continue
+            self.dynamic |= diff
+            relaxed = entry_key(positional, self.dynamic)
+            self.relaxing[relaxed] = diff
+            dims = ", ".join(f"{self.signature_names[leaf] if leaf < len(self.signature_names) else leaf}[{d}]"
+                             for leaf, d in sorted(diff))
+            self.events.append(f"new sizes for {describe_args(self, key)}: relaxing array dims ({dims}) to ?")
+            self.warm[relaxed] = max(self.warm[relaxed], self.warmup - 1)
+            return relaxed
+        return key
+
+    @property
+    def signature_names(self) -> list[str]:
+        """Array leaf names for messages (positional parameter names; approximate for nested args)."""
+        return list(self.signature.parameters)
+
+    def _run_compiled(
+        self, version: Version, key: Hashable, positional: tuple, leaves: list[np.ndarray], args: tuple, kwargs: dict
+    ) -> Any:
         from janus.frontend.backend import GuardFailure
 
         try:
-            return version.run(positional)
+            return version.run(leaves)
         except GuardFailure as failure:
+            site = version.graph.guard_sites.get(failure.guard_id)
+            self.failures[(site, failure.kind)] += 1
+            if site is not None and self.failures[(site, failure.kind)] >= MAX_FAILURES:
+                self.unspeculated |= {site}
+                self.events.append(f"{failure.kind} guard at {failure.source} failed {MAX_FAILURES} times: no longer speculated")
             self.events.append(
                 f"guard {failure.guard_id} ({failure.kind}) at {failure.source} failed for {describe_args(self, key)}; "
                 "ran imperatively and regenerated"
@@ -119,10 +179,24 @@ class JitFunction:
     def _build(self, key: Hashable, positional: tuple) -> None:
         from janus.frontend.backend import compile_function
 
+        relaxing = self.relaxing.pop(key, None)
         try:
-            graph = generate(self.fn, positional, self.profile)
+            if entry_key(positional, self.dynamic) != key:
+                raise NotConvertible("the call changed its own arguments (a heap write)")
+            graph = generate(self.fn, positional, self.profile, leaf_shapes(key), self.unspeculated)
             self.versions[key] = Version(key, graph, compile_function(graph.text, graph.func_name))
+            self.compiles += 1
+            if relaxing is not None:  # exact versions this one serves are no longer reachable
+                for old in [k for k in self.versions if shape_diff(k, key) is not None]:
+                    del self.versions[old]
+            self.events.append(f"compiled version {self.compiles} for {describe_args(self, key)}")
         except NotConvertible as e:
+            if relaxing is not None:  # keep exact shapes for these dims; this call already ran
+                self.dynamic -= relaxing
+                self.unrelaxable |= relaxing
+                self.warm.pop(key, None)
+                self.events.append(f"? dims not possible ({e}); exact shapes kept")
+                return
             self.fallbacks[key] = str(e)
         except Exception as e:  # a compiler error must not become a wrong (or no) answer
             self.fallbacks[key] = f"compilation failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"

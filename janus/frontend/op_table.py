@@ -18,9 +18,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from janus.frontend.emitter import Body, Emitter
-from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor, check_dtype
+from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Shape, Tensor, check_dtype, is_static
 
-Spec = tuple[tuple[int, ...], np.dtype]
+Spec = tuple[Shape, np.dtype]
 Args = dict[str, Any]
 
 
@@ -33,11 +33,31 @@ class Op:
     lower: Callable[[Emitter, Args, Spec], Tensor]
     #: other NumPy callables that mean this op (``np.amax`` for ``max``)
     aliases: tuple[Callable[..., Any], ...] = field(default=())
+    #: whether ``rule`` and ``lower`` handle operands with ``?`` dims (else NotConvertible)
+    dynamic: bool = False
 
 
 # ---- operands: tensors and static values (Python scalars, NumPy constants) ---------------
-def shape_of(x: Any) -> tuple[int, ...]:
+def shape_of(x: Any) -> Shape:
     return x.shape if isinstance(x, Tensor) else np.shape(x)
+
+
+def broadcast_shapes(*shapes: Shape) -> Shape:
+    """NumPy broadcasting, where it is statically safe for ``?`` dims: a symbol meets only
+    itself or 1 (a ``?`` that might be 1 would broadcast against a static size)."""
+    if all(is_static(s) for s in shapes):
+        try:
+            return np.broadcast_shapes(*shapes)
+        except ValueError as e:
+            raise NotConvertible(str(e)) from None
+    rank = max(len(s) for s in shapes)
+    out: list[int | str] = []
+    for i in range(rank):
+        dims = {s[i - rank + len(s)] for s in shapes if i - rank + len(s) >= 0} - {1}
+        if len(dims) > 1:
+            raise NotConvertible(f"broadcasting {shapes} needs dims known to be equal")
+        out.append(dims.pop() if dims else 1)
+    return tuple(out)
 
 
 def sample(x: Any, ndim: int | None = None) -> Any:
@@ -140,10 +160,7 @@ def elementwise(
     """
 
     def rule(args: Args) -> Spec:
-        try:
-            shape = np.broadcast_shapes(*(shape_of(x) for x in args["xs"]))
-        except ValueError as e:
-            raise NotConvertible(str(e)) from None
+        shape = broadcast_shapes(*(shape_of(x) for x in args["xs"]))
         return shape, result_dtype(eager, *(sample(x) for x in args["xs"]))
 
     def lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
@@ -158,7 +175,7 @@ def elementwise(
 
         return em.elementwise(inputs, shape, dtype, body)
 
-    return Op(name, eager, _ufunc_bind(nin), rule, lower)
+    return Op(name, eager, _ufunc_bind(nin), rule, lower, dynamic=True)
 
 
 def _promoted(samples: list[Any], out: np.dtype) -> list[np.dtype]:
@@ -223,8 +240,10 @@ def reduction(
         shape, axes = shape_of(args["a"]), _axes(args)
         if not isinstance(args["keepdims"], bool):
             raise NotConvertible("keepdims must be a static bool")
-        if not empty_ok and any(shape[i] == 0 for i in axes):
-            raise NotConvertible(f"{name} of an empty axis")
+        if not empty_ok and any(shape[i] == 0 or isinstance(shape[i], str) for i in axes):
+            raise NotConvertible(f"{name} of an empty (or possibly empty ?) axis")
+        if mean and not is_static(tuple(shape[i] for i in axes)):
+            raise NotConvertible(f"{name} over a ? axis")
         kept = tuple(1 if i in axes else d for i, d in enumerate(shape) if args["keepdims"] or i not in axes)
         return kept, result_dtype(eager, sample(args["a"]), axis=args["axis"], keepdims=args["keepdims"])
 
@@ -241,7 +260,7 @@ def reduction(
         positions = [i for i in range(x.ndim) if i not in axes] if args["keepdims"] else list(range(r.ndim))
         return em.insert_unit_dims(r, positions, shape)
 
-    return Op(name, eager, _reduce_bind, rule, lower)
+    return Op(name, eager, _reduce_bind, rule, lower, dynamic=True)
 
 
 def _extreme(sign: int) -> Callable[[np.dtype], Any]:
@@ -482,11 +501,11 @@ def creation(name: str, eager: Callable[..., Any]) -> Op:
 
 
 OTHERS = [
-    Op("matmul", np.matmul, _matmul_bind, _matmul_rule, _matmul_lower),
-    Op("dot", np.dot, _dot_bind, _matmul_rule, _matmul_lower),
-    Op("transpose", np.transpose, _transpose_bind, _transpose_rule, _transpose_lower),
+    Op("matmul", np.matmul, _matmul_bind, _matmul_rule, _matmul_lower, dynamic=True),
+    Op("dot", np.dot, _dot_bind, _matmul_rule, _matmul_lower, dynamic=True),
+    Op("transpose", np.transpose, _transpose_bind, _transpose_rule, _transpose_lower, dynamic=True),
     Op("reshape", np.reshape, _reshape_bind, _reshape_rule, lambda em, args, spec: em.reshape(args["a"], spec[0])),
-    Op("astype", np.astype, _astype_bind, _astype_rule, lambda em, args, spec: cast(em, args["a"], spec[1])),
+    Op("astype", np.astype, _astype_bind, _astype_rule, lambda em, args, spec: cast(em, args["a"], spec[1]), dynamic=True),
     join("concatenate", np.concatenate, new_axis=False),
     join("stack", np.stack, new_axis=True),
     Op("getitem", operator.getitem, _getitem_bind, _getitem_rule, _getitem_lower),
@@ -525,8 +544,17 @@ OPERATORS: dict[str, Op] = {
 
 def apply(em: Emitter, op: Op, args: Sequence[Any], kwargs: dict[str, Any], bind: Callable[..., Args] | None = None) -> Any:
     """Emit ``op`` on traced operands (the caller folds calls on static values eagerly)."""
+    if not op.dynamic and (_has_dynamic(args) or _has_dynamic(list(kwargs.values()))):
+        raise NotConvertible(f"{op.name} of an array with ? dims is not supported")
     try:
         bound = (bind or op.bind)(*args, **kwargs)
     except TypeError as e:
         raise NotConvertible(f"{op.name}: unsupported arguments ({e})") from None
     return op.lower(em, bound, op.rule(bound))
+
+
+def _has_dynamic(values: Sequence[Any]) -> bool:
+    for v in values:
+        if isinstance(v, Tensor) and not v.static or isinstance(v, (list, tuple)) and _has_dynamic(v):
+            return True
+    return False

@@ -39,36 +39,95 @@ def walk(
     raise NotConvertible(f"argument of type {type(value).__name__} is not supported")
 
 
-def entry_key(args: tuple) -> Hashable:
-    """The cache key of a call; NotConvertible when an argument cannot be specialized.
+#: supported dtypes by dtype object: ``dtype.name`` builds a string on every access
+_DTYPE_NAMES = {np.dtype(name): name for name in ELEMENT_TYPES}
+
+
+def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset()) -> tuple[Hashable, list[np.ndarray]]:
+    """The cache key of a call and its arrays in graph-argument order, in one pass (the
+    per-call path of ``janus.jit``); NotConvertible when an argument cannot be specialized.
 
     Nodes: ``("array", type, dtype, shape)``, ``("static", type, value)``,
-    ``("list" | "tuple", items)``.
+    ``("list" | "tuple", items)``. Dims in ``dynamic`` (array leaf, dim) are relaxed:
+    their size is replaced by a symbol ``s0``, ``s1``... numbered by first appearance
+    of each size, so the key still says which relaxed dims are equal.
     """
-
-    return tuple(
-        walk(
-            a,
-            lambda x: ("array", type(x).__name__, x.dtype.name, x.shape),
-            lambda v: ("static", type(v).__name__, v),
-            lambda typ, items: (typ.__name__, tuple(items)),
-        )
-        for a in args
-    )
-
-
-def array_leaves(args: tuple) -> list[np.ndarray]:
-    """The arrays of ``args`` in graph-argument order."""
     leaves: list[np.ndarray] = []
-    walk(args, lambda a: leaves.append(np.asarray(a)))
-    return leaves
+    symbols: dict[int, str] = {}
+
+    def node(v: Any) -> tuple:
+        typ = type(v)
+        if typ is np.ndarray or isinstance(v, np.generic):
+            name = _DTYPE_NAMES.get(v.dtype)
+            if name is None:
+                raise NotConvertible(f"argument dtype {v.dtype} is not supported")
+            shape = v.shape
+            if dynamic:
+                i = len(leaves)
+                shape = tuple(
+                    symbols.setdefault(n, f"s{len(symbols)}") if (i, d) in dynamic else n for d, n in enumerate(shape)
+                )
+            leaves.append(v if typ is np.ndarray else np.asarray(v))
+            return ("array", typ.__name__, name, shape)
+        if typ in STATIC_TYPES:
+            return ("static", typ.__name__, v)
+        if typ is list or typ is tuple:
+            return (typ.__name__, tuple(node(item) for item in v))
+        raise NotConvertible(f"argument of type {typ.__name__} is not supported")
+
+    return tuple(node(a) for a in args), leaves
+
+
+def entry_key(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset()) -> Hashable:
+    """The cache key of a call (see ``key_and_leaves``)."""
+    return key_and_leaves(args, dynamic)[0]
+
+
+def leaf_shapes(key: Hashable) -> list[tuple]:
+    """The shapes (symbols for relaxed dims) of the array leaves of a key, in order."""
+    shapes: list[tuple] = []
+
+    def visit(node: tuple) -> None:
+        if node[0] == "array":
+            shapes.append(node[3])
+        elif node[0] != "static":
+            for item in node[1]:
+                visit(item)
+
+    for node in key:  # type: ignore[attr-defined]
+        visit(node)
+    return shapes
+
+
+def shape_diff(a: Hashable, b: Hashable) -> set[tuple[int, int]] | None:
+    """The (array leaf, dim) positions where two keys differ, when they differ only in
+    array sizes (same structure, types, dtypes and ranks); otherwise None."""
+    diffs: set[tuple[int, int]] = set()
+    leaf = iter(range(1 << 30))
+
+    def same_but_sizes(x: tuple, y: tuple) -> bool:
+        if x[0] != y[0]:
+            return False
+        if x[0] == "array":
+            i = next(leaf)
+            if x[1:3] != y[1:3] or len(x[3]) != len(y[3]):
+                return False
+            diffs.update((i, d) for d, (m, n) in enumerate(zip(x[3], y[3])) if m != n)
+            return True
+        if x[0] == "static":
+            return x == y
+        return len(x[1]) == len(y[1]) and all(same_but_sizes(p, q) for p, q in zip(x[1], y[1]))
+
+    same = len(a) == len(b) and all(same_but_sizes(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
+    return diffs if same and diffs else None
 
 
 def describe_key(key: Hashable) -> str:
     """A readable form of an entry key node, for ``janus.explain``."""
     assert isinstance(key, tuple)
     if key[0] == "array":
-        return f"{key[1]}[{key[2]}, shape={key[3]}]"
+        dims = ", ".join("?" if isinstance(d, str) else str(d) for d in key[3])
+        return f"{key[1]}[{key[2]}, shape=({dims}{',' if len(key[3]) == 1 else ''})]"
     if key[0] == "static":
         return f"{key[1]}={key[2]!r}"
     inner = ", ".join(describe_key(k) for k in key[1])

@@ -1,6 +1,8 @@
 """The values symbolic execution moves around, and the error that ends a conversion.
 
-A graph value is a ``Tensor`` (an SSA value of ``tensor<...>`` type with a static shape).
+A graph value is a ``Tensor`` (an SSA value of ``tensor<...>`` type). Its shape holds
+ints and, for dimensions relaxed to ``?``, symbols (strings): two dims with the same
+symbol are known to be equal at run time, which is what makes broadcasting safe.
 Everything else the generator handles is a plain Python object (ints, slices, lists of
 tensors, the numpy module, functions): Python itself then gives those their semantics.
 ``Tensor`` refuses every Python protocol (truth, iteration, comparison, conversion) so
@@ -28,8 +30,16 @@ def check_dtype(dtype: np.dtype) -> np.dtype:
     return dtype
 
 
-def tensor_type(shape: tuple[int, ...], dtype: np.dtype) -> str:
-    dims = "".join(f"{d}x" for d in shape)
+Dim = int | str  # a static size, or the symbol of a dynamic (``?``) one
+Shape = tuple[Dim, ...]
+
+
+def is_static(shape: Shape) -> bool:
+    return all(type(d) is not str for d in shape)
+
+
+def tensor_type(shape: Shape, dtype: np.dtype) -> str:
+    dims = "".join(f"{'?' if isinstance(d, str) else d}x" for d in shape)
     return f"tensor<{dims}{ELEMENT_TYPES[np.dtype(dtype).name]}>"
 
 
@@ -38,9 +48,9 @@ class Tensor:
 
     __slots__ = ("name", "shape", "dtype")
 
-    def __init__(self, name: str, shape: tuple[int, ...], dtype: np.dtype) -> None:
+    def __init__(self, name: str, shape: Shape, dtype: np.dtype) -> None:
         self.name = name
-        self.shape = tuple(int(d) for d in shape)
+        self.shape = tuple(d if isinstance(d, str) else int(d) for d in shape)
         self.dtype = check_dtype(dtype)
 
     @property
@@ -52,8 +62,18 @@ class Tensor:
         return len(self.shape)
 
     @property
+    def static(self) -> bool:
+        return is_static(self.shape)
+
+    def static_shape(self) -> tuple[int, ...]:
+        """The shape as Python ints; NotConvertible when a dim is only known at run time."""
+        if not self.static:
+            raise NotConvertible(f"the shape {self.type} is used as a Python value but has ? dims")
+        return self.shape  # type: ignore[return-value]
+
+    @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return int(np.prod(self.static_shape(), dtype=np.int64))
 
     def __repr__(self) -> str:
         return f"Tensor({self.name}: {self.type})"

@@ -108,8 +108,53 @@ def test_fixed_branch_is_pruned_and_its_guard_falls_back():
     assert_same(jf(x * 3), branchy(x * 3))
     assert_same(jf(-x), branchy(-x))  # the guard fails: the imperative answer
     assert "guard 0 (branch)" in janus.explain(jf)
-    assert_same(jf(x), branchy(x))
-    assert "went both ways" in janus.explain(jf)
+    assert_same(jf(x), branchy(x))  # the regenerated graph: the branch is an scf.if now
+    (version,) = jf.versions.values()
+    assert "scf.if" in version.graph.text and version.calls == 1
+    assert_same(jf(-x), branchy(-x))
+    assert version.calls == 2
+
+
+def clipped_update(h, x, W):
+    z = x @ W
+    if z.sum() > 0:
+        h = np.tanh(z + h)
+        scale = 2.0
+    else:
+        h = h * 0.5
+        scale = 2.0
+    out = []
+    out.append(h * scale)
+    return h, out
+
+
+def test_varying_branch_becomes_scf_if():
+    h, W = rand(2, 4), rand(3, 4)
+    pos, neg = np.abs(rand(2, 3)), -np.abs(rand(2, 3, seed=1))
+    jf = janus.jit(clipped_update, warmup=2)
+    W = np.abs(W)
+    for x in (pos, neg):  # profiled both ways
+        assert_same(jf(h, x, W), clipped_update(h, x, W))
+    (version,) = jf.versions.values()
+    assert "scf.if" in version.graph.text and not version.graph.guards
+    for x in (neg, pos, pos * 2, neg * 3):
+        assert_same(jf(h, x, W), clipped_update(h, x, W))
+    assert version.calls == 4 and jf.profile.runs == 2
+
+
+def early_return(x):
+    if x.max() > 1.0:
+        return x / x.max(), True
+    return x, False
+
+
+def test_varying_branch_with_returns_on_both_sides_is_converted_or_explained():
+    jf = janus.jit(early_return, warmup=2)
+    small, big = np.abs(rand(4)) * 0.1, np.abs(rand(4)) + 2.0
+    for x in (small, big, small, big):
+        assert_same(jf(x), early_return(x))
+    # the sides return different Python bools: not a graph value, so it stays imperative
+    assert not jf.versions and "differs between the two sides" in janus.explain(jf)
 
 
 @pytest.mark.parametrize(
@@ -212,3 +257,28 @@ def test_unsupported_interpreter_warns_and_runs_imperatively(monkeypatch):
         for _ in range(4):
             assert_same(jf(*LIN_ARGS), linear(*LIN_ARGS))
     assert not jf.versions and jf.profile.runs == 0
+
+
+def normalize(x):
+    if x.max() > 1.0:
+        return x / x.max()
+    return x
+
+
+def halve_until_small(x):
+    while x.sum() > 1.0:
+        x = x * 0.5
+    return x
+
+
+def test_returns_on_both_sides_join_at_the_exit_and_data_dependent_while_explains():
+    jf = janus.jit(normalize, warmup=2)
+    small, big = np.abs(rand(4)) * 0.1, np.abs(rand(4)) + 2.0
+    for x in (small, big, big * 3, small * 2):
+        assert_same(jf(x), normalize(x))
+    (version,) = jf.versions.values()
+    assert version.calls == 2 and "scf.if" in version.graph.text
+    jw = janus.jit(halve_until_small, warmup=2)
+    for x in (small, big, big):
+        assert_same(jw(x), halve_until_small(x))
+    assert "trip count depends on array values" in janus.explain(jw)

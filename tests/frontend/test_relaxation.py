@@ -1,0 +1,66 @@
+"""Shape relaxation: exact shapes first, then one graph with ? dims for sizes that vary."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import janus
+from tests.frontend.conftest import assert_same, rand
+
+
+def mlp(x, W1, b1, W2, b2):
+    h = np.tanh(x @ W1 + b1)
+    z = h @ W2 + b2
+    return np.maximum(z, 0.0), z.sum(axis=1), z.T
+
+
+def batch(n: int, seed: int = 0) -> np.ndarray:
+    return rand(n, 24, seed=seed)  # few features: float32 sums in any order stay within rtol
+
+
+WEIGHTS = (rand(24, 32) * 0.2, rand(32), rand(32, 10), rand(10))
+
+
+def test_short_last_batch_gives_one_dynamic_graph():
+    jf = janus.jit(mlp)
+    for seed in range(3):
+        assert_same(jf(batch(64, seed), *WEIGHTS), mlp(batch(64, seed), *WEIGHTS))
+    assert jf.compiles == 1
+    assert_same(jf(batch(17), *WEIGHTS), mlp(batch(17), *WEIGHTS))  # miss: relaxed, compiled
+    assert jf.compiles == 2
+    (version,) = jf.versions.values()
+    assert "tensor<?x24xf32>" in version.graph.text
+    for n in (5, 64, 17, 1, 0):  # no third compile, and the size-1 batch is not broadcast
+        assert_same(jf(batch(n, n), *WEIGHTS), mlp(batch(n, n), *WEIGHTS))
+    assert jf.compiles == 2 and version.calls == 5 and jf.profile.runs == 4
+    assert "x: ndarray[float32, shape=(?, 24)]" in janus.explain(jf)
+    wrong = (rand(5, 23), rand(23, 32)) + WEIGHTS[1:]  # another dim varies: relaxed too
+    assert_same(jf(*wrong), mlp(*wrong))
+
+
+def pairwise(x, y):
+    return (x - y) * 2.0
+
+
+def test_relaxed_dims_keep_their_equalities_as_guards():
+    jf = janus.jit(pairwise, warmup=1)
+    for n in (4, 6, 9):
+        assert_same(jf(rand(n, 3), rand(n, 3, seed=1)), pairwise(rand(n, 3), rand(n, 3, seed=1)))
+    assert jf.compiles == 2
+    # x and y sizes no longer equal: a different key, NumPy broadcasting (1 vs 7) answers
+    assert_same(jf(rand(1, 3), rand(7, 3)), pairwise(rand(1, 3), rand(7, 3)))
+    assert jf.compiles == 2 and "needs dims known to be equal" in janus.explain(jf)
+    assert_same(jf(rand(5, 3), rand(5, 3, seed=2)), pairwise(rand(5, 3), rand(5, 3, seed=2)))
+    assert jf.compiles == 2 and len(jf.versions) == 1
+
+
+def reshaping(x):
+    return x.reshape(-1) * 2.0
+
+
+def test_relaxation_that_the_graph_cannot_take_keeps_exact_shapes():
+    jf = janus.jit(reshaping, warmup=1)
+    for n in (4, 6, 4, 6):
+        assert_same(jf(rand(n, 3)), reshaping(rand(n, 3)))
+    assert "? dims not possible" in janus.explain(jf)
+    assert jf.compiles == 2 and len(jf.versions) == 2  # one exact version per size
