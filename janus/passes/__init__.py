@@ -4,6 +4,7 @@ Importing this package registers every pass.
 """
 
 from janus.passes import (  # noqa: F401  (importing registers the passes)
+    autodiff,
     callgraph,
     eliminate_recursion,
     externalize_heap,

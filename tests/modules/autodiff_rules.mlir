@@ -1,0 +1,183 @@
+// One function per VJP rule (and a few combinations), all marked janus.grad: the
+// janus-autodiff gradient of each is checked against central finite differences in
+// tests/test_autodiff.py. float64 throughout except where casts are the subject.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+#col1 = affine_map<(d0, d1) -> (d0, 0)>
+#rows = affine_map<(d0, d1) -> (d0)>
+
+func.func @arith_basic(%x: tensor<2x3xf64>, %y: tensor<2x3xf64>) -> tensor<2x3xf64> attributes {janus.grad} {
+  %a = arith.mulf %x, %y : tensor<2x3xf64>
+  %b = arith.addf %a, %x : tensor<2x3xf64>
+  %c = arith.subf %b, %y : tensor<2x3xf64>
+  %d = arith.negf %c : tensor<2x3xf64>
+  %e = arith.divf %d, %x : tensor<2x3xf64>
+  %k = arith.constant dense<2.5> : tensor<2x3xf64>
+  %f = arith.mulf %e, %k : tensor<2x3xf64>
+  return %f : tensor<2x3xf64>
+}
+
+func.func @arith_extrema(%x: tensor<2x3xf64>, %y: tensor<2x3xf64>) -> tensor<2x3xf64> attributes {janus.grad} {
+  %m = arith.maximumf %x, %y : tensor<2x3xf64>
+  %n = arith.minimumf %x, %y : tensor<2x3xf64>
+  %p = arith.mulf %m, %n : tensor<2x3xf64>
+  %c = arith.cmpf olt, %m, %n : tensor<2x3xf64>
+  %q = arith.mulf %m, %m : tensor<2x3xf64>
+  %s = arith.select %c, %p, %q : tensor<2x3xi1>, tensor<2x3xf64>
+  %r = arith.addf %s, %n : tensor<2x3xf64>
+  return %r : tensor<2x3xf64>
+}
+
+func.func @arith_scalar_select(%x: f64, %y: f64) -> f64 attributes {janus.grad} {
+  %c = arith.cmpf ogt, %x, %y : f64
+  %p = arith.mulf %x, %y : f64
+  %s = arith.select %c, %p, %y : f64
+  %d = arith.divf %s, %x : f64
+  return %d : f64
+}
+
+func.func @arith_casts(%x: tensor<3xf32>, %y: tensor<3xf64>) -> tensor<3xf32> attributes {janus.grad} {
+  %e = arith.extf %x : tensor<3xf32> to tensor<3xf64>
+  %p = arith.mulf %e, %y : tensor<3xf64>
+  %t = arith.truncf %p : tensor<3xf64> to tensor<3xf32>
+  %r = arith.mulf %t, %x : tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+
+func.func @math_unary(%x: tensor<2x3xf64>) -> tensor<2x3xf64> attributes {janus.grad} {
+  %one = arith.constant dense<1.0> : tensor<2x3xf64>
+  %a = math.tanh %x : tensor<2x3xf64>
+  %b = math.exp %a : tensor<2x3xf64>
+  %c = math.log %x : tensor<2x3xf64>
+  %d = math.sqrt %x : tensor<2x3xf64>
+  %e = math.rsqrt %x : tensor<2x3xf64>
+  %xm = arith.subf %x, %one : tensor<2x3xf64>
+  %f = math.absf %xm : tensor<2x3xf64>
+  %g = math.sin %x : tensor<2x3xf64>
+  %h = math.cos %b : tensor<2x3xf64>
+  %s1 = arith.addf %b, %c : tensor<2x3xf64>
+  %s2 = arith.addf %d, %e : tensor<2x3xf64>
+  %s3 = arith.addf %f, %g : tensor<2x3xf64>
+  %s4 = arith.addf %s1, %s2 : tensor<2x3xf64>
+  %s5 = arith.addf %s3, %h : tensor<2x3xf64>
+  %s = arith.mulf %s4, %s5 : tensor<2x3xf64>
+  return %s : tensor<2x3xf64>
+}
+
+func.func @math_powf(%x: tensor<3xf64>, %p: tensor<3xf64>) -> tensor<3xf64> attributes {janus.grad} {
+  %r = math.powf %x, %p : tensor<3xf64>
+  return %r : tensor<3xf64>
+}
+
+// What the frontend emits for `tanh(x * b + c)` with NumPy broadcasting.
+func.func @generic_broadcasting(%x: tensor<2x3xf64>, %b: tensor<3xf64>, %c: tensor<2x1xf64>) -> tensor<2x3xf64> attributes {janus.grad} {
+  %init = tensor.empty() : tensor<2x3xf64>
+  %r = linalg.generic {indexing_maps = [#id, #row, #col1, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b, %c : tensor<2x3xf64>, tensor<3xf64>, tensor<2x1xf64>) outs(%init : tensor<2x3xf64>) {
+  ^bb0(%xs: f64, %bs: f64, %cs: f64, %out: f64):
+    %m = arith.mulf %xs, %bs : f64
+    %a = arith.addf %m, %cs : f64
+    %t = math.tanh %a : f64
+    linalg.yield %t : f64
+  } -> tensor<2x3xf64>
+  return %r : tensor<2x3xf64>
+}
+
+// What the frontend emits for `np.sum(x * y, axis=1)`: a sum into a zero-filled init.
+func.func @generic_sum(%x: tensor<2x3xf64>, %y: tensor<2x3xf64>) -> tensor<2xf64> attributes {janus.grad} {
+  %zero = arith.constant 0.0 : f64
+  %empty = tensor.empty() : tensor<2xf64>
+  %init = linalg.fill ins(%zero : f64) outs(%empty : tensor<2xf64>) -> tensor<2xf64>
+  %r = linalg.generic {indexing_maps = [#id, #id, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %y : tensor<2x3xf64>, tensor<2x3xf64>) outs(%init : tensor<2xf64>) {
+  ^bb0(%xs: f64, %ys: f64, %acc: f64):
+    %m = arith.mulf %xs, %ys : f64
+    %s = arith.addf %acc, %m : f64
+    linalg.yield %s : f64
+  } -> tensor<2xf64>
+  return %r : tensor<2xf64>
+}
+
+func.func @linalg_fill(%s: f64, %x: tensor<2x3xf64>) -> tensor<2x3xf64> attributes {janus.grad} {
+  %empty = tensor.empty() : tensor<2x3xf64>
+  %f = linalg.fill ins(%s : f64) outs(%empty : tensor<2x3xf64>) -> tensor<2x3xf64>
+  %r = arith.mulf %f, %x : tensor<2x3xf64>
+  return %r : tensor<2x3xf64>
+}
+
+func.func @linalg_matmul(%a: tensor<2x3xf64>, %b: tensor<3x4xf64>, %c: tensor<2x4xf64>) -> tensor<2x4xf64> attributes {janus.grad} {
+  %r = linalg.matmul ins(%a, %b : tensor<2x3xf64>, tensor<3x4xf64>) outs(%c : tensor<2x4xf64>) -> tensor<2x4xf64>
+  return %r : tensor<2x4xf64>
+}
+
+func.func @linalg_batch_matmul(%a: tensor<2x2x3xf64>, %b: tensor<2x3x2xf64>, %c: tensor<2x2x2xf64>) -> tensor<2x2x2xf64> attributes {janus.grad} {
+  %r = linalg.batch_matmul ins(%a, %b : tensor<2x2x3xf64>, tensor<2x3x2xf64>) outs(%c : tensor<2x2x2xf64>) -> tensor<2x2x2xf64>
+  return %r : tensor<2x2x2xf64>
+}
+
+func.func @linalg_transpose(%x: tensor<2x3x4xf64>, %y: tensor<4x2x3xf64>) -> tensor<4x2x3xf64> attributes {janus.grad} {
+  %init = tensor.empty() : tensor<4x2x3xf64>
+  %t = linalg.transpose ins(%x : tensor<2x3x4xf64>) outs(%init : tensor<4x2x3xf64>) permutation = [2, 0, 1]
+  %r = arith.mulf %t, %y : tensor<4x2x3xf64>
+  return %r : tensor<4x2x3xf64>
+}
+
+func.func @linalg_broadcast(%x: tensor<3xf64>, %y: tensor<2x3xf64>) -> tensor<2x3xf64> attributes {janus.grad} {
+  %init = tensor.empty() : tensor<2x3xf64>
+  %b = linalg.broadcast ins(%x : tensor<3xf64>) outs(%init : tensor<2x3xf64>) dimensions = [0]
+  %r = arith.mulf %b, %y : tensor<2x3xf64>
+  return %r : tensor<2x3xf64>
+}
+
+func.func @linalg_reduce(%x: tensor<2x3xf64>, %init: tensor<2xf64>) -> tensor<2xf64> attributes {janus.grad} {
+  %sq = arith.mulf %x, %x : tensor<2x3xf64>
+  %r = linalg.reduce ins(%sq : tensor<2x3xf64>) outs(%init : tensor<2xf64>) dimensions = [1]
+    (%in: f64, %acc: f64) {
+      %s = arith.addf %in, %acc : f64
+      linalg.yield %s : f64
+    }
+  return %r : tensor<2xf64>
+}
+
+func.func @tensor_extract(%t: tensor<2x3xf64>, %s: f64) -> f64 attributes {janus.grad} {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %v = tensor.extract %t[%c1, %c2] : tensor<2x3xf64>
+  %w = arith.mulf %v, %s : f64
+  return %w : f64
+}
+
+// IREE 3.13 miscompiles this scalar tensor.insert of an f64 (it overwrites neighbours too),
+// so the test's finite differences use a NumPy reference (see docs/autodiff.md).
+func.func @tensor_insert(%t: tensor<2x3xf64>, %s: f64) -> tensor<2x3xf64> attributes {janus.grad} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %v = tensor.extract %t[%c1, %c0] : tensor<2x3xf64>
+  %w = arith.mulf %v, %s : f64
+  %r = tensor.insert %w into %t[%c0, %c1] : tensor<2x3xf64>
+  return %r : tensor<2x3xf64>
+}
+
+func.func @tensor_slices(%x: tensor<4x3xf64>, %y: tensor<2x3xf64>, %i: index) -> tensor<4x3xf64> attributes {janus.grad} {
+  %e = tensor.extract_slice %x[%i, 0] [2, 3] [1, 1] : tensor<4x3xf64> to tensor<2x3xf64>
+  %m = arith.mulf %e, %y : tensor<2x3xf64>
+  %row = tensor.extract_slice %m[1, 0] [1, 3] [1, 1] : tensor<2x3xf64> to tensor<3xf64>
+  %sq = arith.mulf %row, %row : tensor<3xf64>
+  %r0 = tensor.insert_slice %m into %x[2, 0] [2, 3] [1, 1] : tensor<2x3xf64> into tensor<4x3xf64>
+  %r = tensor.insert_slice %sq into %r0[0, 0] [1, 3] [1, 1] : tensor<3xf64> into tensor<4x3xf64>
+  return %r : tensor<4x3xf64>
+}
+
+func.func @tensor_reshapes(%x: tensor<2x3xf64>, %y: tensor<3x2xf64>) -> tensor<3x2xf64> attributes {janus.grad} {
+  %c = tensor.collapse_shape %x [[0, 1]] : tensor<2x3xf64> into tensor<6xf64>
+  %e = tensor.expand_shape %c [[0, 1]] output_shape [3, 2] : tensor<6xf64> into tensor<3x2xf64>
+  %t = math.tanh %e : tensor<3x2xf64>
+  %r = arith.mulf %t, %y : tensor<3x2xf64>
+  return %r : tensor<3x2xf64>
+}
+
+func.func @tensor_concat(%x: tensor<2x3xf64>, %y: tensor<2x2xf64>) -> tensor<2x5xf64> attributes {janus.grad} {
+  %c = tensor.concat dim(1) %x, %y : (tensor<2x3xf64>, tensor<2x2xf64>) -> tensor<2x5xf64>
+  %r = arith.mulf %c, %c : tensor<2x5xf64>
+  return %r : tensor<2x5xf64>
+}
