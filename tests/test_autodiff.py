@@ -158,6 +158,10 @@ CONTROL_CASES = [
     Case("autodiff_control", "while_loop", {0: 7.0, 1: 1.2, 3: 6.0}, label="0-iterations"),
     Case("autodiff_control", "calls"),
     Case("autodiff_control", "invokes"),
+    # Recursion: the backward of @power is recursive at the same call position.
+    Case("autodiff_recursive", "power", {1: 0}, label="depth-0"),
+    Case("autodiff_recursive", "power", {1: 1}, label="depth-1"),
+    Case("autodiff_recursive", "power", {1: 7}, label="depth-7"),
 ]
 
 

@@ -24,7 +24,7 @@ from iree.compiler.dialects import arith, cf, func
 from janus.dialects import GuardOp, InvokeOp
 from janus.ir import ir
 from janus.passes import cfg
-from janus.passes.callgraph import CALL_OPS, call_graph, cycles, functions
+from janus.passes.callgraph import CALL_OPS, call_graph, call_sites, cycles, functions
 from janus.passes.frame_stack import FrameStack, storable
 from janus.passes.registry import PassError, register_pass, run_pipeline
 
@@ -104,6 +104,7 @@ class _StateMachine:
         """Move scf-free copies of every member body into the state machine."""
         scratch = ir.Module.create()
         copies = {g: self.fns[g].clone(ip=ir.InsertionPoint(scratch.body)) for g in self.members}
+        self._declare_other_callees(scratch)
         run_pipeline(scratch, "builtin.module(func.func(convert-scf-to-cf))")
         self.entry_block: dict[str, ir.Block] = {}
         self.member_blocks: dict[str, list[ir.Block]] = {}
@@ -112,6 +113,28 @@ class _StateMachine:
             for b in blocks:
                 b.append_to(self.region)
             self.entry_block[g], self.member_blocks[g] = blocks[0], blocks
+
+    def _declare_other_callees(self, scratch: ir.Module) -> None:
+        """Declare, in the scratch module, the functions members call outside the cycle,
+        so that its verifier finds every callee."""
+        others = {
+            site.attributes["callee"].value
+            for g in self.members
+            for site in call_sites(self.fns[g])
+            if site.attributes["callee"].value not in self.members
+        }
+        for name in sorted(others):
+            attrs = self.fns[name].attributes
+            ir.Operation.create(
+                "func.func",
+                attributes={
+                    "sym_name": attrs["sym_name"],
+                    "function_type": attrs["function_type"],
+                    "sym_visibility": ir.StringAttr.get("private"),
+                },
+                regions=1,
+                ip=ir.InsertionPoint(scratch.body),
+            )
 
     def _hoist_constants(self, before: ir.Operation) -> None:
         """Constants move to the start block, which dominates everything: never saved."""
@@ -299,9 +322,10 @@ def _eliminate(module_op: ir.Operation, max_stack_entries: int) -> None:
         scc_entries = [n for n in scc if n in called_from_outside or _is_public(fns[n])]
         machines = [_StateMachine(fns, scc, e, max_stack_entries, guard_ids).build() for e in scc_entries]
         for n in scc:
-            fns[n].erase()
+            fns.pop(n).erase()
         for e, machine in zip(scc_entries, machines):
             machine.attributes["sym_name"] = ir.StringAttr.get(e)
+            fns[e] = machine  # later cycles may call it: keep the table current
         entries.update(scc_entries)
     _invokes_to_calls(module_op, entries)
 
