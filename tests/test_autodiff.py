@@ -19,6 +19,7 @@ from janus.passes import run_pipeline
 from janus.passes.callgraph import functions
 from janus.passes.vjp_rules import VJP_RULES
 from janus.runtime import CompiledModule, compile_module
+from tests.test_recursion import make_tree
 
 MODULES = Path(__file__).parent / "modules"
 PIPELINE = "builtin.module(janus-autodiff,janus-to-iree)"
@@ -168,6 +169,14 @@ CONTROL_CASES = [
 @pytest.mark.parametrize("case", CONTROL_CASES, ids=lambda c: c.id)
 def test_control_gradient(case: Case) -> None:
     check_gradient(case)
+
+
+@pytest.mark.parametrize("shape, leaves", [("balanced", 6), ("moderate", 5), ("linear", 4)])
+def test_tree_rnn_gradient(shape: str, leaves: int) -> None:
+    """Tensor-valued recursion over index arrays: d root / d (emb, W, b)."""
+    root, children, is_leaf, word = make_tree(shape, leaves, np.random.default_rng(leaves))
+    fixed = {0: root, 1: children, 2: is_leaf, 3: word}
+    check_gradient(Case("autodiff_tree_rnn", "tree_rnn", fixed, low=-1.0, high=1.0, rtol=1e-6, label=shape))
 
 
 def test_while_trip_count_depends_on_data() -> None:
