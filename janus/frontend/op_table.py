@@ -12,7 +12,7 @@ form an entry rejects, raises ``NotConvertible``: the function then runs imperat
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -31,8 +31,6 @@ class Op:
     bind: Callable[..., Args]
     rule: Callable[[Args], Spec]
     lower: Callable[[Emitter, Args, Spec], Tensor]
-    #: other NumPy callables that mean this op (``np.amax`` for ``max``)
-    aliases: tuple[Callable[..., Any], ...] = field(default=())
     #: whether ``rule`` and ``lower`` handle operands with ``?`` dims (else NotConvertible)
     dynamic: bool = False
 
