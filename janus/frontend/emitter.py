@@ -7,7 +7,8 @@ scalar bodies, reshapes by reassociation); the op table composes them per NumPy 
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+import itertools
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -108,12 +109,16 @@ BodyFn = Callable[[Body, list[str]], str]
 class Emitter:
     """Collects the ops of one function body, in order."""
 
-    def __init__(self) -> None:
+    def __init__(self, guard_ids: Iterator[int] | None = None) -> None:
         self.lines: list[str] = []
         self._count = 0
-        self._guards = 0
+        self._guard_ids = guard_ids if guard_ids is not None else itertools.count()
         #: symbol of each ``?`` dim -> the ``index`` SSA value holding its size
         self.dims: dict[str, str] = {}
+
+    def sibling(self) -> "Emitter":
+        """An emitter for another function of the same module (guard ids stay module-unique)."""
+        return Emitter(self._guard_ids)
 
     def fresh(self) -> str:
         self._count += 1
@@ -291,8 +296,7 @@ class Emitter:
 
     def guard(self, condition: str, kind: str, source: str) -> int:
         """A ``janus.guard`` (generic form); returns its module-unique id."""
-        gid = self._guards
-        self._guards += 1
+        gid = next(self._guard_ids)
         text = source.replace("\\", "\\\\").replace('"', '\\"')
         self.lines.append(f'"janus.guard"({condition}) {{id = {gid} : i64, kind = "{kind}", source = "{text}"}} : (i1) -> ()')
         return gid
@@ -315,3 +319,15 @@ class Emitter:
             *region(else_lines, [b for _, b in results]),
             "}",
         ]))
+
+
+def function_text(name: str, inputs: Sequence[Tensor], outputs: Sequence[Tensor], lines: Sequence[str],
+                  private: bool = False, attributes: str = "") -> str:
+    """A ``func.func`` returning ``outputs``, with ``lines`` as its body."""
+    arg_text = ", ".join(f"{t.name}: {t.type}" for t in inputs)
+    result_types = ", ".join(t.type for t in outputs)
+    ret = f"return {', '.join(t.name for t in outputs)} : {result_types}" if outputs else "return"
+    body = "\n    ".join([*lines, ret])
+    visibility = "private " if private else ""
+    attrs = f" attributes {{{attributes}}}" if attributes else ""
+    return f"  func.func {visibility}@{name}({arg_text}) -> ({result_types}){attrs} {{\n    {body}\n  }}"

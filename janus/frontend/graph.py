@@ -23,7 +23,7 @@ import numpy as np
 from janus.frontend import op_table
 from janus.frontend.branches import Cell, Copier, Joiner, SymFunction, SymIter
 from janus.frontend.bytecode import EXIT, Bytecode, Instr, decode
-from janus.frontend.emitter import Emitter
+from janus.frontend.emitter import Emitter, function_text
 from janus.frontend.profiler import Profile
 from janus.frontend.signature import walk
 from janus.frontend.values import NotConvertible, Tensor, contains_tensor
@@ -110,6 +110,8 @@ class Tracer:
         #: branch sites not speculated even if the profile says they always went one way
         self.unspeculated: frozenset[tuple[types.CodeType, int]] = frozenset()
         self.guard_sites: dict[int, tuple[types.CodeType, int]] = {}
+        #: other ``func.func`` definitions of the module (text), emitted with ``em.sibling()``
+        self.functions: list[str] = []
 
     # ---- driver -----------------------------------------------------------------------
     def run(self, code: types.CodeType, globals_: dict, arguments: dict[str, Any], closure: tuple = ()) -> Any:
@@ -574,11 +576,8 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
 
     shape = _outputs(result, output)
     func_name = re.sub(r"\W", "_", fn.__name__)
-    arg_text = ", ".join(f"{t.name}: {t.type}" for t in inputs)
-    result_types = ", ".join(t.type for t in outputs)
-    ret = f"return {', '.join(t.name for t in outputs)} : {result_types}" if outputs else "return"
-    body = "\n    ".join([*tracer.em.lines, ret])
-    text = f"module {{\n  func.func @{func_name}({arg_text}) -> ({result_types}) {{\n    {body}\n  }}\n}}\n"
+    functions = [function_text(func_name, inputs, outputs, tracer.em.lines), *tracer.functions]
+    text = "module {\n" + "\n".join(functions) + "\n}\n"
     return Graph(text, func_name, shape, tuple(tracer.guards), tuple(tracer.globals_read.values()), tracer.guard_sites)
 
 
