@@ -20,10 +20,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from janus.frontend import op_table
+from janus.frontend import exceptions, op_table
 from janus.frontend.branches import Cell, Copier, Joiner, SymFunction, SymIter
 from janus.frontend.bytecode import EXIT, Bytecode, Instr, decode
 from janus.frontend.emitter import Emitter, function_text
+from janus.frontend.imperative import why_imperative
 from janus.frontend.profiler import Profile
 from janus.frontend.signature import walk
 from janus.frontend.values import NotConvertible, Tensor, contains_tensor
@@ -137,9 +138,11 @@ class Tracer:
             ins = frame.bc.at(offset)
             handler = getattr(self, ins.opname, None)
             if handler is None:
-                raise NotConvertible(f"bytecode {ins.opname} at {frame.bc.source(offset)} is not supported")
+                raise NotConvertible(f"bytecode {ins.opname} at {frame.bc.source(offset)}: {why_imperative(ins.opname)}")
             try:
                 target = handler(frame, ins)
+            except exceptions.TracedRaise as e:
+                raise exceptions.uncaught(e, frame.bc, offset) from None
             except NotConvertible as e:
                 if getattr(e, "located", False):
                     raise
@@ -159,6 +162,8 @@ class Tracer:
                 raise NotConvertible(f"array method .{fn.name}() is not in the op table")
             op, bind = op_table.METHODS[fn.name]
             return op_table.apply(self.em, op, [fn.receiver, *args], kwargs, bind)
+        if isinstance(fn, types.MethodType):  # a bound Python method: its function, self first
+            return self.call(fn.__func__, [fn.__self__, *args], kwargs)
         if isinstance(fn, SymFunction):
             return self.inline(fn.code, fn.globals, fn.defaults, {}, fn.closure, args, kwargs)
         if isinstance(fn, types.FunctionType) and not fn.__module__.startswith("numpy"):
@@ -178,6 +183,9 @@ class Tracer:
             return fn(*args, **kwargs)
         if isinstance(fn, types.BuiltinMethodType) and isinstance(fn.__self__, LOCAL_CONTAINERS):
             return fn(*args, **kwargs)
+        made = exceptions.construct(fn, args, kwargs) if isinstance(fn, type) else None
+        if made is not None:
+            return made
         name = getattr(fn, "__qualname__", type(fn).__name__)
         raise NotConvertible(f"call to {name} is not supported (not in the op table, not inlinable)")
 
@@ -202,13 +210,19 @@ class Tracer:
         taken = None if site in self.unspeculated else self.profile.branch_outcome(site)
         if taken is None:
             return None
-        source = frame.bc.source(ins.offset)
         truth = taken == ("TRUE" in ins.opname)
+        untaken = frame.bc.next_offset(ins.offset) if taken else ins.target
+        kind = "raise" if exceptions.raises(frame.bc.code, untaken) else "branch"
         condition = self.em.scalar_condition(op_table.cast(self.em, value, np.dtype(bool)))
-        gid = self.em.guard(condition if truth else self.em.negate(condition), "branch", source)
-        self.guards.append((gid, "branch", source))
-        self.guard_sites[gid] = site
+        self.speculate(frame, ins, condition if truth else self.em.negate(condition), kind)
         return truth
+
+    def speculate(self, frame: Frame, ins: Instr, condition: str, kind: str) -> None:
+        """Guard that ``condition`` holds at the branch ``ins``."""
+        source = frame.bc.source(ins.offset)
+        gid = self.em.guard(condition, kind, source)
+        self.guards.append((gid, kind, source))
+        self.guard_sites[gid] = (frame.bc.code, ins.offset)
 
     def branch(self, frame: Frame, ins: Instr, value: Any, pop_on_fall: bool) -> int | None:
         """The next offset after a conditional jump on ``value``; ``pop_on_fall`` for the
@@ -233,17 +247,29 @@ class Tracer:
         join = frame.bc.join_point(ins.offset)
         sides = []
         for jumps in (jump_if, not jump_if):  # the side taken when the condition is true first
+            start = ins.target if jumps else frame.bc.next_offset(ins.offset)
+            if exceptions.raises(frame.bc.code, start):
+                sides.append(None)
+                continue
             copier = Copier()
             side = Frame(frame.bc, frame.globals, copier(frame.locals), copier(frame.cells), copier(frame.stack),
                          forking=frame.forking | {ins.offset})
             if pop_on_fall and not jumps:
                 side.stack.pop()
             outer, self.em.lines = self.em.lines, []
+            guards = len(self.guards)
             try:
-                self.execute(side, ins.target if jumps else frame.bc.next_offset(ins.offset), join)
+                self.execute(side, start, join)
                 sides.append((side, copier, self.em.lines))
+            except exceptions.TracedRaise:
+                del self.guards[guards:]
+                sides.append(None)
             finally:
                 self.em.lines = outer
+        if sides == [None, None]:
+            raise exceptions.TracedRaise(f"both sides of the branch at {frame.bc.source(ins.offset)} raise")
+        if None in sides:
+            return self.avoid_raise(frame, ins, condition, jump_if, pop_on_fall, raising_if=sides[0] is None)
         (then, then_copier, then_lines), (other, else_copier, else_lines) = sides
         for name in then.locals.keys() ^ other.locals.keys():  # bound on one side only: unbound after
             then.locals.pop(name, None), other.locals.pop(name, None)
@@ -253,52 +279,78 @@ class Tracer:
         self.em.scf_if(base, condition, then_lines, else_lines, joiner.results)
         return None if join == EXIT else join
 
+    def avoid_raise(self, frame: Frame, ins: Instr, condition: str, jump_if: bool, pop_on_fall: bool,
+                    raising_if: bool) -> int | None:
+        """A branch with a side that raises (taken when the condition is ``raising_if``) is
+        not forked: guard (kind ``raise``) the other side, and go on along it."""
+        self.speculate(frame, ins, self.em.negate(condition) if raising_if else condition, "raise")
+        if jump_if != raising_if:
+            return ins.target
+        if pop_on_fall:
+            frame.stack.pop()
+        return None
+
     # ---- opcode handlers (names are opnames) -----------------------------------------------
     def NOP(self, frame: Frame, ins: Instr) -> None:
+        """no effect on the symbolic frame"""
         pass
 
     RESUME = PRECALL = COPY_FREE_VARS = NOP
+    EXTENDED_ARG = NOP  # dis already folded its bits into the next instruction's argument
 
     def PUSH_NULL(self, frame: Frame, ins: Instr) -> None:
+        """stack marker for CALL"""
         frame.stack.append(NULL)
 
     def POP_TOP(self, frame: Frame, ins: Instr) -> None:
+        """stack manipulation"""
         frame.stack.pop()
 
     def COPY(self, frame: Frame, ins: Instr) -> None:
+        """stack manipulation"""
         frame.stack.append(frame.stack[-ins.arg])
 
     def SWAP(self, frame: Frame, ins: Instr) -> None:
+        """stack manipulation"""
         s = frame.stack
         s[-1], s[-ins.arg] = s[-ins.arg], s[-1]
 
     def LOAD_CONST(self, frame: Frame, ins: Instr) -> None:
+        """constant: a Python value (arrays become graph literals when used)"""
         frame.stack.append(ins.argval)
 
     def LOAD_FAST(self, frame: Frame, ins: Instr) -> None:
+        """local variable: its symbolic value (a graph value or a Python object)"""
         if ins.argval not in frame.locals:
             raise NotConvertible(f"local {ins.argval} is unbound")
         frame.stack.append(frame.locals[ins.argval])
 
     def STORE_FAST(self, frame: Frame, ins: Instr) -> None:
+        """local variable: rebinds the symbolic value"""
         frame.locals[ins.argval] = frame.stack.pop()
 
     def DELETE_FAST(self, frame: Frame, ins: Instr) -> None:
+        """local variable: unbinds it"""
         frame.locals.pop(ins.argval, None)
 
     def MAKE_CELL(self, frame: Frame, ins: Instr) -> None:
+        """closure cell of the traced frame (local to the trace)"""
         frame.cells[ins.argval] = Cell(frame.locals.pop(ins.argval, None))
 
     def LOAD_CLOSURE(self, frame: Frame, ins: Instr) -> None:
+        """closure cell of the traced frame (local to the trace)"""
         frame.stack.append(frame.cells[ins.argval])
 
     def LOAD_DEREF(self, frame: Frame, ins: Instr) -> None:
+        """closure cell of the traced frame (local to the trace)"""
         frame.stack.append(frame.cells[ins.argval].contents)
 
     def STORE_DEREF(self, frame: Frame, ins: Instr) -> None:
+        """closure cell of the traced frame (local to the trace)"""
         frame.cells[ins.argval].contents = frame.stack.pop()
 
     def LOAD_GLOBAL(self, frame: Frame, ins: Instr) -> None:
+        """global bound to a module, function, class or constant: baked in, guarded at entry by identity"""
         name = ins.argval
         value = resolve_global(frame.globals, name, NULL)
         if value is NULL:
@@ -312,9 +364,11 @@ class Tracer:
         frame.stack.append(value)
 
     def LOAD_ATTR(self, frame: Frame, ins: Instr) -> None:
+        """attribute of an array (shape, dtype, T...), a NumPy module or a number; object attributes need heap ops"""
         frame.stack.append(self.attribute(frame.stack.pop(), ins.argval))
 
     def LOAD_METHOD(self, frame: Frame, ins: Instr) -> None:
+        """method of an array (op table) or of a local container"""
         obj = frame.stack.pop()
         frame.stack.append(NULL)
         if isinstance(obj, Tensor):
@@ -344,9 +398,11 @@ class Tracer:
         raise NotConvertible(f"attribute .{name} of a {type(obj).__name__} (object attributes need heap ops)")
 
     def KW_NAMES(self, frame: Frame, ins: Instr) -> None:
+        """keyword names of the next CALL"""
         frame.kw_names = ins.argval
 
     def CALL(self, frame: Frame, ins: Instr) -> None:
+        """op-table function (NumPy), inlined Python function or method, pure builtin"""
         values = frame.pop(ins.arg)
         first, fn = frame.pop(2)
         if first is not NULL:  # a method with its self
@@ -356,6 +412,7 @@ class Tracer:
         frame.stack.append(self.call(fn, values[:split], dict(zip(kwnames, values[split:]))))
 
     def CALL_FUNCTION_EX(self, frame: Frame, ins: Instr) -> None:
+        """call with *args/**kwargs unpacked at trace time (as CALL)"""
         kwargs = frame.stack.pop() if ins.arg & 1 else {}
         args = frame.stack.pop()
         fn = frame.stack.pop()
@@ -364,6 +421,7 @@ class Tracer:
         frame.stack.append(self.call(fn, list(args), dict(kwargs)))
 
     def MAKE_FUNCTION(self, frame: Frame, ins: Instr) -> None:
+        """function made in the trace (lambda, comprehension): inlined where called"""
         code = frame.stack.pop()
         closure = frame.stack.pop() if ins.arg & 0x08 else ()
         if ins.arg & 0x06:
@@ -379,6 +437,7 @@ class Tracer:
         return op_table.apply(self.em, op_table.OPERATORS[symbol], [a, b], {})
 
     def BINARY_OP(self, frame: Frame, ins: Instr) -> None:
+        """operator: op-table op on graph values, Python's on static values"""
         a, b = frame.pop(2)
         symbol = ins.argrepr
         if symbol.endswith("=") and symbol != "==":
@@ -388,32 +447,38 @@ class Tracer:
         frame.stack.append(self.binary(symbol, a, b))
 
     def COMPARE_OP(self, frame: Frame, ins: Instr) -> None:
+        """comparison: op-table op on graph values, Python's on static values"""
         a, b = frame.pop(2)
         frame.stack.append(self.binary(ins.argval, a, b))
 
     def UNARY_NEGATIVE(self, frame: Frame, ins: Instr) -> None:
+        """negation: op-table op on graph values"""
         x = frame.stack.pop()
         frame.stack.append(op_table.apply(self.em, op_table.OPS["negative"], [x], {}) if isinstance(x, Tensor) else -x)
 
     def UNARY_NOT(self, frame: Frame, ins: Instr) -> None:
+        """`not` of a static value"""
         x = frame.stack.pop()
         if isinstance(x, Tensor):
             raise NotConvertible("`not` on an array value")
         frame.stack.append(not x)
 
     def IS_OP(self, frame: Frame, ins: Instr) -> None:
+        """identity of static values"""
         a, b = frame.pop(2)
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a is not b:
             raise NotConvertible("`is` between two array values")
         frame.stack.append((a is b) != bool(ins.arg))
 
     def CONTAINS_OP(self, frame: Frame, ins: Instr) -> None:
+        """`in` on static values"""
         a, b = frame.pop(2)
         if contains_tensor(a) or contains_tensor(b):
             raise NotConvertible("`in` on array values")
         frame.stack.append((a in b) != bool(ins.arg))
 
     def BINARY_SUBSCR(self, frame: Frame, ins: Instr) -> None:
+        """indexing: op-table slice/gather on graph values, Python's on containers"""
         container, key = frame.pop(2)
         if isinstance(container, Tensor):
             frame.stack.append(op_table.apply(self.em, op_table.OPS["getitem"], [container, key], {}))
@@ -423,29 +488,36 @@ class Tracer:
             frame.stack.append(container[key])
 
     def STORE_SUBSCR(self, frame: Frame, ins: Instr) -> None:
+        """item assignment into a list or dict local to the trace"""
         value, container, key = frame.pop(3)
         if not isinstance(container, (list, dict)) or isinstance(container, ArgumentList) or contains_tensor(key):
             raise NotConvertible(f"item assignment on a {type(container).__name__} (a heap write)")
         container[key] = value
 
     def BUILD_TUPLE(self, frame: Frame, ins: Instr) -> None:
+        """container local to the trace"""
         frame.stack.append(tuple(frame.pop(ins.arg)))
 
     def BUILD_LIST(self, frame: Frame, ins: Instr) -> None:
+        """container local to the trace"""
         frame.stack.append(list(frame.pop(ins.arg)))
 
     def BUILD_SLICE(self, frame: Frame, ins: Instr) -> None:
+        """slice of static bounds"""
         frame.stack.append(slice(*frame.pop(ins.arg)))
 
     def LIST_APPEND(self, frame: Frame, ins: Instr) -> None:
+        """container local to the trace"""
         value = frame.stack.pop()
         frame.stack[-ins.arg].append(value)
 
     def LIST_EXTEND(self, frame: Frame, ins: Instr) -> None:
+        """container local to the trace"""
         value = frame.stack.pop()
         frame.stack[-ins.arg].extend(value)
 
     def UNPACK_SEQUENCE(self, frame: Frame, ins: Instr) -> None:
+        """unpacking of a container, or of an array's rows"""
         seq = frame.stack.pop()
         items = self.iterate(seq)
         if len(items) != ins.arg:
@@ -464,9 +536,11 @@ class Tracer:
             raise NotConvertible(f"iteration: {e}") from None
 
     def GET_ITER(self, frame: Frame, ins: Instr) -> None:
+        """iteration over a container or an array's rows (static length)"""
         frame.stack.append(SymIter(self.iterate(frame.stack.pop())))
 
     def FOR_ITER(self, frame: Frame, ins: Instr) -> int | None:
+        """loop step: unrolled at trace time"""
         try:
             frame.stack.append(next(frame.stack[-1]))
             return None
@@ -475,11 +549,13 @@ class Tracer:
             return ins.target
 
     def JUMP_FORWARD(self, frame: Frame, ins: Instr) -> int:
+        """unconditional jump"""
         return ins.target
 
     JUMP_BACKWARD = JUMP_BACKWARD_NO_INTERRUPT = JUMP_FORWARD
 
     def _pop_jump(self, frame: Frame, ins: Instr) -> int | None:
+        """conditional jump: static, speculated under a guard (kind branch) or both sides joined in scf.if"""
         value = frame.stack.pop()
         if ins.opname.endswith("NONE"):
             return ins.target if (value is None) == ins.opname.endswith("_IF_NONE") else None
@@ -490,12 +566,27 @@ class Tracer:
     POP_JUMP_BACKWARD_IF_NONE = POP_JUMP_BACKWARD_IF_NOT_NONE = _pop_jump
 
     def _jump_or_pop(self, frame: Frame, ins: Instr) -> int | None:
+        """short-circuit and/or: as a conditional jump"""
         return self.branch(frame, ins, frame.stack[-1], pop_on_fall=True)
 
     JUMP_IF_TRUE_OR_POP = JUMP_IF_FALSE_OR_POP = _jump_or_pop
 
     def RETURN_VALUE(self, frame: Frame, ins: Instr) -> None:
+        """return: the graph's results"""
         frame.result = frame.stack.pop()
+
+    def RAISE_VARARGS(self, frame: Frame, ins: Instr) -> None:
+        """raise: the branch leading here is guarded (kind raise); reached on the traced path, NotConvertible"""
+        raise exceptions.raised(frame.bc, ins.offset, frame.pop(ins.arg))
+
+    def LOAD_ASSERTION_ERROR(self, frame: Frame, ins: Instr) -> None:
+        """assert: pushes AssertionError; a failing assert is a raise"""
+        frame.stack.append(AssertionError)
+
+    def BEFORE_WITH(self, frame: Frame, ins: Instr) -> None:
+        """with: __enter__ traced now, __exit__(None, None, None) on the normal way out (exceptions.enter)"""
+        exit_method, entered = exceptions.enter(self.call, frame.stack.pop())
+        frame.stack.extend((exit_method, entered))
 
 
 def bind_arguments(code: types.CodeType, defaults: tuple, kwdefaults: dict, args: list, kwargs: dict) -> dict[str, Any]:

@@ -157,6 +157,8 @@ class JitFunction:
             return version.run(leaves)
         except GuardFailure as failure:
             site = version.graph.guard_sites.get(failure.guard_id)
+            if failure.kind == "raise":  # Python raises the real exception; the graph stays right for other calls
+                return self._run_raising(failure, site, args, kwargs)
             self.failures[(site, failure.kind)] += 1
             if site is not None and self.failures[(site, failure.kind)] >= MAX_FAILURES:
                 self.unspeculated |= {site}
@@ -168,6 +170,14 @@ class JitFunction:
             del self.versions[key]
             self.warm[key] = self.warmup - 1
             return self._run_profiled(key, positional, args, kwargs)
+
+    def _run_raising(self, failure: Any, site: Any, args: tuple, kwargs: dict) -> Any:
+        """A ``raise`` guard failed: run imperatively (it raises, or an outer handler
+        catches); regenerating would give the same graph, so the version is kept."""
+        self.failures[(site, "raise")] += 1
+        if self.failures[(site, "raise")] == 1:
+            self.events.append(f"raise guard {failure.guard_id} at {failure.source} failed: ran imperatively, version kept")
+        return self.fn(*args, **kwargs)
 
     def _run_profiled(self, key: Hashable, positional: tuple, args: tuple, kwargs: dict) -> Any:
         result = run_profiled(self.fn, args, kwargs, self.profile)
