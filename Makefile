@@ -25,6 +25,7 @@ pytest: $(STAMP)
 
 docs: $(STAMP)
 	$(BIN)/python -m janus.dialects.docgen > docs/dialect.md
+	$(BIN)/python -m janus.frontend.coverage > docs/coverage.md
 
 clean:
 	rm -rf $(VENV) build *.egg-info
