@@ -16,7 +16,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from janus.frontend.values import NotConvertible, Tensor
+from janus.frontend.emitter import joined_name
+from janus.frontend.values import NotConvertible, Tensor, Weak
 
 
 @dataclass
@@ -98,8 +99,11 @@ def _fill(dst: Any, src: Any, item: Callable[[Any], Any]) -> None:
 class Joiner:
     """Joins the two sides' copies; ``results`` lists the graph values that differ."""
 
-    def __init__(self, result_name: str, then_copies: Copier, else_copies: Copier) -> None:
+    def __init__(self, result_name: str, then_copies: Copier, else_copies: Copier,
+                 promote: Callable[[Any, Any], tuple[Any, Any]] | None = None) -> None:
         self.name = result_name
+        #: makes a Python scalar joined with a ``Weak`` graph value a ``Weak`` of its type
+        self.promote = promote
         self.results: list[tuple[Tensor, Tensor]] = []
         self.memo: dict[tuple[int, int], Any] = {}
         self.keep_alive = (then_copies, else_copies)
@@ -138,8 +142,12 @@ class Joiner:
         if isinstance(a, Tensor) and isinstance(b, Tensor):
             if a.type != b.type or a.shape != b.shape:
                 _differ(a, b)
+            if type(a) is not type(b):  # a Python scalar on one side only: NumPy would promote differently
+                _differ(a, b)
             self.results.append((a, b))
-            return Tensor(f"{self.name}#{len(self.results) - 1}", a.shape, a.dtype)
+            return type(a)(joined_name(self.name, len(self.results) - 1, a.shape), a.shape, a.dtype)
+        if self.promote is not None and isinstance(a, Weak) != isinstance(b, Weak):
+            return self(*self.promote(a, b))
         if isinstance(a, SymFunction) and isinstance(b, SymFunction) and a.code is b.code:
             return SymFunction(a.code, a.globals, self(a.defaults, b.defaults), self(a.closure, b.closure))
         if type(a) is not type(b) or isinstance(a, Tensor) or isinstance(b, Tensor):

@@ -194,7 +194,18 @@ class Emitter:
         return self.emit(f"{head}{ins}outs({init.name} : {init.type}) {region}", init.shape, init.dtype)
 
     def elementwise(self, inputs: Sequence[Tensor], shape: Shape, dtype: np.dtype, body: BodyFn) -> Tensor:
-        """Elementwise ``body`` with NumPy broadcasting of ``inputs`` to ``shape``."""
+        """Elementwise ``body`` with NumPy broadcasting of ``inputs`` to ``shape``.
+
+        On 0-d operands the body is emitted as scalar code between ``tensor.extract`` and
+        ``tensor.from_elements`` (which canonicalize folds away): IREE would launch a
+        dispatch for a 0-d ``linalg.generic``, about 100x the cost of host scalar code.
+        Bodies read only the input elements, never the accumulator.
+        """
+        if not shape:
+            b = Body(self)
+            result = body(b, [self.scalar(t) for t in inputs])
+            self.lines.extend(b.lines)
+            return self.from_scalar(result, dtype)
         rank = len(shape)
 
         def exprs(t: Tensor) -> list[int | str]:
@@ -283,6 +294,18 @@ class Emitter:
         self.lines.append(f"{name} = tensor.extract {x.name}[{index}] : {x.type}")
         return name
 
+    def scalar(self, x: Tensor) -> str:
+        """The element of a 0-d tensor, as a scalar SSA value."""
+        name = self.fresh()
+        self.lines.append(f"{name} = tensor.extract {x.name}[] : {x.type}")
+        return name
+
+    def from_scalar(self, scalar: str, dtype: np.dtype, kind: type[Tensor] = Tensor) -> Tensor:
+        """A 0-d tensor (``kind``: ``Weak`` for a Python scalar) holding ``scalar``."""
+        name = self.fresh()
+        self.lines.append(f"{name} = tensor.from_elements {scalar} : {tensor_type((), dtype)}")
+        return kind(name, (), dtype)
+
     def index_constant(self, value: int) -> str:
         name = self.fresh()
         self.lines.append(f"{name} = arith.constant {value} : index")
@@ -303,11 +326,18 @@ class Emitter:
 
     def scf_if(self, name: str, condition: str, then_lines: list[str], else_lines: list[str],
                results: Sequence[tuple[Tensor, Tensor]]) -> None:
-        """``name:N = scf.if`` yielding each pair's first value on the true side, second on the false."""
-        types = ", ".join(a.type for a, _ in results)
+        """``name:N = scf.if`` yielding each pair's first value on the true side, second on the false.
+
+        0-d results are yielded as scalars (see ``elementwise``) and rebuilt after the op
+        under their ``joined_name``.
+        """
+        types = ", ".join(ELEMENT_TYPES[a.dtype.name] if not a.shape else a.type for a, _ in results)
 
         def region(lines: list[str], values: list[Tensor]) -> list[str]:
-            yielded = f"scf.yield {', '.join(v.name for v in values)} : {types}" if values else "scf.yield"
+            outer, self.lines = self.lines, list(lines)
+            names = [self.scalar(v) if not v.shape else v.name for v in values]
+            lines, self.lines = self.lines, outer
+            yielded = f"scf.yield {', '.join(names)} : {types}" if values else "scf.yield"
             return [*lines, yielded]
 
         head = f"{name}:{len(results)} = " if results else ""
@@ -319,6 +349,14 @@ class Emitter:
             *region(else_lines, [b for _, b in results]),
             "}",
         ]))
+        for i, (a, _) in enumerate(results):
+            if not a.shape:
+                self.lines.append(f"{joined_name(name, i, ())} = tensor.from_elements {name}#{i} : {a.type}")
+
+
+def joined_name(base: str, index: int, shape: Shape) -> str:
+    """The SSA name of result ``index`` of the ``scf.if`` named ``base`` (0-d: its rebuilt tensor)."""
+    return f"{base}#{index}" if shape else f"{base}_{index}"
 
 
 def function_text(name: str, inputs: Sequence[Tensor], outputs: Sequence[Tensor], lines: Sequence[str],

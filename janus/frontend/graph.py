@@ -20,14 +20,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-from janus.frontend import exceptions, op_table
+from janus.frontend import exceptions, indexing, op_table, scalars, trees
 from janus.frontend.branches import Cell, Copier, Joiner, SymFunction, SymIter
 from janus.frontend.bytecode import EXIT, Bytecode, Instr, decode
 from janus.frontend.emitter import Emitter, function_text
 from janus.frontend.imperative import why_imperative
 from janus.frontend.profiler import Profile
+from janus.frontend.recursion import Recursion, simplify
 from janus.frontend.signature import walk
-from janus.frontend.values import NotConvertible, Tensor, contains_tensor
+from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor
 
 MAX_STEPS = 200_000
 MAX_INLINE_DEPTH = 32
@@ -113,6 +114,9 @@ class Tracer:
         self.guard_sites: dict[int, tuple[types.CodeType, int]] = {}
         #: other ``func.func`` definitions of the module (text), emitted with ``em.sibling()``
         self.functions: list[str] = []
+        #: code objects being traced (outermost first): calling one again is recursion
+        self.active: list[types.CodeType] = []
+        self.recursion = Recursion(self)
 
     # ---- driver -----------------------------------------------------------------------
     def run(self, code: types.CodeType, globals_: dict, arguments: dict[str, Any], closure: tuple = ()) -> Any:
@@ -123,10 +127,12 @@ class Tracer:
         frame = Frame(decode(code), globals_, dict(arguments))
         frame.cells.update(zip(code.co_freevars, closure))
         self.depth += 1
+        self.active.append(code)
         try:
             self.execute(frame, frame.bc.instrs[0].offset)
         finally:
             self.depth -= 1
+            self.active.pop()
         return frame.result
 
     def execute(self, frame: Frame, offset: int, stop: int = EXIT) -> None:
@@ -164,6 +170,8 @@ class Tracer:
             return op_table.apply(self.em, op, [fn.receiver, *args], kwargs, bind)
         if isinstance(fn, types.MethodType):  # a bound Python method: its function, self first
             return self.call(fn.__func__, [fn.__self__, *args], kwargs)
+        if isinstance(fn, trees.BoundNodeMethod):
+            return self.call(fn.function, [fn.node, *args], kwargs)
         if isinstance(fn, SymFunction):
             return self.inline(fn.code, fn.globals, fn.defaults, {}, fn.closure, args, kwargs)
         if isinstance(fn, types.FunctionType) and not fn.__module__.startswith("numpy"):
@@ -192,8 +200,18 @@ class Tracer:
     def inline(
         self, code: types.CodeType, globals_: dict, defaults: tuple, kwdefaults: dict, closure: tuple, args: list, kwargs: dict
     ) -> Any:
-        """Run a callee's bytecode with its arguments bound as CPython would."""
-        return self.run(code, globals_, bind_arguments(code, defaults, kwdefaults, args, kwargs), closure)
+        """Run a callee's bytecode with its arguments bound as CPython would; a callee
+        already being traced (recursion) is invoked instead (see ``recursion``)."""
+        bound = bind_arguments(code, defaults, kwdefaults, args, kwargs)
+        if code in self.active:
+            return self.recursion.invoke(code, globals_, closure, bound)
+        return self.run(code, globals_, bound, closure)
+
+    def guard(self, condition: str, kind: str, source: str) -> int:
+        """Emit and record a ``janus.guard`` on the ``i1`` ``condition``."""
+        gid = self.em.guard(condition, kind, source)
+        self.guards.append((gid, kind, source))
+        return gid
 
     # ---- speculation ------------------------------------------------------------------
     def truth(self, frame: Frame, ins: Instr, value: Any) -> bool | None:
@@ -228,6 +246,8 @@ class Tracer:
         """The next offset after a conditional jump on ``value``; ``pop_on_fall`` for the
         ``JUMP_IF_*_OR_POP`` forms, which leave the value on the stack when they jump."""
         jump_if = "TRUE" in ins.opname
+        if isinstance(value, trees.SymNode):
+            value = trees.condition(self, value)
         truth = self.truth(frame, ins, value)
         if truth is None:
             return self.fork(frame, ins, value, jump_if, pop_on_fall)
@@ -274,7 +294,7 @@ class Tracer:
         for name in then.locals.keys() ^ other.locals.keys():  # bound on one side only: unbound after
             then.locals.pop(name, None), other.locals.pop(name, None)
         base = self.em.fresh()
-        joiner = Joiner(base, then_copier, else_copier)
+        joiner = Joiner(base, then_copier, else_copier, lambda a, b: scalars.promote(self.em, a, b))
         frame.result = joiner(then.result, other.result)
         self.em.scf_if(base, condition, then_lines, else_lines, joiner.results)
         return None if join == EXIT else join
@@ -381,6 +401,8 @@ class Tracer:
             frame.stack.append(self.attribute(obj, ins.argval))
 
     def attribute(self, obj: Any, name: str) -> Any:
+        if isinstance(obj, trees.SymNode):
+            return trees.attribute(self, obj, name)
         if isinstance(obj, Tensor):
             if name == "T":
                 return op_table.apply(self.em, op_table.OPS["transpose"], [obj], {})
@@ -434,7 +456,8 @@ class Tracer:
             return _PY_OPERATORS[symbol](a, b)
         if symbol not in op_table.OPERATORS:
             raise NotConvertible(f"operator {symbol} on arrays is not in the op table")
-        return op_table.apply(self.em, op_table.OPERATORS[symbol], [a, b], {})
+        a, b = scalars.operands(self.em, symbol, a, b)
+        return scalars.result(self, symbol, a, b, op_table.apply(self.em, op_table.OPERATORS[symbol], [a, b], {}))
 
     def BINARY_OP(self, frame: Frame, ins: Instr) -> None:
         """operator: op-table op on graph values, Python's on static values"""
@@ -454,6 +477,9 @@ class Tracer:
     def UNARY_NEGATIVE(self, frame: Frame, ins: Instr) -> None:
         """negation: op-table op on graph values"""
         x = frame.stack.pop()
+        if isinstance(x, Weak):  # Python's -x, through the guarded scalar arithmetic (-0.0 kept)
+            frame.stack.append(self.binary("*", -1.0, x) if x.dtype.kind == "f" else self.binary("-", 0, x))
+            return
         frame.stack.append(op_table.apply(self.em, op_table.OPS["negative"], [x], {}) if isinstance(x, Tensor) else -x)
 
     def UNARY_NOT(self, frame: Frame, ins: Instr) -> None:
@@ -466,6 +492,9 @@ class Tracer:
     def IS_OP(self, frame: Frame, ins: Instr) -> None:
         """identity of static values"""
         a, b = frame.pop(2)
+        if isinstance(a, trees.SymNode) or isinstance(b, trees.SymNode):
+            frame.stack.append(trees.identity(self, a, b, negate=bool(ins.arg)))
+            return
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a is not b:
             raise NotConvertible("`is` between two array values")
         frame.stack.append((a is b) != bool(ins.arg))
@@ -480,7 +509,9 @@ class Tracer:
     def BINARY_SUBSCR(self, frame: Frame, ins: Instr) -> None:
         """indexing: op-table slice/gather on graph values, Python's on containers"""
         container, key = frame.pop(2)
-        if isinstance(container, Tensor):
+        if isinstance(container, Tensor) and indexing.is_dynamic(key):
+            frame.stack.append(indexing.getitem(self, container, key))
+        elif isinstance(container, Tensor):
             frame.stack.append(op_table.apply(self.em, op_table.OPS["getitem"], [container, key], {}))
         elif isinstance(key, Tensor) or contains_tensor(key):
             raise NotConvertible("indexing a Python container with an array value")
@@ -557,6 +588,9 @@ class Tracer:
     def _pop_jump(self, frame: Frame, ins: Instr) -> int | None:
         """conditional jump: static, speculated under a guard (kind branch) or both sides joined in scf.if"""
         value = frame.stack.pop()
+        if ins.opname.endswith("NONE") and isinstance(value, trees.SymNode):  # both forms as jump-if-false
+            test = trees.is_none(self, value) if ins.opname.endswith("NOT_NONE") else trees.condition(self, value)
+            return self.branch(frame, ins, test, pop_on_fall=False)
         if ins.opname.endswith("NONE"):
             return ins.target if (value is None) == ins.opname.endswith("_IF_NONE") else None
         return self.branch(frame, ins, value, pop_on_fall=False)
@@ -573,7 +607,7 @@ class Tracer:
 
     def RETURN_VALUE(self, frame: Frame, ins: Instr) -> None:
         """return: the graph's results"""
-        frame.result = frame.stack.pop()
+        frame.result = self.recursion.returned(frame.stack.pop())
 
     def RAISE_VARARGS(self, frame: Frame, ins: Instr) -> None:
         """raise: the branch leading here is guarded (kind raise); reached on the traced path, NotConvertible"""
@@ -651,7 +685,12 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
                 tracer.em.bind_dim(size, t, d)
         return t
 
-    symbolic = [walk(a, argument, on_sequence=lambda typ, items: (ArgumentList if typ is list else typ)(items)) for a in args]
+    def tree(root: Any) -> trees.SymNode:
+        kind, arrays = trees.linearize(root)
+        return trees.tree_argument(tracer.em, kind, [argument(a) for a in arrays])
+
+    symbolic = [walk(a, argument, on_sequence=lambda typ, items: (ArgumentList if typ is list else typ)(items), on_tree=tree)
+                for a in args]
     code = fn.__code__
     if fn.__closure__:
         raise NotConvertible(f"{fn.__qualname__} is a closure (free variables are heap reads)")
@@ -669,6 +708,8 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
     func_name = re.sub(r"\W", "_", fn.__name__)
     functions = [function_text(func_name, inputs, outputs, tracer.em.lines), *tracer.functions]
     text = "module {\n" + "\n".join(functions) + "\n}\n"
+    if tracer.functions:
+        text = simplify(text)
     return Graph(text, func_name, shape, tuple(tracer.guards), tuple(tracer.globals_read.values()), tracer.guard_sites)
 
 
@@ -677,11 +718,13 @@ class Result:
     """Where a returned graph value comes from: result ``index`` of the compiled call."""
 
     index: int
+    #: the Python scalar type of a ``Weak`` result (a Python int stays an int)
+    python: type | None = None
 
 
 def _outputs(value: Any, output: Callable[[Tensor], int]) -> Any:
     if isinstance(value, Tensor):
-        return Result(output(value))
+        return Result(output(value), value.python_type if isinstance(value, Weak) else None)
     if type(value) in (list, tuple, ArgumentList):
         return (tuple if type(value) is tuple else list)(_outputs(v, output) for v in value)
     if type(value) in (bool, int, float, str, type(None)) or isinstance(value, (np.generic, np.ndarray)):

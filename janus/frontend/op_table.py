@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from janus.frontend.emitter import Body, Emitter
-from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Shape, Tensor, check_dtype, is_static
+from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Shape, Tensor, Weak, check_dtype, is_static
 
 Spec = tuple[Shape, np.dtype]
 Args = dict[str, Any]
@@ -59,7 +59,9 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
 
 
 def sample(x: Any, ndim: int | None = None) -> Any:
-    """A one-element stand-in with ``x``'s dtype (Python scalars stay weak)."""
+    """A one-element stand-in with ``x``'s dtype (Python scalars stay weak, ``Weak`` too)."""
+    if isinstance(x, Weak) and ndim is None:
+        return x.python_type(1)
     if isinstance(x, Tensor):
         return np.ones((1,) * (x.ndim if ndim is None else ndim), x.dtype)
     if isinstance(x, (bool, int, float)) and ndim is None:

@@ -40,6 +40,9 @@ class Profile:
     callees: dict[Site, set[CodeType]] = field(default_factory=lambda: defaultdict(set))
     #: code object -> summaries of its argument tuples
     arguments: dict[CodeType, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    #: code object -> summaries of the values it returned (the result types of recursive
+    #: functions; an exception unwinding a frame counts as returning None)
+    returns: dict[CodeType, Counter] = field(default_factory=lambda: defaultdict(Counter))
     runs: int = 0
 
     def branch_outcome(self, site: Site) -> bool | None:
@@ -71,6 +74,8 @@ class _Tracer:
         return self.on_event
 
     def on_event(self, frame: FrameType, event: str, arg: Any) -> Callable:
+        if event == "return":
+            self.profile.returns[frame.f_code][describe(arg)] += 1
         if event != "opcode":
             return self.on_event
         code, offset = frame.f_code, frame.f_lasti

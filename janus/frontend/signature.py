@@ -13,6 +13,7 @@ from typing import Any, Callable, Hashable
 
 import numpy as np
 
+from janus.frontend.trees import is_tree, linearize
 from janus.frontend.values import ELEMENT_TYPES, NotConvertible
 
 STATIC_TYPES = (bool, int, float, str, type(None))
@@ -23,8 +24,9 @@ def walk(
     on_array: Callable[[Any], Any],
     on_static: Callable[[Any], Any] = lambda v: v,
     on_sequence: Callable[[type, list], Any] = lambda typ, items: typ(items),
+    on_tree: Callable[[Any], Any] | None = None,
 ) -> Any:
-    """Rebuild ``value`` with arrays, static leaves and lists/tuples mapped.
+    """Rebuild ``value`` with arrays, static leaves, lists/tuples and trees mapped.
 
     Raises ``NotConvertible`` for anything else.
     """
@@ -35,7 +37,9 @@ def walk(
     if type(value) in STATIC_TYPES:
         return on_static(value)
     if type(value) in (list, tuple):
-        return on_sequence(type(value), [walk(v, on_array, on_static, on_sequence) for v in value])
+        return on_sequence(type(value), [walk(v, on_array, on_static, on_sequence, on_tree) for v in value])
+    if on_tree is not None and is_tree(value):
+        return on_tree(value)
     raise NotConvertible(f"argument of type {type(value).__name__} is not supported")
 
 
@@ -48,7 +52,8 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
     per-call path of ``janus.jit``); NotConvertible when an argument cannot be specialized.
 
     Nodes: ``("array", type, dtype, shape)``, ``("static", type, value)``,
-    ``("list" | "tuple", items)``. Dims in ``dynamic`` (array leaf, dim) are relaxed:
+    ``("list" | "tuple", items)``, ``("tree", trees.TreeKind)`` (its arrays are leaves, of
+    a length the key does not hold). Dims in ``dynamic`` (array leaf, dim) are relaxed:
     their size is replaced by a symbol ``s0``, ``s1``... numbered by first appearance
     of each size, so the key still says which relaxed dims are equal.
     """
@@ -73,6 +78,10 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
             return ("static", typ.__name__, v)
         if typ is list or typ is tuple:
             return (typ.__name__, tuple(node(item) for item in v))
+        if is_tree(v):  # linearized: the key holds the structure kind, the leaves its arrays
+            kind, arrays = linearize(v)
+            leaves.extend(arrays)
+            return ("tree", kind)
         raise NotConvertible(f"argument of type {typ.__name__} is not supported")
 
     return tuple(node(a) for a in args), leaves
@@ -90,6 +99,8 @@ def leaf_shapes(key: Hashable) -> list[tuple]:
     def visit(node: tuple) -> None:
         if node[0] == "array":
             shapes.append(node[3])
+        elif node[0] == "tree":
+            shapes.extend(node[1].shapes(f"tree{len(shapes)}"))
         elif node[0] != "static":
             for item in node[1]:
                 visit(item)
@@ -116,6 +127,10 @@ def shape_diff(a: Hashable, b: Hashable) -> set[tuple[int, int]] | None:
             return True
         if x[0] == "static":
             return x == y
+        if x[0] == "tree":
+            for _ in x[1].columns():
+                next(leaf)
+            return x == y
         return len(x[1]) == len(y[1]) and all(same_but_sizes(p, q) for p, q in zip(x[1], y[1]))
 
     same = len(a) == len(b) and all(same_but_sizes(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
@@ -130,5 +145,7 @@ def describe_key(key: Hashable) -> str:
         return f"{key[1]}[{key[2]}, shape=({dims}{',' if len(key[3]) == 1 else ''})]"
     if key[0] == "static":
         return f"{key[1]}={key[2]!r}"
+    if key[0] == "tree":
+        return key[1].describe()
     inner = ", ".join(describe_key(k) for k in key[1])
     return f"[{inner}]" if key[0] == "list" else f"({inner})"

@@ -86,9 +86,28 @@ class Tensor:
     __hash__ = object.__hash__
 
 
+class Weak(Tensor):
+    """A Python scalar (int, float or bool) the graph holds as a 0-d tensor: NumPy
+    promotion treats it as weakly typed, and it goes back to Python as that type."""
+
+    __slots__ = ()
+
+    PYTHON_TYPES = {"int64": int, "float64": float, "bool": bool}
+
+    @property
+    def python_type(self) -> type:
+        return self.PYTHON_TYPES[self.dtype.name]
+
+
+class Symbolic:
+    """A graph value that is not a tensor (a tree node): never a plain Python object."""
+
+    __slots__ = ()
+
+
 def contains_tensor(value: Any) -> bool:
     """Whether ``value`` is, or (in a list, tuple or dict) holds, a graph value."""
-    if isinstance(value, Tensor):
+    if isinstance(value, (Tensor, Symbolic)):
         return True
     if isinstance(value, (list, tuple)):
         return any(contains_tensor(v) for v in value)

@@ -335,4 +335,4 @@ def _eliminate(module_op: ir.Operation, max_stack_entries: int) -> None:
     "Turn recursive call cycles into state machines over an explicit, depth-guarded stack.",
 )
 def eliminate_recursion_pass(module_op: ir.Operation) -> None:
-    eliminate_recursion(module_op)
+    eliminate_recursion(module_op, DEFAULT_MAX_STACK_ENTRIES)  # read now: tests lower the limit

@@ -1,0 +1,242 @@
+"""Recursive calls: ``janus.invoke`` of functions traced once with generalized parameters.
+
+The graph generator inlines user functions; a call to a function whose code is already
+being traced (direct or mutual recursion) is instead emitted as ``janus.invoke`` of a
+private ``func.func`` generated for that code and the *kinds* of its arguments. A kind
+never holds a per-level value: Python ints, floats and bools become ``Weak`` scalars,
+0-d arrays scalars, arrays keep dtype and shape (``?`` dims stay ``?``), tree nodes
+(``trees.SymNode``) become an int64 id plus the tree's arrays; only functions, modules,
+types, strings and ``None`` stay constants. So each (code, kinds) is traced once, its own
+recursive calls find it, and ``janus-eliminate-recursion`` turns the cycle into a loop
+over an explicit, depth-guarded stack.
+
+The result type comes from the profile (what the code returned on profiled runs, one
+kind only); every ``return`` of the generated function is checked against it and a Python
+scalar is made a ``Weak`` of that type, so ``return 1`` joins ``return fib(n-1) + ...``.
+Scalars cross function boundaries as MLIR scalars (not 0-d tensors): the explicit stack
+then saves them in ``util.list`` slots instead of buffers.
+"""
+
+from __future__ import annotations
+
+import re
+import types
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from janus.frontend.branches import SymFunction
+from janus.frontend.emitter import Emitter, function_text
+from janus.frontend.scalars import PYTHON_DTYPES, weak_literal
+from janus.frontend.trees import SymNode, SymTree, TreeKind
+from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor, Weak, tensor_type
+from janus.ir import parse_module
+from janus.passes.registry import run_pipeline
+
+if TYPE_CHECKING:
+    from janus.frontend.graph import Tracer
+
+#: generated functions per module; a recursion that keeps changing its constant
+#: arguments (each a new specialization) stops here
+MAX_FUNCTIONS = 16
+#: argument values that stay constants of the generated function
+STATIC = (type(None), str, bytes, types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc)
+
+# Kinds: ("scalar", dtype, weak) | ("tensor", dtype, shape with "?") | ("node", TreeKind) | ("static", value)
+Kind = tuple
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A function parameter or result: SSA name and MLIR type."""
+
+    name: str
+    type: str
+
+
+@dataclass(frozen=True)
+class Generated:
+    name: str
+    result: Kind
+
+
+def kind_of(value: Any) -> Kind:
+    """The kind of a recursive call's argument (what the generated function assumes)."""
+    if isinstance(value, SymNode):
+        return ("node", value.tree.kind)
+    if isinstance(value, Tensor):
+        if not value.shape:
+            return ("scalar", value.dtype.name, isinstance(value, Weak))
+        return ("tensor", value.dtype.name, tuple("?" if isinstance(d, str) else d for d in value.shape))
+    if type(value) in PYTHON_DTYPES:
+        return ("scalar", PYTHON_DTYPES[type(value)].name, True)
+    if isinstance(value, np.generic) and value.dtype.name in ELEMENT_TYPES:
+        return ("scalar", value.dtype.name, False)
+    if isinstance(value, STATIC) or isinstance(value, SymFunction) and not value.closure:
+        return ("static", value)
+    raise NotConvertible(f"a {type(value).__name__} argument of a recursive call is not supported")
+
+
+def types_of(kind: Kind) -> list[str]:
+    """The MLIR types a value of ``kind`` is passed as."""
+    if kind[0] == "scalar":
+        return [ELEMENT_TYPES[kind[1]]]
+    if kind[0] == "tensor":
+        return [tensor_type(kind[2], np.dtype(kind[1]))]
+    if kind[0] == "node":
+        return ["i64", *(tensor_type(("?", *shape), dtype) for _, _, dtype, shape in kind[1].columns())]
+    return []
+
+
+def result_kind(summaries: set[tuple]) -> Kind:
+    """The result kind of a generated function from the profiler's summaries of what its
+    code returned (``profiler.describe``)."""
+    if len(summaries) != 1:
+        raise NotConvertible(f"the profile saw {len(summaries)} kinds of return values (a recursive function needs one)")
+    summary = next(iter(summaries))
+    python = {t.__name__: dtype for t, dtype in PYTHON_DTYPES.items()}
+    if len(summary) == 1 and summary[0] in python:
+        return ("scalar", python[summary[0]].name, True)
+    if len(summary) == 3 and summary[1] in ELEMENT_TYPES:
+        if summary[0] == "ndarray" and summary[2]:
+            return ("tensor", summary[1], summary[2])
+        if summary[0] != "ndarray" and not summary[2]:
+            return ("scalar", summary[1], False)
+    raise NotConvertible(f"a recursive function returning {summary[0]} is not supported")
+
+
+class Recursion:
+    """The generated functions of one module, and the ``janus.invoke``s that call them."""
+
+    def __init__(self, tracer: "Tracer") -> None:
+        self.tracer = tracer
+        self.generated: dict[tuple, Generated] = {}
+        #: trace depth of a generated function's own frames -> its result kind
+        self.returning: dict[int, Kind] = {}
+
+    def invoke(self, code: types.CodeType, globals_: dict, closure: tuple, bound: dict[str, Any]) -> Any:
+        """``janus.invoke`` of the function generated for ``code`` on ``bound``'s kinds."""
+        if closure:
+            raise NotConvertible(f"recursive call to {code.co_name}, a closure")
+        em = self.tracer.em
+        bound = {k: em.literal(v) if isinstance(v, np.ndarray) else v for k, v in bound.items()}
+        kinds = tuple(kind_of(v) for v in bound.values())
+        fn = self.generated.get((code, kinds)) or self.generate(code, globals_, bound, kinds)
+        operands = [name for value, kind in zip(bound.values(), kinds) for name in self.operands(value, kind)]
+        arg_types = ", ".join(t for kind in kinds for t in types_of(kind))
+        name = em.fresh()
+        em.lines.append(f'{name} = "janus.invoke"({", ".join(operands)}) {{callee = @{fn.name}}} '
+                        f": ({arg_types}) -> {types_of(fn.result)[0]}")
+        return self.value(em, name, fn.result)
+
+    def returned(self, value: Any) -> Any:
+        """A ``return`` in a generated function's own frame gives its declared result kind."""
+        kind = self.returning.get(self.tracer.depth)
+        return value if kind is None else self.coerce(value, kind)
+
+    # ---- generation -----------------------------------------------------------------------
+    def generate(self, code: types.CodeType, globals_: dict, bound: dict[str, Any], kinds: tuple[Kind, ...]) -> Generated:
+        if len(self.generated) >= MAX_FUNCTIONS:
+            raise NotConvertible(f"more than {MAX_FUNCTIONS} specializations of recursive functions")
+        tracer = self.tracer
+        name = re.sub(r"\W", "_", code.co_name)
+        fn = Generated(f"{name}_rec{len(self.generated)}", result_kind(set(tracer.profile.returns.get(code, ()))))
+        self.generated[(code, kinds)] = fn  # before tracing: its own recursive calls find it
+        outer = tracer.em
+        em = tracer.em = outer.sibling()
+        try:
+            params: list[Slot] = []
+            arguments = {name: self.parameter(em, kind, value, params) for (name, value), kind in zip(bound.items(), kinds)}
+            depth = tracer.depth + 1
+            self.returning[depth] = fn.result
+            try:
+                value = tracer.run(code, globals_, arguments)
+            finally:
+                del self.returning[depth]
+            result = Slot(em.scalar(value), types_of(fn.result)[0]) if fn.result[0] == "scalar" else Slot(value.name, value.type)
+            tracer.functions.append(function_text(fn.name, params, [result], em.lines, private=True))  # type: ignore[list-item]
+        finally:
+            tracer.em = outer
+        return fn
+
+    def parameter(self, em: Emitter, kind: Kind, value: Any, params: list[Slot]) -> Any:
+        """The traced value of a parameter of ``kind``, appending its slots to ``params``."""
+        slots = [Slot(f"%arg{len(params) + i}", t) for i, t in enumerate(types_of(kind))]
+        params.extend(slots)
+        if kind[0] == "static":
+            return value
+        if kind[0] != "node":
+            return self.value(em, slots[0].name, kind)
+        tree_kind: TreeKind = kind[1]
+        size = f"tree{slots[0].name}"
+        arrays = {}
+        for slot, (field, role, dtype, shape) in zip(slots[1:], tree_kind.columns()):
+            arrays[(field.name, role)] = Tensor(slot.name, (size, *shape), dtype)
+            em.bind_dim(size, arrays[(field.name, role)], 0)
+        return SymNode(SymTree(tree_kind, arrays), em.from_scalar(slots[0].name, np.dtype(np.int64)))
+
+    def value(self, em: Emitter, name: str, kind: Kind) -> Tensor:
+        """The traced value of an SSA value ``name`` passed as ``kind`` (scalar or tensor)."""
+        if kind[0] == "scalar":
+            return em.from_scalar(name, np.dtype(kind[1]), Weak if kind[2] else Tensor)
+        shape = tuple(f"{name}.{d}" if size == "?" else size for d, size in enumerate(kind[2]))
+        tensor = Tensor(name, shape, np.dtype(kind[1]))
+        for d, size in enumerate(shape):
+            if isinstance(size, str):
+                em.bind_dim(size, tensor, d)
+        return tensor
+
+    def operands(self, value: Any, kind: Kind) -> list[str]:
+        """SSA names passing ``value`` as ``kind``."""
+        em = self.tracer.em
+        if kind[0] == "static":
+            return []
+        if kind[0] == "node":
+            columns = value.tree.kind.columns()
+            return [em.scalar(value.id), *(value.tree.arrays[(f.name, role)].name for f, role, _, _ in columns)]
+        if kind[0] == "scalar" and not isinstance(value, Tensor):
+            value = weak_literal(em, value) if kind[2] else em.literal(np.asarray(value))
+        return [em.scalar(value) if kind[0] == "scalar" else value.name]
+
+    def coerce(self, value: Any, kind: Kind) -> Tensor:
+        """``value`` as a value of ``kind``, or NotConvertible when it is another kind."""
+        em = self.tracer.em
+        if type(value) in PYTHON_DTYPES and kind[0] == "scalar" and kind[2] and PYTHON_DTYPES[type(value)].name == kind[1]:
+            return weak_literal(em, value)
+        if isinstance(value, (np.ndarray, np.generic)) and type(value) not in PYTHON_DTYPES:
+            value = em.literal(value)
+        if isinstance(value, Tensor) and value.dtype.name == kind[1]:
+            if kind[0] == "scalar" and not value.shape and isinstance(value, Weak) == kind[2]:
+                return value
+            if kind[0] == "tensor" and not isinstance(value, Weak) and _fits(value.shape, kind[2]):
+                target = tensor_type(kind[2], value.dtype)
+                if target == value.type:
+                    return value
+                name = em.fresh()
+                em.lines.append(f"{name} = tensor.cast {value.name} : {value.type} to {target}")
+                return self.value(em, name, kind)
+        raise NotConvertible(f"a recursive function returned a {_describe(value)} where the profile saw {_describe_kind(kind)}")
+
+
+def _fits(shape: tuple, kind_shape: tuple) -> bool:
+    return len(shape) == len(kind_shape) and all(k == "?" or s == k for s, k in zip(shape, kind_shape))
+
+
+def _describe(value: Any) -> str:
+    return value.type if isinstance(value, Tensor) else type(value).__name__
+
+
+def _describe_kind(kind: Kind) -> str:
+    if kind[0] == "scalar":
+        return f"a Python {kind[1]}" if kind[2] else f"a {kind[1]} scalar"
+    return tensor_type(kind[2], np.dtype(kind[1]))
+
+
+def simplify(text: str) -> str:
+    """``canonicalize,cse`` over a module with generated functions: the 0-d tensors that
+    scalars pass through fold back to scalars before ``janus-eliminate-recursion``
+    decides what each stack frame saves (a scalar slot, not a buffer)."""
+    module = parse_module(text)
+    run_pipeline(module, "builtin.module(canonicalize,cse)")
+    return str(module)

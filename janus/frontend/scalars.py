@@ -1,0 +1,125 @@
+"""Python scalars held by the graph (``Weak`` 0-d tensors): Python's semantics on i64/f64.
+
+Recursive functions are traced once for every call level, so their int, float and bool
+parameters cannot be constants: they become ``Weak`` values. Arithmetic between Python
+scalars must still mean what Python means, so each operator result is checked here:
+bools are ints in arithmetic (``True + True == 2``), an int result that leaves the i64
+range fails a guard (Python ints do not wrap), and a Python division by zero (which
+raises) fails a guard instead of producing inf.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from janus.frontend.emitter import Emitter, scalar_literal
+from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor, Weak
+
+if TYPE_CHECKING:
+    from janus.frontend.graph import Tracer
+
+PYTHON_DTYPES = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64)}
+ARITHMETIC = ("+", "-", "*", "/")
+I64 = np.iinfo(np.int64)
+
+
+def is_python_scalar(x: Any) -> bool:
+    return isinstance(x, Weak) or type(x) in PYTHON_DTYPES
+
+
+def weak_literal(em: Emitter, value: Any) -> Weak:
+    """A Python scalar constant as a ``Weak`` value."""
+    if type(value) not in PYTHON_DTYPES:
+        raise NotConvertible(f"a {type(value).__name__} is not a Python scalar")
+    if type(value) is int and not I64.min <= value <= I64.max:
+        raise NotConvertible(f"the int {value} does not fit in 64 bits")
+    t = em.literal(np.asarray(value, PYTHON_DTYPES[type(value)]))
+    return Weak(t.name, (), t.dtype)
+
+
+def as_int(em: Emitter, x: Any) -> Any:
+    """Bools as the ints Python arithmetic sees."""
+    if type(x) is bool:
+        return int(x)
+    if isinstance(x, Weak) and x.dtype.kind == "b":
+        return em.elementwise([x], (), np.dtype(np.int64), lambda b, a: b.cast(a[0], x.dtype, np.dtype(np.int64)))
+    return x
+
+
+def operands(em: Emitter, symbol: str, a: Any, b: Any) -> tuple[Any, Any]:
+    """The operands NumPy must see for Python's ``a symbol b`` on Python scalars."""
+    if symbol in ARITHMETIC and is_python_scalar(a) and is_python_scalar(b):
+        return as_int(em, a), as_int(em, b)
+    return a, b
+
+
+def result(tracer: "Tracer", symbol: str, a: Any, b: Any, value: Tensor) -> Tensor:
+    """``value`` (NumPy's ``a symbol b``) as Python's: ``Weak`` and guarded when both
+    operands are Python scalars; unchanged otherwise."""
+    if not (is_python_scalar(a) and is_python_scalar(b)):
+        return value
+    em = tracer.em
+    if symbol in ("+", "-", "*") and value.dtype.kind == "i":
+        ok = no_overflow(em, symbol, _scalar(em, a), _scalar(em, b), em.scalar(value))
+        tracer.guard(ok, "type", f"Python int {symbol} stays within 64 bits")
+    if symbol == "/":
+        divisor = _scalar(em, b)
+        dtype = PYTHON_DTYPES[type(b)] if not isinstance(b, Tensor) else b.dtype
+        zero = em.fresh()
+        em.lines.append(f"{zero} = arith.constant {scalar_literal(0, dtype)} : {ELEMENT_TYPES[dtype.name]}")
+        nonzero = em.fresh()
+        compare = "arith.cmpf une" if dtype.kind == "f" else "arith.cmpi ne"
+        em.lines.append(f"{nonzero} = {compare}, {divisor}, {zero} : {ELEMENT_TYPES[dtype.name]}")
+        tracer.guard(nonzero, "raise", "Python division by zero (ZeroDivisionError)")
+    return Weak(value.name, value.shape, value.dtype)
+
+
+def _scalar(em: Emitter, x: Any) -> str:
+    return em.scalar(x if isinstance(x, Tensor) else weak_literal(em, x))
+
+
+def no_overflow(em: Emitter, symbol: str, a: str, b: str, r: str) -> str:
+    """An ``i1`` that is true when the i64 ``r = a symbol b`` did not wrap."""
+    lines: list[str] = []
+
+    def op(text: str) -> str:
+        name = em.fresh()
+        lines.append(f"{name} = {text}")
+        return name
+
+    if symbol == "*":  # b == 0, or b == -1 and a != MIN, or else a in [MIN / b, MAX / b] (ordered by b's sign)
+        zero, minus_one, one = op("arith.constant 0 : i64"), op("arith.constant -1 : i64"), op("arith.constant 1 : i64")
+        low, high = op(f"arith.constant {I64.min} : i64"), op(f"arith.constant {I64.max} : i64")
+        b_zero, b_minus_one = op(f"arith.cmpi eq, {b}, {zero} : i64"), op(f"arith.cmpi eq, {b}, {minus_one} : i64")
+        divisor = op(f"arith.select {op(f'arith.ori {b_zero}, {b_minus_one} : i1')}, {one}, {b} : i64")
+        low_q, high_q = op(f"arith.divsi {low}, {divisor} : i64"), op(f"arith.divsi {high}, {divisor} : i64")
+        positive = op(f"arith.cmpi sgt, {b}, {zero} : i64")
+        lower = op(f"arith.select {positive}, {low_q}, {high_q} : i64")
+        upper = op(f"arith.select {positive}, {high_q}, {low_q} : i64")
+        inside = op(f"arith.andi {op(f'arith.cmpi sge, {a}, {lower} : i64')}, {op(f'arith.cmpi sle, {a}, {upper} : i64')} : i1")
+        a_not_min = op(f"arith.cmpi ne, {a}, {low} : i64")
+        ok = op(f"arith.select {b_zero}, {op('arith.constant true')}, {op(f'arith.select {b_minus_one}, {a_not_min}, {inside} : i1')} : i1")
+    else:
+        # add: a and b have the same sign and r another; sub: a and b differ in sign and r differs from a
+        first = op(f"arith.xori {a}, {r} : i64") if symbol == "+" else op(f"arith.xori {a}, {b} : i64")
+        second = op(f"arith.xori {b}, {r} : i64") if symbol == "+" else op(f"arith.xori {a}, {r} : i64")
+        both = op(f"arith.andi {first}, {second} : i64")
+        ok = op(f"arith.cmpi sge, {both}, {op('arith.constant 0 : i64')} : i64")
+    em.lines.extend(lines)
+    return ok
+
+
+def promote(em: Emitter, a: Any, b: Any) -> tuple[Any, Any]:
+    """``a`` and ``b`` joined at a branch where one is ``Weak``: the other must be a Python
+    scalar of the same type (``1`` on one side, an int computed on the other)."""
+    weak = a if isinstance(a, Weak) else b
+    other = b if weak is a else a
+    if type(other) is not weak.python_type:
+        raise NotConvertible(
+            f"a value differs between the two sides of a branch in a way the graph cannot hold "
+            f"(a Python {weak.python_type.__name__} vs {type(other).__name__})"
+        )
+    literal = weak_literal(em, other)
+    return (weak, literal) if weak is a else (literal, weak)
