@@ -44,6 +44,7 @@ VJP_RULES: dict[str, Rule] = {
     "linalg.fill": linalg.fill,
     "linalg.broadcast": linalg.broadcast,
     "linalg.reduce": linalg.reduce,
+    "linalg.conv_2d_nchw_fchw": linalg.conv_2d_nchw_fchw,
     # tensor
     "tensor.empty": tensor.no_operands,
     "tensor.extract": tensor.extract,
