@@ -252,6 +252,14 @@ def test_guarded_branches_in_the_differentiated_function() -> None:
     assert "scf.if" in version.graph.text and version.calls >= 2, janus.explain(g)
 
 
+def test_compiled_value_and_grad_with_aux() -> None:
+    w, x = np.float32([0.5, -2.0]), np.float32([3.0, 1.0])
+    g = compiled_grad(janus.value_and_grad(aux_loss, has_aux=True, warmup=1), w, x)
+    (version,) = g.versions.values()
+    assert_close(g(w, x), g.spec(w, x), rtol=1e-6)
+    assert version.calls == 1
+
+
 def test_unsupported_gradients_fall_back_with_a_reason() -> None:
     def with_max(x: np.ndarray) -> Any:
         return np.max(x * x)

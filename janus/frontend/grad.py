@@ -151,12 +151,20 @@ class GradSpec:
         if not (isinstance(loss, Tensor) and loss.shape == () and loss.dtype.kind == "f"):
             raise NotConvertible(f"janus.grad of {fn.__qualname__}: the result is not a 0-d float array computed from the arguments")
         outputs = [loss]
-        aux_shape = tree_map(lambda v: outputs.append(v) or len(outputs) - 1 if isinstance(v, Tensor) else _Static(v), aux)
+
+        def output(v: Any) -> int | _Static:
+            if not isinstance(v, Tensor):
+                return _Static(v)
+            outputs.append(v)
+            return len(outputs) - 1
+
+        aux_shape = tree_map(output, aux)
         name = f"{re.sub(r'[^A-Za-z0-9_]', '_', fn.__name__)}_d{len(tracer.functions)}"
         attrs = f"janus.grad = {{argnums = [{', '.join(map(str, wrt))}]}}"
         tracer.functions.append(function_text(name, inner, outputs, em.lines, private=True, attributes=attrs))
 
-        seeds = [caller.literal(np.array(1.0 if i == 0 else 0.0, t.dtype)) for i, t in enumerate(outputs) if t.dtype.kind == "f"]
+        seeds = [caller.literal(np.full(t.static_shape(), 1.0 if i == 0 else 0.0, t.dtype))
+                 for i, t in enumerate(outputs) if t.dtype.kind == "f"]
         operands = outer + seeds
         result_types = [t.type for t in outputs] + [inner[i].type for i in wrt]
         signature = f"({', '.join(t.type for t in operands)}) -> ({', '.join(result_types)})"
