@@ -8,6 +8,6 @@ scripts).
 
 __version__ = "0.1.0"
 
-from janus.frontend import explain, jit  # noqa: E402  (the public entry points)
+from janus.frontend import explain, grad, jit, value_and_grad  # noqa: E402  (the public entry points)
 
-__all__ = ["__version__", "explain", "jit"]
+__all__ = ["__version__", "explain", "grad", "jit", "value_and_grad"]

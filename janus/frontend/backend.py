@@ -6,16 +6,22 @@ from typing import Callable
 
 import numpy as np
 
+from janus.passes.autodiff import GRAD_ATTR
 from janus.runtime import CompiledModule, GuardFailure
+from janus.runtime.compiler import DEFAULT_PIPELINE
+
+AUTODIFF_PIPELINE = f"builtin.module(janus-autodiff,{DEFAULT_PIPELINE})"
 
 __all__ = ["GuardFailure", "compile_function"]
 
 
 def compile_function(module_text: str, func_name: str) -> Callable[..., list[np.ndarray]]:
-    """Compile ``module_text`` with the ``janus-to-iree`` pipeline for the CPU; the result
-    calls ``func_name`` and returns its results as a list, raising ``GuardFailure`` for a
-    failed guard."""
-    function = CompiledModule.from_mlir(module_text, target="cpu")[func_name]
+    """Compile ``module_text`` with the ``janus-to-iree`` pipeline for the CPU (after
+    ``janus-autodiff`` when a function asks for its gradient); the result calls
+    ``func_name`` and returns its results as a list, raising ``GuardFailure`` for a failed
+    guard."""
+    pipeline = AUTODIFF_PIPELINE if GRAD_ATTR in module_text else DEFAULT_PIPELINE
+    function = CompiledModule.from_mlir(module_text, target="cpu", pipeline=pipeline)[func_name]
 
     def call(*arrays: np.ndarray) -> list[np.ndarray]:
         results = function(*arrays)

@@ -162,6 +162,9 @@ class Tracer:
 
     # ---- calls ------------------------------------------------------------------------
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        trace = getattr(fn, "janus_trace", None)
+        if trace is not None:  # a callable that traces its own calls (janus.grad and what it returns)
+            return trace(self, args, kwargs)
         traced = contains_tensor(args) or contains_tensor(kwargs)
         if isinstance(fn, BoundTensorMethod):
             if fn.name not in op_table.METHODS:
@@ -376,6 +379,7 @@ class Tracer:
         if value is NULL:
             raise NotConvertible(f"global {name} is not defined")
         ok = isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc, bool, int, float, str, type(None)))
+        ok = ok or hasattr(value, "janus_trace")
         if not ok:
             raise NotConvertible(f"global {name} is a {type(value).__name__} (reading mutable globals needs heap ops)")
         self.globals_read[(id(frame.globals), name)] = (frame.globals, name, value)
@@ -414,6 +418,8 @@ class Tracer:
                 return obj.dtype
             raise NotConvertible(f"array attribute .{name} is not supported")
         if isinstance(obj, types.ModuleType) and obj.__name__.split(".")[0] == "numpy":
+            return getattr(obj, name)
+        if isinstance(obj, types.ModuleType) and hasattr(getattr(obj, name, None), "janus_trace"):
             return getattr(obj, name)
         if isinstance(obj, (np.ndarray, np.generic, np.dtype, int, float, complex)):
             return getattr(obj, name)

@@ -230,11 +230,12 @@ def describe_args(jf: JitFunction, key: Hashable) -> str:
 def jit(fn: Callable | None = None, *, warmup: int = DEFAULT_WARMUP) -> Any:
     """Compile ``fn`` speculatively after ``warmup`` profiled imperative calls.
 
-    Usable as ``@jit``, ``@jit(warmup=2)`` or ``jit(f)``, on functions and methods.
+    Usable as ``@jit``, ``@jit(warmup=2)`` or ``jit(f)``, on functions and methods; a jit
+    function (``janus.grad`` returns one) is returned as it is.
     """
     if fn is None:
-        return lambda f: JitFunction(f, warmup)
-    return JitFunction(fn, warmup)
+        return lambda f: jit(f, warmup=warmup)
+    return fn if isinstance(fn, JitFunction) else JitFunction(fn, warmup)
 
 
 def explain(fn: Any) -> str:

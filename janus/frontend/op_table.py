@@ -3,7 +3,8 @@
 Each ``Op`` carries (as JAX's primitives do) the eager NumPy implementation, which is
 also the constant folder and the dtype oracle; ``bind``, NumPy's own signature, which
 normalizes call arguments; ``rule``, the result's static shape and dtype; and
-``lower``, the MLIR it emits. Result dtypes come from running the eager implementation
+``lower``, the MLIR it emits; ``vjp``, its NumPy reverse-mode rule (``vjp_numpy``), which
+the eager tape of ``janus.grad`` uses. Result dtypes come from running the eager implementation
 on one-element samples of the operand dtypes, so promotion (Python scalars weak, 0-d
 arrays strong) is NumPy's by construction. An op missing from the table, or an argument
 form an entry rejects, raises ``NotConvertible``: the function then runs imperatively.
@@ -17,6 +18,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from janus.frontend import vjp_numpy
 from janus.frontend.emitter import Body, Emitter
 from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Shape, Tensor, Weak, check_dtype, is_static
 
@@ -33,6 +35,8 @@ class Op:
     lower: Callable[[Emitter, Args, Spec], Tensor]
     #: whether ``rule`` and ``lower`` handle operands with ``?`` dims (else NotConvertible)
     dynamic: bool = False
+    #: the NumPy VJP rule (``vjp_numpy``); None: the op has no gradient (bool results)
+    vjp: vjp_numpy.VJP | None = None
 
 
 # ---- operands: tensors and static values (Python scalars, NumPy constants) ---------------
@@ -152,6 +156,7 @@ def elementwise(
     scalar: ScalarFn,
     nin: int,
     compute: Callable[[list[Any], np.dtype], list[np.dtype]] | None = None,
+    vjp: vjp_numpy.VJP | None = None,
 ) -> Op:
     """An elementwise op: broadcasting shapes, NumPy result dtype, one fused generic.
 
@@ -175,7 +180,7 @@ def elementwise(
 
         return em.elementwise(inputs, shape, dtype, body)
 
-    return Op(name, eager, _ufunc_bind(nin), rule, lower, dynamic=True)
+    return Op(name, eager, _ufunc_bind(nin), rule, lower, dynamic=True, vjp=vjp)
 
 
 def _promoted(samples: list[Any], out: np.dtype) -> list[np.dtype]:
@@ -188,25 +193,25 @@ def _where_dtypes(samples: list[Any], out: np.dtype) -> list[np.dtype]:
 
 
 ELEMENTWISE = [
-    elementwise("add", np.add, by_kind("arith.addf", "arith.addi"), 2),
-    elementwise("subtract", np.subtract, by_kind("arith.subf", "arith.subi"), 2),
-    elementwise("multiply", np.multiply, by_kind("arith.mulf", "arith.muli"), 2),
-    elementwise("divide", np.divide, by_kind("arith.divf", None), 2),
-    elementwise("negative", np.negative, _negative, 1),
-    elementwise("tanh", np.tanh, by_kind("math.tanh", None), 1),
-    elementwise("exp", np.exp, by_kind("math.exp", None), 1),
-    elementwise("log", np.log, by_kind("math.log", None), 1),
-    elementwise("sqrt", np.sqrt, by_kind("math.sqrt", None), 1),
-    elementwise("absolute", np.absolute, by_kind("math.absf", "math.absi"), 1),
-    elementwise("maximum", np.maximum, by_kind("arith.maximumf", "arith.maxsi"), 2),
-    elementwise("minimum", np.minimum, by_kind("arith.minimumf", "arith.minsi"), 2),
+    elementwise("add", np.add, by_kind("arith.addf", "arith.addi"), 2, vjp=vjp_numpy.add),
+    elementwise("subtract", np.subtract, by_kind("arith.subf", "arith.subi"), 2, vjp=vjp_numpy.subtract),
+    elementwise("multiply", np.multiply, by_kind("arith.mulf", "arith.muli"), 2, vjp=vjp_numpy.multiply),
+    elementwise("divide", np.divide, by_kind("arith.divf", None), 2, vjp=vjp_numpy.divide),
+    elementwise("negative", np.negative, _negative, 1, vjp=vjp_numpy.negative),
+    elementwise("tanh", np.tanh, by_kind("math.tanh", None), 1, vjp=vjp_numpy.tanh),
+    elementwise("exp", np.exp, by_kind("math.exp", None), 1, vjp=vjp_numpy.exp),
+    elementwise("log", np.log, by_kind("math.log", None), 1, vjp=vjp_numpy.log),
+    elementwise("sqrt", np.sqrt, by_kind("math.sqrt", None), 1, vjp=vjp_numpy.sqrt),
+    elementwise("absolute", np.absolute, by_kind("math.absf", "math.absi"), 1, vjp=vjp_numpy.absolute),
+    elementwise("maximum", np.maximum, by_kind("arith.maximumf", "arith.maxsi"), 2, vjp=vjp_numpy.maximum),
+    elementwise("minimum", np.minimum, by_kind("arith.minimumf", "arith.minsi"), 2, vjp=vjp_numpy.minimum),
     elementwise("less", np.less, compare("olt", "slt", "ult"), 2, _promoted),
     elementwise("less_equal", np.less_equal, compare("ole", "sle", "ule"), 2, _promoted),
     elementwise("greater", np.greater, compare("ogt", "sgt", "ugt"), 2, _promoted),
     elementwise("greater_equal", np.greater_equal, compare("oge", "sge", "uge"), 2, _promoted),
     elementwise("equal", np.equal, compare("oeq", "eq", "eq"), 2, _promoted),
     elementwise("not_equal", np.not_equal, compare("une", "ne", "ne"), 2, _promoted),
-    elementwise("where", np.where, _select, 3, _where_dtypes),
+    elementwise("where", np.where, _select, 3, _where_dtypes, vjp=vjp_numpy.where),
 ]
 
 
@@ -232,6 +237,7 @@ def reduction(
     *,
     mean: bool = False,
     empty_ok: bool = True,
+    vjp: vjp_numpy.VJP | None = None,
 ) -> Op:
     """A reduction over static axes (``keepdims`` reinserts unit dims by reshape)."""
 
@@ -260,7 +266,7 @@ def reduction(
         positions = [i for i in range(x.ndim) if i not in axes] if args["keepdims"] else list(range(r.ndim))
         return em.insert_unit_dims(r, positions, shape)
 
-    return Op(name, eager, _reduce_bind, rule, lower, dynamic=True)
+    return Op(name, eager, _reduce_bind, rule, lower, dynamic=True, vjp=vjp)
 
 
 def _extreme(sign: int) -> Callable[[np.dtype], Any]:
@@ -276,10 +282,10 @@ def _extreme(sign: int) -> Callable[[np.dtype], Any]:
 
 
 REDUCTIONS = [
-    reduction("sum", np.sum, by_kind("arith.addf", "arith.addi"), lambda dtype: 0),
-    reduction("mean", np.mean, by_kind("arith.addf", None), lambda dtype: 0, mean=True),
-    reduction("max", np.max, by_kind("arith.maximumf", "arith.maxsi"), _extreme(-1), empty_ok=False),
-    reduction("min", np.min, by_kind("arith.minimumf", "arith.minsi"), _extreme(1), empty_ok=False),
+    reduction("sum", np.sum, by_kind("arith.addf", "arith.addi"), lambda dtype: 0, vjp=vjp_numpy.sum_vjp),
+    reduction("mean", np.mean, by_kind("arith.addf", None), lambda dtype: 0, mean=True, vjp=vjp_numpy.mean_vjp),
+    reduction("max", np.max, by_kind("arith.maximumf", "arith.maxsi"), _extreme(-1), empty_ok=False, vjp=vjp_numpy.extremum_vjp),
+    reduction("min", np.min, by_kind("arith.minimumf", "arith.minsi"), _extreme(1), empty_ok=False, vjp=vjp_numpy.extremum_vjp),
 ]
 
 
@@ -420,7 +426,7 @@ def join(name: str, eager: Callable[..., Any], new_axis: bool) -> Op:
             parts = [em.insert_unit_dims(p, kept, p.shape[:axis] + (1,) + p.shape[axis:]) for p in parts]
         return em.concat(parts, axis, spec[0])
 
-    return Op(name, eager, _join_bind, rule, lower)
+    return Op(name, eager, _join_bind, rule, lower, vjp=vjp_numpy.join_vjp(new_axis))
 
 
 # ---- basic indexing -----------------------------------------------------------------------
@@ -501,17 +507,18 @@ def creation(name: str, eager: Callable[..., Any]) -> Op:
 
 
 OTHERS = [
-    Op("matmul", np.matmul, _matmul_bind, _matmul_rule, _matmul_lower, dynamic=True),
-    Op("dot", np.dot, _dot_bind, _matmul_rule, _matmul_lower, dynamic=True),
-    Op("transpose", np.transpose, _transpose_bind, _transpose_rule, _transpose_lower, dynamic=True),
-    Op("reshape", np.reshape, _reshape_bind, _reshape_rule, lambda em, args, spec: em.reshape(args["a"], spec[0])),
-    Op("astype", np.astype, _astype_bind, _astype_rule, lambda em, args, spec: cast(em, args["a"], spec[1]), dynamic=True),
+    Op("matmul", np.matmul, _matmul_bind, _matmul_rule, _matmul_lower, dynamic=True, vjp=vjp_numpy.matmul_vjp),
+    Op("dot", np.dot, _dot_bind, _matmul_rule, _matmul_lower, dynamic=True, vjp=vjp_numpy.matmul_vjp),
+    Op("transpose", np.transpose, _transpose_bind, _transpose_rule, _transpose_lower, dynamic=True, vjp=vjp_numpy.transpose_vjp),
+    Op("reshape", np.reshape, _reshape_bind, _reshape_rule, lambda em, args, spec: em.reshape(args["a"], spec[0]), vjp=vjp_numpy.reshape_vjp),
+    Op("astype", np.astype, _astype_bind, _astype_rule, lambda em, args, spec: cast(em, args["a"], spec[1]), dynamic=True,
+       vjp=vjp_numpy.astype_vjp),
     join("concatenate", np.concatenate, new_axis=False),
     join("stack", np.stack, new_axis=True),
-    Op("getitem", operator.getitem, _getitem_bind, _getitem_rule, _getitem_lower),
-    Op("zeros_like", np.zeros_like, _like_bind(0), _like_rule, _like_lower),
-    Op("ones_like", np.ones_like, _like_bind(1), _like_rule, _like_lower),
-    Op("full_like", np.full_like, _full_like_bind, _like_rule, _like_lower),
+    Op("getitem", operator.getitem, _getitem_bind, _getitem_rule, _getitem_lower, vjp=vjp_numpy.getitem_vjp),
+    Op("zeros_like", np.zeros_like, _like_bind(0), _like_rule, _like_lower, vjp=vjp_numpy.like_vjp),
+    Op("ones_like", np.ones_like, _like_bind(1), _like_rule, _like_lower, vjp=vjp_numpy.like_vjp),
+    Op("full_like", np.full_like, _full_like_bind, _like_rule, _like_lower, vjp=vjp_numpy.like_vjp),
     creation("zeros", np.zeros),
     creation("ones", np.ones),
     creation("full", np.full),

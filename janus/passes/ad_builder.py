@@ -16,6 +16,10 @@ from typing import Callable, Iterable, Sequence
 from janus.ir import ir
 from janus.passes.registry import PassError
 
+#: Ops left out of recomputed forward code: a gradient function runs only after the forward
+#: call it belongs to, which checked these guards; a copy would repeat the guard's id.
+NOT_RECOMPUTED = frozenset({"janus.guard"})
+
 #: A rule: (builder, op, adjoint name or None per result) -> (value, adjoint) pairs.
 Rule = Callable[["GradBuilder", ir.OpView, list], Iterable[tuple[ir.Value, str]]]
 
@@ -130,7 +134,8 @@ class GradBuilder:
     # ---- forward copies -------------------------------------------------------------------
     def forward(self, op: ir.OpView) -> None:
         """Re-emit ``op`` (regions included) with fresh names for everything it defines."""
-        self.line(self._generic(op))
+        if op.operation.name not in NOT_RECOMPUTED:
+            self.line(self._generic(op))
 
     def _generic(self, op: ir.OpView) -> str:
         operands = ", ".join(self.name(v) for v in op.operands)
@@ -152,7 +157,7 @@ class GradBuilder:
             args = [self.fresh() for _ in block.arguments]
             self.bind(list(block.arguments), args)
             lines.append(f"^bb0({', '.join(f'{a}: {v.type}' for a, v in zip(args, block.arguments))}):")
-            lines.extend(self._generic(op) for op in block.operations)
+            lines.extend(self._generic(op) for op in block.operations if op.operation.name not in NOT_RECOMPUTED)
         return "{\n" + "\n".join(lines) + "\n}"
 
     def forward_block(self, block: ir.Block) -> tuple[list[ir.OpView], ir.OpView]:

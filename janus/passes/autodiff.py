@@ -6,6 +6,8 @@ A ``func.func`` marked ``janus.grad`` (a unit attribute: every float argument; o
     @f_grad(args..., seed per float result...) -> (results..., gradient per chosen argument)
 
 It calls ``@f`` and a private ``@f_vjp(args..., seeds...) -> (gradient per float argument)``.
+A declaration of ``@f_grad`` in the module (how a caller refers to it before the pass,
+as the frontend's ``janus.grad`` does) is replaced by the definition.
 Every function reached by ``func.call`` / ``janus.invoke`` from a differentiated body gets
 its own ``_vjp`` and the call's rule calls it with the same op kind, so the backward of a
 recursive function is recursive at the same call positions and goes through
@@ -155,16 +157,20 @@ def autodiff(module_op: ir.Operation) -> None:
 
 def differentiate(module_op: ir.Operation) -> None:
     d = Differentiator(module_op)
-    wrappers = []
+    wrappers, marked = [], set()
     for name, fn in d.fns.items():
         if GRAD_ATTR not in fn.attributes:
             continue
+        marked.add(name)
         argnums = argnums_of(fn, fn.attributes[GRAD_ATTR], Signature.of(fn).float_args)
         wrappers.append(d.grad_text(name, argnums))
         del fn.attributes[GRAD_ATTR]
     if not wrappers:
         return
     d.run()
+    for name, fn in d.fns.items():  # a caller's declaration of a _grad being defined now
+        if name.endswith("_grad") and name[: -len("_grad")] in marked and not len(fn.regions[0].blocks):
+            fn.erase()
     add_functions(module_op, wrappers + d.texts)
 
 

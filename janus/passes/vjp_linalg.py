@@ -200,3 +200,72 @@ def reduce(b: GradBuilder, op: ir.OpView, gs: list) -> Pairs:
     empty = b.op(f"tensor.empty() : {x.type}")
     dx = b.op(f"linalg.broadcast ins({gs[0]} : {init.type}) outs({empty} : {x.type}) dimensions = [{dims}]")
     return [(x, dx), (init, gs[0])]
+
+
+def _pair(op: ir.OpView, name: str) -> list[int]:
+    """A conv's ``strides`` / ``dilations`` (default 1)."""
+    if name not in op.attributes:
+        return [1, 1]
+    return [int(v) for v in ir.DenseIntElementsAttr(op.attributes[name])]
+
+
+def _reverse(b: GradBuilder, x: str, t: ir.Type, dim: int) -> str:
+    """``x`` reversed along ``dim``: its unit slices concatenated in reverse order."""
+    shape = _shape(t)
+    piece_t = _tensor([1 if i == dim else n for i, n in enumerate(shape)], _element(t))
+    sizes = ", ".join(str(1 if i == dim else n) for i, n in enumerate(shape))
+    ones = ", ".join("1" for _ in shape)
+    pieces = []
+    for k in reversed(range(shape[dim])):
+        offsets = ", ".join(str(k if i == dim else 0) for i in range(len(shape)))
+        pieces.append(b.op(f"tensor.extract_slice {x}[{offsets}] [{sizes}] [{ones}] : {t} to {piece_t}"))
+    if len(pieces) == 1:
+        return pieces[0]
+    return b.op(f"tensor.concat dim({dim}) {', '.join(pieces)} : ({', '.join([str(piece_t)] * len(pieces))}) -> {t}")
+
+
+def conv_2d_nchw_fchw(b: GradBuilder, op: ir.OpView, gs: list) -> Pairs:
+    """``out = init + conv(x, w)``, out[n,f,i,j] += x[n,c,i*s+k*d,j*t+l*e] w[f,c,k,l].
+
+    dW correlates x with the cotangent (a ``linalg.generic`` over the 7 loops); dx is the
+    cotangent spread to stride positions of a zero tensor padded by (K-1)*d on each side,
+    convolved (stride 1, same dilation) with the filter flipped and its channels swapped.
+    The flip is slices and a concat: a generic reading ``K-1-k`` defeats IREE's tiling.
+    """
+    x, w, init = op.operands
+    (n, c, h, wd), (f, _, kh, kw) = _shape(x.type), _shape(w.type)
+    oh, ow = _shape(init.type)[2:]
+    (s0, s1), (d0, d1) = _pair(op, "strides"), _pair(op, "dilations")
+    if ir.ShapedType.get_dynamic_size() in (n, c, h, wd, f, kh, kw):
+        raise fail(op, "conv gradients need static shapes")
+    el, g, wt = _element(x.type), gs[0], w.type
+    # dW: loops (n, f, oh, ow, c, kh, kw)
+    maps = ", ".join([
+        _map_text(7, ["d0", "d4", f"d2 * {s0} + d5 * {d0}", f"d3 * {s1} + d6 * {d1}"]),
+        _map_text(7, ["d0", "d1", "d2", "d3"]),
+        _map_text(7, ["d1", "d4", "d5", "d6"]),
+    ])
+    kinds = ", ".join(f'"{k}"' for k in ("reduction", "parallel", "reduction", "reduction", "parallel", "parallel", "parallel"))
+    zeros_w = _zeros(b, wt)
+    a, dy, acc, p, q = (b.fresh() for _ in range(5))
+    dw = b.op(
+        f"linalg.generic {{indexing_maps = [{maps}], iterator_types = [{kinds}]}} "
+        f"ins({b.name(x)}, {g} : {x.type}, {init.type}) outs({zeros_w} : {wt}) {{\n"
+        f"^bb0({a}: {el}, {dy}: {el}, {acc}: {el}):\n{p} = arith.mulf {a}, {dy} : {el}\n"
+        f"{q} = arith.addf {acc}, {p} : {el}\nlinalg.yield {q} : {el}\n}} -> {wt}"
+    )
+    # dx: the spread, padded cotangent convolved with the flipped, transposed filter
+    pad0, pad1 = (kh - 1) * d0, (kw - 1) * d1
+    spread_t = _tensor([n, f, h + pad0, wd + pad1], el)
+    zeros_spread = _zeros(b, spread_t)
+    spread = b.op(
+        f"tensor.insert_slice {g} into {zeros_spread}[0, 0, {pad0}, {pad1}] [{n}, {f}, {oh}, {ow}] "
+        f"[1, 1, {s0}, {s1}] : {init.type} into {spread_t}"
+    )
+    flipped, flipped_t = _transpose(b, _reverse(b, _reverse(b, b.name(w), wt, 2), wt, 3), wt, [1, 0, 2, 3])
+    zeros_x = _zeros(b, x.type)
+    dx = b.op(
+        f"linalg.conv_2d_nchw_fchw {{dilations = dense<[{d0}, {d1}]> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}} "
+        f"ins({spread}, {flipped} : {spread_t}, {flipped_t}) outs({zeros_x} : {x.type}) -> {x.type}"
+    )
+    return [(x, dx), (w, dw), (init, g)]

@@ -44,9 +44,11 @@ VJP_RULES: dict[str, Rule] = {
     "linalg.fill": linalg.fill,
     "linalg.broadcast": linalg.broadcast,
     "linalg.reduce": linalg.reduce,
+    "linalg.conv_2d_nchw_fchw": linalg.conv_2d_nchw_fchw,
     # tensor
     "tensor.empty": tensor.no_operands,
     "tensor.extract": tensor.extract,
+    "tensor.from_elements": tensor.from_elements,
     "tensor.insert": tensor.insert,
     "tensor.extract_slice": tensor.extract_slice,
     "tensor.insert_slice": tensor.insert_slice,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from janus.ir import ir
 from janus.passes.ad_builder import GradBuilder
 
@@ -75,6 +77,17 @@ def extract(b: GradBuilder, op: ir.OpView, gs: list) -> Pairs:
     if ir.RankedTensorType(t.type).rank == 0:
         return [(t, b.op(f"tensor.from_elements {gs[0]} : {t.type}"))]
     return [(t, _one_hot(b, op, gs[0], None))]
+
+
+def from_elements(b: GradBuilder, op: ir.OpView, gs: list) -> Pairs:
+    """Each element's adjoint is the adjoint's element at its row-major position."""
+    t = ir.RankedTensorType(op.results[0].type)
+    pairs = []
+    for flat, element in enumerate(op.operands):
+        position = [int(i) for i in np.unravel_index(flat, t.shape)] if t.rank else []
+        idx = ", ".join(b.op(f"arith.constant {i} : index") for i in position)
+        pairs.append((element, b.op(f"tensor.extract {gs[0]}[{idx}] : {t}")))
+    return pairs
 
 
 def insert(b: GradBuilder, op: ir.OpView, gs: list) -> Pairs:

@@ -147,6 +147,12 @@ func.func @tensor_extract(%t: tensor<2x3xf64>, %s: f64) -> f64 attributes {janus
   return %w : f64
 }
 
+func.func @tensor_from_elements(%a: f64, %b: f64) -> tensor<2xf64> attributes {janus.grad} {
+  %ab = arith.mulf %a, %b : f64
+  %r = tensor.from_elements %ab, %a : tensor<2xf64>
+  return %r : tensor<2xf64>
+}
+
 // IREE 3.13 miscompiles this scalar tensor.insert of an f64 (it overwrites neighbours too),
 // so the test's finite differences use a NumPy reference (see docs/autodiff.md).
 func.func @tensor_insert(%t: tensor<2x3xf64>, %s: f64) -> tensor<2x3xf64> attributes {janus.grad} {
@@ -180,4 +186,19 @@ func.func @tensor_concat(%x: tensor<2x3xf64>, %y: tensor<2x2xf64>) -> tensor<2x5
   %c = tensor.concat dim(1) %x, %y : (tensor<2x3xf64>, tensor<2x2xf64>) -> tensor<2x5xf64>
   %r = arith.mulf %c, %c : tensor<2x5xf64>
   return %r : tensor<2x5xf64>
+}
+
+// conv: stride 2 (the cotangent spreads to every other position), then dilation 2.
+func.func @linalg_conv_strided(%x: tensor<2x3x7x6xf64>, %w: tensor<4x3x3x2xf64>, %b: tensor<2x4x3x3xf64>) -> tensor<2x4x3x3xf64> attributes {janus.grad} {
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<2x3x7x6xf64>, tensor<4x3x3x2xf64>) outs(%b : tensor<2x4x3x3xf64>) -> tensor<2x4x3x3xf64>
+  return %y : tensor<2x4x3x3xf64>
+}
+
+func.func @linalg_conv_dilated(%x: tensor<1x2x6x5xf64>, %w: tensor<3x2x2x2xf64>) -> tensor<1x3x4x3xf64> attributes {janus.grad} {
+  %zero = arith.constant 0.0 : f64
+  %e = tensor.empty() : tensor<1x3x4x3xf64>
+  %init = linalg.fill ins(%zero : f64) outs(%e : tensor<1x3x4x3xf64>) -> tensor<1x3x4x3xf64>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x2x6x5xf64>, tensor<3x2x2x2xf64>) outs(%init : tensor<1x3x4x3xf64>) -> tensor<1x3x4x3xf64>
+  %t = math.tanh %y : tensor<1x3x4x3xf64>
+  return %t : tensor<1x3x4x3xf64>
 }

@@ -1,0 +1,212 @@
+"""The eager reverse-mode tape behind ``janus.grad`` when a function runs in Python.
+
+The differentiated arguments are wrapped in ``Traced`` arrays. NumPy hands every ufunc
+and array function called on one to ``__array_ufunc__`` / ``__array_function__``
+(operators and methods go through the same path), where the op is looked up in the
+frontend op table: its ``eager`` result (NumPy's own) is computed on the unwrapped
+values and, for float results, recorded on the tape with the op's bound arguments.
+``backward`` walks the tape in reverse, calling each op's ``vjp`` rule. Results that are
+not floats (comparisons, int arithmetic) are plain NumPy values, so Python control flow
+on them works as usual. An op outside the table, or one without a rule, is an error
+naming it, and a traced value never silently turns into a constant: ``float()`` and
+``np.asarray`` on one raise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from janus.frontend import op_table
+from janus.frontend.op_table import Op
+
+
+class TapeError(TypeError):
+    """An operation the eager tape cannot differentiate (named in the message)."""
+
+
+@dataclass
+class Node:
+    """One recorded op: its result and, per traced operand, where it sits in ``args``."""
+
+    op: Op | None  # None for an input
+    out: Any
+    args: dict[str, Any] = field(default_factory=dict)
+    parents: list[tuple[tuple, int]] = field(default_factory=list)  # (path in args, node index)
+
+
+class Tape:
+    """The nodes of one differentiated call, in execution order."""
+
+    def __init__(self) -> None:
+        self.nodes: list[Node] = []
+
+    def input(self, value: Any) -> "Traced":
+        self.nodes.append(Node(None, value))
+        return Traced(value, self, len(self.nodes) - 1)
+
+    def apply(self, op: Op | None, name: str, eager: Callable[..., Any], args: tuple, kwargs: dict,
+              bind: Callable[..., dict] | None = None) -> Any:
+        """Run ``eager`` on the unwrapped arguments; record it if the result is a float."""
+        if op is None:
+            raise TapeError(f"janus.grad: {name} is not in the op table, so it has no VJP rule")
+        out = eager(*unwrap(args), **unwrap(kwargs))
+        if np.result_type(out).kind != "f":
+            return out
+        if op.vjp is None:
+            raise TapeError(f"janus.grad: op {op.name} has no VJP rule")
+        try:
+            bound = (bind or op.bind)(*args, **kwargs)
+        except TypeError as e:
+            raise TapeError(f"janus.grad: op {op.name}: unsupported arguments ({e})") from None
+        parents = [(path, t.index) for path, t in traced_leaves(bound) if self.owns(t)]
+        if not parents:
+            return out
+        self.nodes.append(Node(op, out, unwrap(bound), parents))
+        return Traced(out, self, len(self.nodes) - 1)
+
+    def owns(self, t: "Traced") -> bool:
+        if t.tape is not self:
+            raise TapeError("janus.grad: values of another (outer) janus.grad call; nested gradients are not supported")
+        return True
+
+    def backward(self, out: "Traced", inputs: list["Traced"]) -> list[Any]:
+        """Cotangents of ``inputs`` for a seed of ones on the scalar ``out``."""
+        cot: dict[int, Any] = {out.index: np.ones_like(out.value)}
+        for index in range(out.index, -1, -1):
+            node = self.nodes[index]
+            if node.op is None or index not in cot:
+                continue  # an input keeps its cotangent
+            g = cot.pop(index)
+            try:
+                grads = node.op.vjp(g, node.out, node.args)
+            except NotImplementedError as e:
+                raise TapeError(f"janus.grad: op {node.op.name}: {e}") from None
+            for path, parent in node.parents:
+                d = lookup(grads, path)
+                if d is not None:
+                    d = np.asarray(d, np.result_type(self.nodes[parent].out))
+                    cot[parent] = d if parent not in cot else cot[parent] + d
+        return [cot.get(t.index, np.zeros_like(t.value)) for t in inputs]
+
+
+def lookup(grads: dict[str, Any], path: tuple) -> Any:
+    value: Any = grads.get(path[0])
+    for i in path[1:]:
+        if value is None:
+            return None
+        value = value[i]
+    return value
+
+
+def traced_leaves(value: Any, path: tuple = ()) -> Iterator[tuple[tuple, "Traced"]]:
+    """(path, traced value) for each traced leaf of bound arguments (dicts, lists, tuples)."""
+    if isinstance(value, Traced):
+        yield path, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from traced_leaves(v, path + (k,))
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            yield from traced_leaves(v, path + (i,))
+
+
+def unwrap(value: Any) -> Any:
+    """``value`` with every traced array replaced by its NumPy value."""
+    if isinstance(value, Traced):
+        return value.value
+    if isinstance(value, dict):
+        return {k: unwrap(v) for k, v in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(unwrap(v) for v in value)
+    return value
+
+
+def _method(name: str) -> Callable[..., Any]:
+    def method(self: "Traced", *args: Any, **kwargs: Any) -> Any:
+        op, bind = op_table.METHODS[name]
+        eager = lambda receiver, *a, **k: getattr(receiver, name)(*a, **k)  # noqa: E731  (NumPy's own method)
+        return self.tape.apply(op, f"ndarray.{name}", eager, (self, *args), kwargs, bind)
+
+    method.__name__ = name
+    return method
+
+
+class Traced:
+    """A float array (or scalar) whose operations are recorded on a tape."""
+
+    __slots__ = ("value", "tape", "index")
+    __array_priority__ = 1000
+
+    def __init__(self, value: Any, tape: Tape, index: int) -> None:
+        self.value, self.tape, self.index = value, tape, index
+
+    # ---- NumPy dispatch ----------------------------------------------------------------
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        name = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+        op = op_table.BY_FUNCTION.get(ufunc) if method == "__call__" and "out" not in kwargs else None
+        return self.tape.apply(op, name, getattr(ufunc, method), inputs, kwargs)
+
+    def __array_function__(self, func: Callable, types: tuple, args: tuple, kwargs: dict) -> Any:
+        name = f"np.{getattr(func, '__name__', func)}"
+        return self.tape.apply(op_table.BY_FUNCTION.get(func), name, func, args, kwargs)
+
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TapeError("janus.grad: converting a traced array to a NumPy array (np.asarray) would drop its gradient")
+
+    # ---- array protocol ----------------------------------------------------------------
+    shape = property(lambda self: np.shape(self.value))
+    ndim = property(lambda self: np.ndim(self.value))
+    size = property(lambda self: np.size(self.value))
+    dtype = property(lambda self: np.result_type(self.value))
+    T = property(lambda self: np.transpose(self))
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[i] for i in range(len(self)))
+
+    def __bool__(self) -> bool:
+        return bool(self.value)
+
+    def __float__(self) -> float:
+        raise TapeError("janus.grad: float() of a traced value would drop its gradient")
+
+    __int__ = __index__ = __complex__ = __float__
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.tape.apply(op_table.OPS["getitem"], "getitem", lambda a, k: a[k], (self, unwrap(key)), {})
+
+    def __repr__(self) -> str:
+        return f"Traced({self.value!r})"
+
+    __hash__ = None  # type: ignore[assignment]
+
+    sum, mean, max, min, dot = (_method(n) for n in ("sum", "mean", "max", "min", "dot"))
+    transpose, reshape, astype = (_method(n) for n in ("transpose", "reshape", "astype"))
+
+    # ---- operators: the ufuncs, so they dispatch like np.add(...) ------------------------
+    __add__ = lambda a, b: np.add(a, b)  # noqa: E731
+    __radd__ = lambda a, b: np.add(b, a)  # noqa: E731
+    __sub__ = lambda a, b: np.subtract(a, b)  # noqa: E731
+    __rsub__ = lambda a, b: np.subtract(b, a)  # noqa: E731
+    __mul__ = lambda a, b: np.multiply(a, b)  # noqa: E731
+    __rmul__ = lambda a, b: np.multiply(b, a)  # noqa: E731
+    __truediv__ = lambda a, b: np.divide(a, b)  # noqa: E731
+    __rtruediv__ = lambda a, b: np.divide(b, a)  # noqa: E731
+    __matmul__ = lambda a, b: np.matmul(a, b)  # noqa: E731
+    __rmatmul__ = lambda a, b: np.matmul(b, a)  # noqa: E731
+    __pow__ = lambda a, b: np.power(a, b)  # noqa: E731
+    __rpow__ = lambda a, b: np.power(b, a)  # noqa: E731
+    __lt__ = lambda a, b: np.less(a, b)  # noqa: E731
+    __le__ = lambda a, b: np.less_equal(a, b)  # noqa: E731
+    __gt__ = lambda a, b: np.greater(a, b)  # noqa: E731
+    __ge__ = lambda a, b: np.greater_equal(a, b)  # noqa: E731
+    __eq__ = lambda a, b: np.equal(a, b)  # type: ignore[assignment]  # noqa: E731
+    __ne__ = lambda a, b: np.not_equal(a, b)  # type: ignore[assignment]  # noqa: E731
+    __neg__ = lambda a: np.negative(a)  # noqa: E731
+    __pos__ = lambda a: a  # noqa: E731
+    __abs__ = lambda a: np.absolute(a)  # noqa: E731
