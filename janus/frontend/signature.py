@@ -3,7 +3,9 @@
 Arrays and NumPy scalars are specialized on type, dtype and shape (they become graph
 arguments); Python scalars, ``None`` and strings on their value (they are constants of
 the graph: trip counts, indices and shapes are derived from them); lists and tuples on
-their length and the signatures of their items. The same walk gives the key for the
+their length and the signatures of their items; objects passed as arguments (``self``, a
+dict of parameters) on their exact type only, as what the graph reads from them is
+checked per location on each call (``heap_plan``). The same walk gives the key for the
 graph cache and the arrays to pass, in order, to the compiled function.
 """
 
@@ -13,6 +15,7 @@ from typing import Any, Callable, Hashable
 
 import numpy as np
 
+from janus.frontend.heap_rules import is_heap_object
 from janus.frontend.values import ELEMENT_TYPES, NotConvertible
 
 STATIC_TYPES = (bool, int, float, str, type(None))
@@ -48,7 +51,7 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
     per-call path of ``janus.jit``); NotConvertible when an argument cannot be specialized.
 
     Nodes: ``("array", type, dtype, shape)``, ``("static", type, value)``,
-    ``("list" | "tuple", items)``. Dims in ``dynamic`` (array leaf, dim) are relaxed:
+    ``("list" | "tuple", items)``, ``("object", type)`` (top-level heap objects). Dims in ``dynamic`` (array leaf, dim) are relaxed:
     their size is replaced by a symbol ``s0``, ``s1``... numbered by first appearance
     of each size, so the key still says which relaxed dims are equal.
     """
@@ -75,7 +78,7 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
             return (typ.__name__, tuple(node(item) for item in v))
         raise NotConvertible(f"argument of type {typ.__name__} is not supported")
 
-    return tuple(node(a) for a in args), leaves
+    return tuple(("object", type(a)) if is_heap_object(a) else node(a) for a in args), leaves
 
 
 def entry_key(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset()) -> Hashable:
@@ -90,7 +93,7 @@ def leaf_shapes(key: Hashable) -> list[tuple]:
     def visit(node: tuple) -> None:
         if node[0] == "array":
             shapes.append(node[3])
-        elif node[0] != "static":
+        elif node[0] not in ("static", "object"):
             for item in node[1]:
                 visit(item)
 
@@ -114,7 +117,7 @@ def shape_diff(a: Hashable, b: Hashable) -> set[tuple[int, int]] | None:
                 return False
             diffs.update((i, d) for d, (m, n) in enumerate(zip(x[3], y[3])) if m != n)
             return True
-        if x[0] == "static":
+        if x[0] in ("static", "object"):
             return x == y
         return len(x[1]) == len(y[1]) and all(same_but_sizes(p, q) for p, q in zip(x[1], y[1]))
 
@@ -130,5 +133,7 @@ def describe_key(key: Hashable) -> str:
         return f"{key[1]}[{key[2]}, shape=({dims}{',' if len(key[3]) == 1 else ''})]"
     if key[0] == "static":
         return f"{key[1]}={key[2]!r}"
+    if key[0] == "object":
+        return f"{key[1].__name__} object"
     inner = ", ".join(describe_key(k) for k in key[1])
     return f"[{inner}]" if key[0] == "list" else f"({inner})"
