@@ -5,8 +5,9 @@ Like TorchDynamo's ``symbolic_convert``, one handler per opcode steps a symbolic
 Python object, so Python containers, ints and slices keep Python's own semantics and
 ``for`` loops over them unroll by themselves. Control flow that depends on a graph
 value follows the way the profile says it always went, under a ``janus.guard``; user
-functions are inlined by executing their bytecode. Anything else (a heap write, a call
-with side effects, a generator) raises ``NotConvertible``.
+functions are inlined by executing their bytecode. Attributes, globals, nonlocals and
+container items are janus heap ops (``heap_access``). Anything else (a call with side
+effects, a generator) raises ``NotConvertible``.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ import numpy as np
 from janus.frontend import op_table
 from janus.frontend.branches import Cell, SymFunction, SymIter
 from janus.frontend.heap_plan import HeapPlan
-from janus.frontend.heap_rules import HeapMiss, Spec, is_heap_object, method_of, spec_of, step
+from janus.frontend.heap_rules import HeapMiss, Spec, method_of, spec_of, step
 from janus.frontend.values import NotConvertible, Tensor, tensor_type
 from janus.heap import AccessPath, Key
 from janus.ir import OBJ_TYPE_ASM

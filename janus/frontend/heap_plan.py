@@ -34,6 +34,8 @@ from janus.heap import AccessPath
 
 @dataclass(frozen=True)
 class HeapPlan:
+    """What a compiled version assumes about the heap and how its writes become Python's."""
+
     sources: tuple[tuple[str, Any], ...]  # per slot: ("arg", positional index) | ("fixed", object)
     checks: tuple[tuple[AccessPath, Spec], ...]  # parents before children
     methods: tuple[tuple[AccessPath, str, types.FunctionType], ...]

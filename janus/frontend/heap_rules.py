@@ -40,14 +40,14 @@ def is_heap_object(value: Any) -> bool:
     return typ is dict or bool(typ.__flags__ & _HEAPTYPE) and not isinstance(value, _NOT_OBJECTS)
 
 
+_MISSING = object()
+
+
 def _class_attribute(cls: type, name: str) -> Any:
     for klass in cls.__mro__:
         if name in klass.__dict__:
             return klass.__dict__[name]
     return _MISSING
-
-
-_MISSING = object()
 
 
 def attribute_problem(obj: Any, name: str, write: bool) -> str | None:
