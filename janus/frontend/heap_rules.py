@@ -59,15 +59,16 @@ def attribute_problem(obj: Any, name: str, write: bool) -> str | None:
         return None if write or name in vars(obj) else f"module {obj.__name__} has no global {name}"
     if cls in CONTAINERS or not is_heap_object(obj):
         return f"attribute .{name} of a {cls.__name__} is not a heap location"
+    # hasattr on the class goes through CPython's type attribute cache: cheap on every call
     if cls.__getattribute__ is not object.__getattribute__:
         return f"{cls.__name__} overrides __getattribute__"
-    if _class_attribute(cls, "__getattr__") is not _MISSING:
+    if hasattr(cls, "__getattr__"):
         return f"{cls.__name__} defines __getattr__"
     if write and cls.__setattr__ is not object.__setattr__:
         return f"{cls.__name__} overrides __setattr__"
-    if any("__slots__" in vars(klass) for klass in cls.__mro__):
+    if hasattr(cls, "__slots__"):
         return f"{cls.__name__} uses __slots__"
-    found = _class_attribute(cls, name)
+    found = _class_attribute(cls, name) if hasattr(cls, name) else _MISSING
     if found is not _MISSING:
         kind = "property" if isinstance(found, property) else "descriptor" if hasattr(type(found), "__get__") else None
         if kind is not None:
