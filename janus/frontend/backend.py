@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -18,13 +18,14 @@ __all__ = ["GuardFailure", "compile_function"]
 def compile_function(module_text: str, func_name: str) -> Callable[..., list[np.ndarray]]:
     """Compile ``module_text`` with the ``janus-to-iree`` pipeline for the CPU (after
     ``janus-autodiff`` when a function asks for its gradient); the result calls
-    ``func_name`` and returns its results as a list, raising ``GuardFailure`` for a failed
-    guard."""
+    ``func_name`` (``objects``: the heap object table, whose writes the runtime commits
+    after success) and returns its results as a list, raising ``GuardFailure`` for a
+    failed guard."""
     pipeline = AUTODIFF_PIPELINE if GRAD_ATTR in module_text else DEFAULT_PIPELINE
     function = CompiledModule.from_mlir(module_text, target="cpu", pipeline=pipeline)[func_name]
 
-    def call(*arrays: np.ndarray) -> list[np.ndarray]:
-        results = function(*arrays)
+    def call(*arrays: np.ndarray, objects: Sequence[Any] = ()) -> list[np.ndarray]:
+        results = function(*arrays, objects=objects)
         if results is None:
             return []
         return list(results) if isinstance(results, tuple) else [results]

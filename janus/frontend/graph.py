@@ -5,8 +5,9 @@ Like TorchDynamo's ``symbolic_convert``, one handler per opcode steps a symbolic
 Python object, so Python containers, ints and slices keep Python's own semantics and
 ``for`` loops over them unroll by themselves. Control flow that depends on a graph
 value follows the way the profile says it always went, under a ``janus.guard``; user
-functions are inlined by executing their bytecode. Anything else (a heap write, a call
-with side effects, a generator) raises ``NotConvertible``.
+functions are inlined by executing their bytecode. Attributes, globals, nonlocals and
+container items are janus heap ops (``heap_access``). Anything else (a call with side
+effects, a generator) raises ``NotConvertible``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from janus.frontend.branches import Cell, Copier, Joiner, SymFunction, SymIter
 from janus.frontend.bytecode import EXIT, Bytecode, Instr, decode
 from janus.frontend.emitter import Emitter, function_text
 from janus.frontend.imperative import why_imperative
+from janus.frontend.heap_access import HeapRef, HeapTracker, holds_ref
+from janus.frontend.heap_rules import is_heap_object
 from janus.frontend.profiler import Profile
 from janus.frontend.recursion import Recursion, simplify
 from janus.frontend.signature import walk
@@ -88,6 +91,7 @@ class Graph:
     guards: tuple[tuple[int, str, str], ...]  # (id, kind, source)
     globals_read: tuple[tuple[dict, str, Any], ...]  # (function globals, name, value seen)
     guard_sites: dict = field(default_factory=dict)  # guard id -> (code, offset) it speculates on
+    heap: Any = None  # a heap_plan.HeapPlan when the graph reads or writes the Python heap
 
     def globals_unchanged(self) -> bool:
         """Whether every global the graph baked in still names the same object."""
@@ -117,6 +121,8 @@ class Tracer:
         #: code objects being traced (outermost first): calling one again is recursion
         self.active: list[types.CodeType] = []
         self.recursion = Recursion(self)
+        self.heap = HeapTracker(self)
+        self.frames: list[Frame] = []  # the frames being executed, innermost last
 
     # ---- driver -----------------------------------------------------------------------
     def run(self, code: types.CodeType, globals_: dict, arguments: dict[str, Any], closure: tuple = ()) -> Any:
@@ -128,11 +134,13 @@ class Tracer:
         frame.cells.update(zip(code.co_freevars, closure))
         self.depth += 1
         self.active.append(code)
+        self.frames.append(frame)
         try:
             self.execute(frame, frame.bc.instrs[0].offset)
         finally:
             self.depth -= 1
             self.active.pop()
+            self.frames.pop()
         return frame.result
 
     def execute(self, frame: Frame, offset: int, stop: int = EXIT) -> None:
@@ -178,9 +186,10 @@ class Tracer:
         if isinstance(fn, SymFunction):
             return self.inline(fn.code, fn.globals, fn.defaults, {}, fn.closure, args, kwargs)
         if isinstance(fn, types.FunctionType) and not fn.__module__.startswith("numpy"):
-            if fn.__closure__:
-                raise NotConvertible(f"{fn.__qualname__} is a closure (free variables are heap reads)")
-            return self.inline(fn.__code__, fn.__globals__, fn.__defaults__ or (), fn.__kwdefaults__ or {}, (), args, kwargs)
+            closure = self.heap.closure(fn) if fn.__closure__ else ()
+            return self.inline(fn.__code__, fn.__globals__, fn.__defaults__ or (), fn.__kwdefaults__ or {}, closure, args, kwargs)
+        if holds_ref(args) or holds_ref(kwargs):
+            raise NotConvertible(f"a heap object is passed to {getattr(fn, '__qualname__', type(fn).__name__)} (only inlined code may use it)")
         op = op_table.BY_FUNCTION.get(fn) if _hashable(fn) else None
         if op is not None:
             return op_table.apply(self.em, op, args, kwargs) if traced else op.eager(*args, **kwargs)
@@ -357,25 +366,29 @@ class Tracer:
         frame.locals.pop(ins.argval, None)
 
     def MAKE_CELL(self, frame: Frame, ins: Instr) -> None:
-        """closure cell of the traced frame (local to the trace)"""
+        """closure cell: local to the trace, or of the jitted function (janus.get_attr/set_attr of cell_contents)"""
         frame.cells[ins.argval] = Cell(frame.locals.pop(ins.argval, None))
 
     def LOAD_CLOSURE(self, frame: Frame, ins: Instr) -> None:
-        """closure cell of the traced frame (local to the trace)"""
+        """closure cell: local to the trace, or of the jitted function (janus.get_attr/set_attr of cell_contents)"""
         frame.stack.append(frame.cells[ins.argval])
 
     def LOAD_DEREF(self, frame: Frame, ins: Instr) -> None:
-        """closure cell of the traced frame (local to the trace)"""
+        """closure cell: local to the trace, or of the jitted function (janus.get_attr/set_attr of cell_contents)"""
         frame.stack.append(frame.cells[ins.argval].contents)
 
     def STORE_DEREF(self, frame: Frame, ins: Instr) -> None:
-        """closure cell of the traced frame (local to the trace)"""
+        """closure cell: local to the trace, or of the jitted function (janus.get_attr/set_attr of cell_contents)"""
         frame.cells[ins.argval].contents = frame.stack.pop()
 
     def LOAD_GLOBAL(self, frame: Frame, ins: Instr) -> None:
         """global bound to a module, function, class or constant: baked in, guarded at entry by identity"""
         name = ins.argval
         value = resolve_global(frame.globals, name, NULL)
+        handled, heap_value = self.heap.load_global(frame.globals, name, value)
+        if handled:
+            frame.stack.extend((NULL, heap_value) if ins.arg & 1 else (heap_value,))
+            return
         if value is NULL:
             raise NotConvertible(f"global {name} is not defined")
         ok = isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc, bool, int, float, str, type(None)))
@@ -387,13 +400,28 @@ class Tracer:
             frame.stack.append(NULL)
         frame.stack.append(value)
 
+    def STORE_GLOBAL(self, frame: Frame, ins: Instr) -> None:
+        """global assignment: janus.set_attr on the module object, committed after the call"""
+        self.heap.store_global(frame.globals, ins.argval, frame.stack.pop())
+
     def LOAD_ATTR(self, frame: Frame, ins: Instr) -> None:
-        """attribute of an array (shape, dtype, T...), a NumPy module or a number; object attributes need heap ops"""
+        """attribute of an array (shape, dtype, T...), a NumPy module or a number; of a heap object, janus.get_attr; of a tree node, a gather"""
         frame.stack.append(self.attribute(frame.stack.pop(), ins.argval))
 
+    def STORE_ATTR(self, frame: Frame, ins: Instr) -> None:
+        """attribute assignment on a heap object: janus.set_attr, committed after the call"""
+        value, obj = frame.pop(2)
+        if not isinstance(obj, HeapRef):
+            raise NotConvertible(f"attribute assignment on a {type(obj).__name__}")
+        self.heap.write(obj, "attr", ins.argval, value)
+
     def LOAD_METHOD(self, frame: Frame, ins: Instr) -> None:
-        """method of an array (op table) or of a local container"""
+        """method of an array (op table), a local container or a heap object (inlined)"""
         obj = frame.stack.pop()
+        method = self.heap.method(obj, ins.argval) if isinstance(obj, HeapRef) else None
+        if method is not None:  # CALL sees (function, self, args...)
+            frame.stack.extend((method, obj))
+            return
         frame.stack.append(NULL)
         if isinstance(obj, Tensor):
             frame.stack.append(BoundTensorMethod(obj, ins.argval))
@@ -407,6 +435,8 @@ class Tracer:
     def attribute(self, obj: Any, name: str) -> Any:
         if isinstance(obj, trees.SymNode):
             return trees.attribute(self, obj, name)
+        if isinstance(obj, HeapRef):
+            return self.heap.read(obj, "attr", name)
         if isinstance(obj, Tensor):
             if name == "T":
                 return op_table.apply(self.em, op_table.OPS["transpose"], [obj], {})
@@ -470,6 +500,14 @@ class Tracer:
         a, b = frame.pop(2)
         symbol = ins.argrepr
         if symbol.endswith("=") and symbol != "==":
+            updated = self.heap.inplace(self.frames, symbol, a, b)
+            if updated is not None:
+                frame.stack.append(updated)
+                return
+            if type(a) is list and symbol == "+=":  # a list of this trace: extended in place, as in Python
+                a += self.iterate(b)
+                frame.stack.append(a)
+                return
             if isinstance(a, (Tensor, ArgumentList)) or isinstance(a, list) and contains_tensor(a):
                 raise NotConvertible(f"in-place {symbol} on an array or list of arrays (a heap write)")
             symbol = symbol[:-1]
@@ -503,6 +541,8 @@ class Tracer:
             return
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a is not b:
             raise NotConvertible("`is` between two array values")
+        if isinstance(a, HeapRef) and isinstance(b, HeapRef) and a is not b:
+            raise NotConvertible("`is` between two heap objects reached by different paths")
         frame.stack.append((a is b) != bool(ins.arg))
 
     def CONTAINS_OP(self, frame: Frame, ins: Instr) -> None:
@@ -519,14 +559,18 @@ class Tracer:
             frame.stack.append(indexing.getitem(self, container, key))
         elif isinstance(container, Tensor):
             frame.stack.append(op_table.apply(self.em, op_table.OPS["getitem"], [container, key], {}))
+        elif isinstance(container, HeapRef):
+            frame.stack.append(self.heap.read(container, "item", key))
         elif isinstance(key, Tensor) or contains_tensor(key):
             raise NotConvertible("indexing a Python container with an array value")
         else:
             frame.stack.append(container[key])
 
     def STORE_SUBSCR(self, frame: Frame, ins: Instr) -> None:
-        """item assignment into a list or dict local to the trace"""
+        """item assignment into a list or dict local to the trace; into a heap container, janus.set_item"""
         value, container, key = frame.pop(3)
+        if isinstance(container, HeapRef):
+            return self.heap.write(container, "item", key, value)
         if not isinstance(container, (list, dict)) or isinstance(container, ArgumentList) or contains_tensor(key):
             raise NotConvertible(f"item assignment on a {type(container).__name__} (a heap write)")
         container[key] = value
@@ -695,15 +739,17 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
         kind, arrays = trees.linearize(root)
         return trees.tree_argument(tracer.em, kind, [argument(a) for a in arrays])
 
-    symbolic = [walk(a, argument, on_sequence=lambda typ, items: (ArgumentList if typ is list else typ)(items), on_tree=tree)
-                for a in args]
     code = fn.__code__
-    if fn.__closure__:
-        raise NotConvertible(f"{fn.__qualname__} is a closure (free variables are heap reads)")
     names = code.co_varnames[: code.co_argcount]
+    symbolic = [
+        tracer.heap.argument(i, names[i], a) if is_heap_object(a) and not trees.is_tree(a) and i < len(names)
+        else walk(a, argument, on_sequence=lambda typ, items: (ArgumentList if typ is list else typ)(items), on_tree=tree)
+        for i, a in enumerate(args)
+    ]
     if code.co_kwonlyargcount or len(names) != len(symbolic):
         raise NotConvertible("keyword-only or variadic parameters are not supported")
-    result = tracer.run(code, fn.__globals__, dict(zip(names, symbolic)))
+    closure = tracer.heap.closure(fn) if fn.__closure__ else ()
+    result = tracer.run(code, fn.__globals__, dict(zip(names, symbolic)), closure)
     outputs: list[Tensor] = []
 
     def output(t: Tensor) -> int:
@@ -712,11 +758,12 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
 
     shape = _outputs(result, output)
     func_name = re.sub(r"\W", "_", fn.__name__)
-    functions = [function_text(func_name, inputs, outputs, tracer.em.lines), *tracer.functions]
+    functions = [function_text(func_name, inputs, outputs, tracer.heap.prologue + tracer.em.lines), *tracer.functions]
     text = "module {\n" + "\n".join(functions) + "\n}\n"
     if tracer.functions:
         text = simplify(text)
-    return Graph(text, func_name, shape, tuple(tracer.guards), tuple(tracer.globals_read.values()), tracer.guard_sites)
+    return Graph(text, func_name, shape, tuple(tracer.guards), tuple(tracer.globals_read.values()), tracer.guard_sites,
+                 tracer.heap.plan(inputs, outputs))
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,11 @@ import numpy as np
 
 from janus.frontend.bytecode import SUPPORTED_VERSION, supported
 from janus.frontend.graph import Graph, Result, generate
+from janus.frontend.heap_rules import HeapMiss
 from janus.frontend.profiler import Profile, run_profiled
 from janus.frontend.signature import describe_key, entry_key, key_and_leaves, leaf_shapes, shape_diff
 from janus.frontend.values import NotConvertible
+from janus.heap import HeapError
 
 DEFAULT_WARMUP = 3
 #: a speculated assumption whose guard failed this often is no longer made
@@ -38,8 +40,15 @@ class Version:
     call: Callable[..., list[np.ndarray]]
     calls: int = 0
 
-    def run(self, leaves: list[np.ndarray]) -> Any:
-        results = self.call(*leaves)
+    def run(self, leaves: list[np.ndarray], positional: tuple) -> Any:
+        """The compiled call; ``HeapMiss``/``HeapError`` (nothing committed) when the heap
+        is not what the version assumed."""
+        heap = self.graph.heap
+        if heap is None:
+            results = self.call(*leaves)
+        else:
+            objects, entry = heap.prepare(positional, leaves)
+            results = heap.finish(objects, entry, leaves, self.call(*leaves, objects=objects))
         self.calls += 1
         return _rebuild(self.graph.output, results)
 
@@ -156,7 +165,12 @@ class JitFunction:
         from janus.frontend.backend import GuardFailure
 
         try:
-            return version.run(leaves)
+            return version.run(leaves, positional)
+        except (HeapMiss, HeapError) as miss:
+            self.events.append(f"heap check failed for {describe_args(self, key)} ({miss}); ran imperatively and regenerated")
+            del self.versions[key]
+            self.warm[key] = self.warmup - 1
+            return self._run_profiled(key, positional, args, kwargs)
         except GuardFailure as failure:
             site = version.graph.guard_sites.get(failure.guard_id)
             if failure.kind == "raise":  # Python raises the real exception; the graph stays right for other calls
@@ -247,6 +261,7 @@ def explain(fn: Any) -> str:
         lines.append(f"compiled: {describe_args(fn, key)} ({version.calls} compiled call(s))")
         lines.extend(f"  guard {gid}: {kind} at {source}" for gid, kind, source in version.graph.guards)
         lines.extend(f"  global {name} is {value!r}" for _, name, value in version.graph.globals_read)
+        lines.extend(f"  {line}" for line in (version.graph.heap.describe() if version.graph.heap else ()))
     for key, reason in fn.fallbacks.items():
         lines.append(f"imperative: {describe_args(fn, key)}: {reason}")
     lines.extend(f"event: {event}" for event in fn.events)

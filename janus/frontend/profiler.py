@@ -20,11 +20,11 @@ Site = tuple[CodeType, int]
 
 
 def describe(value: Any) -> tuple:
-    """A hashable summary of a value: its type, and dtype and shape for arrays."""
-    shape = getattr(value, "shape", None)
-    dtype = getattr(value, "dtype", None)
-    if shape is not None and dtype is not None:
-        return (type(value).__name__, str(dtype), tuple(shape))
+    """A hashable summary of a value: its type, and dtype and shape for arrays (looked up
+    on the type first: an instance ``__getattr__`` must not run for the profile)."""
+    typ = type(value)
+    if hasattr(typ, "shape") and hasattr(typ, "dtype"):
+        return (typ.__name__, str(value.dtype), tuple(value.shape))
     return (type(value).__name__,)
 
 

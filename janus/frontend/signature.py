@@ -3,7 +3,9 @@
 Arrays and NumPy scalars are specialized on type, dtype and shape (they become graph
 arguments); Python scalars, ``None`` and strings on their value (they are constants of
 the graph: trip counts, indices and shapes are derived from them); lists and tuples on
-their length and the signatures of their items. The same walk gives the key for the
+their length and the signatures of their items; objects passed as arguments (``self``, a
+dict of parameters) on their exact type only, as what the graph reads from them is
+checked per location on each call (``heap_plan``). The same walk gives the key for the
 graph cache and the arrays to pass, in order, to the compiled function.
 """
 
@@ -14,6 +16,7 @@ from typing import Any, Callable, Hashable
 import numpy as np
 
 from janus.frontend.trees import is_tree, linearize
+from janus.frontend.heap_rules import is_heap_object
 from janus.frontend.values import ELEMENT_TYPES, NotConvertible
 
 STATIC_TYPES = (bool, int, float, str, type(None))
@@ -53,7 +56,7 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
 
     Nodes: ``("array", type, dtype, shape)``, ``("static", type, value)``,
     ``("list" | "tuple", items)``, ``("tree", trees.TreeKind)`` (its arrays are leaves, of
-    a length the key does not hold). Dims in ``dynamic`` (array leaf, dim) are relaxed:
+    a length the key does not hold), ``("object", type)`` (top-level heap objects). Dims in ``dynamic`` (array leaf, dim) are relaxed:
     their size is replaced by a symbol ``s0``, ``s1``... numbered by first appearance
     of each size, so the key still says which relaxed dims are equal.
     """
@@ -84,7 +87,7 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
             return ("tree", kind)
         raise NotConvertible(f"argument of type {typ.__name__} is not supported")
 
-    return tuple(node(a) for a in args), leaves
+    return tuple(("object", type(a)) if is_heap_object(a) and not is_tree(a) else node(a) for a in args), leaves
 
 
 def entry_key(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset()) -> Hashable:
@@ -101,7 +104,7 @@ def leaf_shapes(key: Hashable) -> list[tuple]:
             shapes.append(node[3])
         elif node[0] == "tree":
             shapes.extend(node[1].shapes(f"tree{len(shapes)}"))
-        elif node[0] != "static":
+        elif node[0] not in ("static", "object"):
             for item in node[1]:
                 visit(item)
 
@@ -125,7 +128,7 @@ def shape_diff(a: Hashable, b: Hashable) -> set[tuple[int, int]] | None:
                 return False
             diffs.update((i, d) for d, (m, n) in enumerate(zip(x[3], y[3])) if m != n)
             return True
-        if x[0] == "static":
+        if x[0] in ("static", "object"):
             return x == y
         if x[0] == "tree":
             for _ in x[1].columns():
@@ -147,5 +150,7 @@ def describe_key(key: Hashable) -> str:
         return f"{key[1]}={key[2]!r}"
     if key[0] == "tree":
         return key[1].describe()
+    if key[0] == "object":
+        return f"{key[1].__name__} object"
     inner = ", ".join(describe_key(k) for k in key[1])
     return f"[{inner}]" if key[0] == "list" else f"({inner})"

@@ -232,7 +232,7 @@ def test_scalar_result_is_a_numpy_scalar():
     assert isinstance(jf(rand(4)), np.float32)
 
 
-def test_method_runs_imperatively_with_reason():
+def test_method_compiles_with_self_attributes_as_heap_reads():
     class Model:
         def __init__(self):
             self.W = rand(3, 3)
@@ -244,7 +244,12 @@ def test_method_runs_imperatively_with_reason():
     m, x = Model(), rand(2, 3)
     for _ in range(4):
         assert_same(m.forward(x), x @ m.W)
-    assert "argument of type Model" in janus.explain(Model.forward)
+    (version,) = Model.forward.versions.values()
+    assert version.calls == 1 and '"janus.get_attr"' in version.graph.text
+    other = Model()  # another instance of the type: same version, its own W
+    other.W = rand(3, 3, seed=4)
+    assert_same(other.forward(x), x @ other.W)
+    assert version.calls == 2 and "heap self.W: ndarray[float32" in janus.explain(Model.forward)
 
 
 def test_unsupported_interpreter_warns_and_runs_imperatively(monkeypatch):

@@ -1,0 +1,178 @@
+"""Which Python heap locations compiled code may touch, and what it assumes about them.
+
+One set of rules serves the graph generator (is ``obj.name`` a plain location?) and every
+compiled call (is it still one, and does its value still match the spec the graph was
+specialized on?), so a version never runs on a heap it was not built for. Attributes
+that go through ``__getattribute__``/``__getattr__``/``__setattr__`` overrides,
+``__slots__``, properties or other descriptors are not plain: Python would run code we
+did not trace.
+"""
+
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from janus.frontend.values import ELEMENT_TYPES
+from janus.heap import AccessPath, Key
+
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
+#: Python-defined classes whose instances are values or code, never heap objects
+_NOT_OBJECTS = (np.ndarray, np.generic, list, tuple, dict, set, frozenset, BaseException,
+                types.FunctionType, types.MethodType, types.ModuleType, type)
+#: containers whose items may be heap locations (exact types: subclasses may hook __getitem__)
+CONTAINERS = (dict, list, tuple)
+#: values baked into the graph by identity (code and namespaces)
+IDENTITY_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc)
+STATIC_VALUES = (bool, int, float, str, type(None))
+
+
+class HeapMiss(Exception):
+    """A compiled version's heap assumption does not hold for this call (run imperatively)."""
+
+
+def is_heap_object(value: Any) -> bool:
+    """Whether an argument is passed as an object reference (a ``janus.object`` slot)."""
+    typ = type(value)
+    return typ is dict or bool(typ.__flags__ & _HEAPTYPE) and not isinstance(value, _NOT_OBJECTS)
+
+
+_MISSING = object()
+
+
+def _class_attribute(cls: type, name: str) -> Any:
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name]
+    return _MISSING
+
+
+def attribute_problem(obj: Any, name: str, write: bool) -> str | None:
+    """Why ``obj.name`` is not a plain instance-dict location (None when it is)."""
+    cls = type(obj)
+    if cls is types.CellType:
+        return None if name == "cell_contents" else f"a closure cell has no attribute {name}"
+    if cls is types.ModuleType:
+        return None if write or name in vars(obj) else f"module {obj.__name__} has no global {name}"
+    if cls in CONTAINERS or not is_heap_object(obj):
+        return f"attribute .{name} of a {cls.__name__} is not a heap location"
+    # hasattr on the class goes through CPython's type attribute cache: cheap on every call
+    if cls.__getattribute__ is not object.__getattribute__:
+        return f"{cls.__name__} overrides __getattribute__"
+    if hasattr(cls, "__getattr__"):
+        return f"{cls.__name__} defines __getattr__"
+    if write and cls.__setattr__ is not object.__setattr__:
+        return f"{cls.__name__} overrides __setattr__"
+    if hasattr(cls, "__slots__"):
+        return f"{cls.__name__} uses __slots__"
+    found = _class_attribute(cls, name) if hasattr(cls, name) else _MISSING
+    if found is not _MISSING:
+        kind = "property" if isinstance(found, property) else "descriptor" if hasattr(type(found), "__get__") else None
+        if kind is not None:
+            return f"{cls.__name__}.{name} is a {kind}"
+        if name not in vars(obj):
+            return f"{cls.__name__}.{name} is a class attribute"
+    if not write and name not in vars(obj):
+        return f"{cls.__name__} object has no attribute {name}"
+    return None
+
+
+def item_problem(container: Any, key: Key, write: bool) -> str | None:
+    """Why ``container[key]`` is not a plain item location (None when it is)."""
+    cls = type(container)
+    if cls not in CONTAINERS:
+        return f"items of a {cls.__name__} are not heap locations"
+    if cls is tuple and write:
+        return "a tuple does not support item assignment"
+    if cls is dict:
+        return None if write or key in container else f"dict has no key {key!r}"
+    if type(key) is not int or not -len(container) <= key < len(container):
+        return f"index {key!r} is out of range for a {cls.__name__} of {len(container)}"
+    return None
+
+
+def step(value: Any, kind: str, key: Key, write: bool = False) -> Any:
+    """The value one step below ``value`` (HeapMiss when the step is not plain)."""
+    problem = attribute_problem(value, key, write) if kind == "attr" else item_problem(value, key, write)  # type: ignore[arg-type]
+    if problem is not None:
+        raise HeapMiss(problem)
+    if write:
+        return None
+    if kind == "item":
+        return value[key]
+    return value.cell_contents if type(value) is types.CellType else vars(value)[key]
+
+
+def resolve(objects: list[Any], path: AccessPath, write: bool = False) -> Any:
+    """The value at ``path`` under the rules (for ``write``, only check it is assignable)."""
+    value = objects[path.slot]
+    for i, (kind, key) in enumerate(path.steps):
+        value = step(value, kind, key, write and i == len(path.steps) - 1)
+    return value
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What a version assumes about the value at one location on entry.
+
+    kind ``array``: ndarray of ``type_``/``dtype``/``shape`` (a graph input); ``value``:
+    equal Python or NumPy scalar of the same type (a constant); ``identity``: this very
+    object (code baked in); ``object``: an object of this exact type, ``length`` items for
+    a list or tuple (a reference whose attributes are locations); ``write``: only written,
+    any value.
+    """
+
+    kind: str
+    type_: type | None = None
+    value: Any = None
+    dtype: np.dtype | None = None
+    shape: tuple = ()
+    length: int | None = None
+
+    def matches(self, v: Any) -> bool:
+        if self.kind == "write":
+            return True
+        if self.kind == "identity":
+            return v is self.value
+        if type(v) is not self.type_:
+            return False
+        if self.kind == "array":
+            return v.dtype == self.dtype and v.shape == self.shape
+        if self.kind == "value":
+            return bool(v == self.value)
+        return self.length is None or len(v) == self.length
+
+    def describe(self) -> str:
+        if self.kind == "array":
+            return f"ndarray[{self.dtype}, shape={self.shape}]"
+        if self.kind in ("value", "identity"):
+            return f"{self.kind} {self.value!r}"
+        if self.kind == "object":
+            return f"{self.type_.__name__} object" + (f" of length {self.length}" if self.length is not None else "")
+        return "written"
+
+
+def spec_of(value: Any) -> Spec | None:
+    """The spec a value read from the heap is specialized on (None: not supported)."""
+    typ = type(value)
+    if typ is np.ndarray:
+        return Spec("array", typ, dtype=value.dtype, shape=value.shape) if value.dtype.name in ELEMENT_TYPES else None
+    if typ in STATIC_VALUES or isinstance(value, np.generic):
+        return Spec("value", typ, value)
+    if isinstance(value, IDENTITY_TYPES):
+        return Spec("identity", value=value)
+    if typ in CONTAINERS or is_heap_object(value):
+        return Spec("object", typ, length=len(value) if typ in (list, tuple) else None)
+    return None
+
+
+def method_of(obj: Any, name: str) -> types.FunctionType | None:
+    """The plain function ``obj.name`` binds (a method not shadowed by the instance), or None."""
+    cls = type(obj)
+    if not is_heap_object(obj) or cls.__getattribute__ is not object.__getattribute__:
+        return None
+    found = _class_attribute(cls, name)
+    return found if type(found) is types.FunctionType and name not in vars(obj) else None
