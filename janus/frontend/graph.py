@@ -385,14 +385,15 @@ class Tracer:
         """global bound to a module, function, class or constant: baked in, guarded at entry by identity"""
         name = ins.argval
         value = resolve_global(frame.globals, name, NULL)
-        handled, heap_value = self.heap.load_global(frame.globals, name, value)
+        traces_itself = hasattr(value, "janus_trace")  # jit and grad functions: baked in
+        handled, heap_value = (False, None) if traces_itself else self.heap.load_global(frame.globals, name, value)
         if handled:
             frame.stack.extend((NULL, heap_value) if ins.arg & 1 else (heap_value,))
             return
         if value is NULL:
             raise NotConvertible(f"global {name} is not defined")
         ok = isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc, bool, int, float, str, type(None)))
-        ok = ok or hasattr(value, "janus_trace")
+        ok = ok or traces_itself
         if not ok:
             raise NotConvertible(f"global {name} is a {type(value).__name__} (reading mutable globals needs heap ops)")
         self.globals_read[(id(frame.globals), name)] = (frame.globals, name, value)

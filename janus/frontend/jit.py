@@ -21,7 +21,7 @@ import numpy as np
 from janus.frontend.bytecode import SUPPORTED_VERSION, supported
 from janus.frontend.graph import Graph, Result, generate
 from janus.frontend.heap_rules import HeapMiss
-from janus.frontend.profiler import Profile, run_profiled
+from janus.frontend.profiler import Profile, profiling, run_profiled
 from janus.frontend.signature import describe_key, entry_key, key_and_leaves, leaf_shapes, shape_diff
 from janus.frontend.values import NotConvertible
 from janus.heap import HeapError
@@ -90,10 +90,16 @@ class JitFunction:
         self.failures: Counter[tuple[Any, str]] = Counter()
         self.unspeculated: frozenset = frozenset()
 
+    def janus_trace(self, tracer: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """Called from code being traced: trace the plain function (inlined, or an invoke when recursive)."""
+        return tracer.call(self.fn, args, kwargs)
+
     def __get__(self, obj: Any, objtype: type | None = None) -> Callable:
         return self if obj is None else functools.partial(self, obj)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if profiling():  # called from a run being profiled: part of that run
+            return self.fn(*args, **kwargs)
         if not supported():
             self._unsupported_interpreter()
             return self.fn(*args, **kwargs)

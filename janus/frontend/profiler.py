@@ -24,8 +24,11 @@ def describe(value: Any) -> tuple:
     on the type first: an instance ``__getattr__`` must not run for the profile)."""
     typ = type(value)
     if hasattr(typ, "shape") and hasattr(typ, "dtype"):
-        return (typ.__name__, str(value.dtype), tuple(value.shape))
-    return (type(value).__name__,)
+        try:
+            return (typ.__name__, str(value.dtype), tuple(value.shape))
+        except AttributeError:  # e.g. an object seen inside its own __init__
+            pass
+    return (typ.__name__,)
 
 
 @dataclass
@@ -101,13 +104,24 @@ class _Tracer:
             self.loops[key] = self.loops.get(key, 0) + 1
 
 
+_running: list[Profile] = []  # the profiled runs in progress, innermost last
+
+
+def profiling() -> bool:
+    """Whether a profiled run is in progress: jit functions it calls (itself, when
+    recursive) then run as plain Python, observed as part of that run."""
+    return bool(_running)
+
+
 def run_profiled(fn: Callable, args: tuple, kwargs: dict, profile: Profile) -> Any:
     """Call ``fn(*args, **kwargs)`` imperatively, adding what it did to ``profile``."""
     tracer = _Tracer(profile)
     previous = sys.gettrace()
+    _running.append(profile)
     sys.settrace(tracer.on_call)
     try:
         return fn(*args, **kwargs)
     finally:
         sys.settrace(previous)
+        _running.pop()
         profile.runs += 1
