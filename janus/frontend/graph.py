@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from janus.frontend import op_table
+from janus.frontend import loops, op_table, relax, scalars
 from janus.frontend.branches import Cell, Copier, Joiner, SymFunction, SymIter
 from janus.frontend.bytecode import EXIT, Bytecode, Instr, decode
 from janus.frontend.emitter import Emitter, function_text
@@ -112,6 +112,8 @@ class Tracer:
         self.guard_sites: dict[int, tuple[types.CodeType, int]] = {}
         #: other ``func.func`` definitions of the module (text), emitted with ``em.sibling()``
         self.functions: list[str] = []
+        self.loops = loops.LoopState()
+        self.call_site: tuple[Frame, Instr] | None = None  # the CALL being executed
 
     # ---- driver -----------------------------------------------------------------------
     def run(self, code: types.CodeType, globals_: dict, arguments: dict[str, Any], closure: tuple = ()) -> Any:
@@ -153,6 +155,9 @@ class Tracer:
 
     # ---- calls ------------------------------------------------------------------------
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        special = loops.call(self, fn, args, kwargs)
+        if special is not loops.NOT_HANDLED:
+            return special
         traced = contains_tensor(args) or contains_tensor(kwargs)
         if isinstance(fn, BoundTensorMethod):
             if fn.name not in op_table.METHODS:
@@ -213,6 +218,8 @@ class Tracer:
     def branch(self, frame: Frame, ins: Instr, value: Any, pop_on_fall: bool) -> int | None:
         """The next offset after a conditional jump on ``value``; ``pop_on_fall`` for the
         ``JUMP_IF_*_OR_POP`` forms, which leave the value on the stack when they jump."""
+        if ins.target < ins.offset and isinstance(value, Tensor) and not pop_on_fall:
+            return loops.back_edge(self, frame, ins, value)
         jump_if = "TRUE" in ins.opname
         truth = self.truth(frame, ins, value)
         if truth is None:
@@ -277,7 +284,7 @@ class Tracer:
 
     def LOAD_FAST(self, frame: Frame, ins: Instr) -> None:
         if ins.argval not in frame.locals:
-            raise NotConvertible(f"local {ins.argval} is unbound")
+            raise NotConvertible(f"local {ins.argval} is unbound (or was last bound inside a loop in the graph)")
         frame.stack.append(frame.locals[ins.argval])
 
     def STORE_FAST(self, frame: Frame, ins: Instr) -> None:
@@ -353,6 +360,7 @@ class Tracer:
             fn, values = first, [fn, *values]
         kwnames, frame.kw_names = frame.kw_names, ()
         split = len(values) - len(kwnames)
+        self.call_site = (frame, ins)
         frame.stack.append(self.call(fn, values[:split], dict(zip(kwnames, values[split:]))))
 
     def CALL_FUNCTION_EX(self, frame: Frame, ins: Instr) -> None:
@@ -374,6 +382,8 @@ class Tracer:
     def binary(self, symbol: str, a: Any, b: Any) -> Any:
         if not (isinstance(a, Tensor) or isinstance(b, Tensor)):
             return _PY_OPERATORS[symbol](a, b)
+        if scalars.involved(a, b):
+            return scalars.operator(self.em, symbol, [a, b])
         if symbol not in op_table.OPERATORS:
             raise NotConvertible(f"operator {symbol} on arrays is not in the op table")
         return op_table.apply(self.em, op_table.OPERATORS[symbol], [a, b], {})
@@ -393,6 +403,9 @@ class Tracer:
 
     def UNARY_NEGATIVE(self, frame: Frame, ins: Instr) -> None:
         x = frame.stack.pop()
+        if scalars.involved(x):
+            frame.stack.append(scalars.operator(self.em, "neg", [x]))
+            return
         frame.stack.append(op_table.apply(self.em, op_table.OPS["negative"], [x], {}) if isinstance(x, Tensor) else -x)
 
     def UNARY_NOT(self, frame: Frame, ins: Instr) -> None:
@@ -464,9 +477,13 @@ class Tracer:
             raise NotConvertible(f"iteration: {e}") from None
 
     def GET_ITER(self, frame: Frame, ins: Instr) -> None:
-        frame.stack.append(SymIter(self.iterate(frame.stack.pop())))
+        value = frame.stack.pop()
+        graph_loop = loops.iterator(self, value)
+        frame.stack.append(graph_loop if graph_loop is not None else SymIter(self.iterate(value)))
 
     def FOR_ITER(self, frame: Frame, ins: Instr) -> int | None:
+        if isinstance(frame.stack[-1], loops.GraphIter):
+            return loops.run_for(self, frame, ins)
         try:
             frame.stack.append(next(frame.stack[-1]))
             return None
@@ -541,11 +558,12 @@ _PY_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
 
 
 def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | None = None,
-             unspeculated: frozenset = frozenset()) -> Graph:
+             unspeculated: frozenset = frozenset(), relaxed: frozenset = frozenset()) -> Graph:
     """The graph of ``fn`` called with ``args`` (positional, defaults applied).
 
     ``shapes`` gives each array argument's shape with symbols for ``?`` dims (default:
-    the exact shapes); branches at ``unspeculated`` sites become ``scf.if`` even if fixed.
+    the exact shapes); branches at ``unspeculated`` sites become ``scf.if`` even if fixed;
+    ``relaxed`` holds the list and int positions relaxed by value (see ``relax``).
     """
     tracer = Tracer(profile)
     tracer.unspeculated = unspeculated
@@ -560,7 +578,7 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
                 tracer.em.bind_dim(size, t, d)
         return t
 
-    symbolic = [walk(a, argument, on_sequence=lambda typ, items: (ArgumentList if typ is list else typ)(items)) for a in args]
+    symbolic = relax.symbolic_arguments(args, relaxed, argument, lambda typ, items: (ArgumentList if typ is list else typ)(items))
     code = fn.__code__
     if fn.__closure__:
         raise NotConvertible(f"{fn.__qualname__} is a closure (free variables are heap reads)")
@@ -583,14 +601,16 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
 
 @dataclass(frozen=True)
 class Result:
-    """Where a returned graph value comes from: result ``index`` of the compiled call."""
+    """Where a returned graph value comes from: result ``index`` of the compiled call,
+    converted to ``pytype`` when it stands for a Python scalar."""
 
     index: int
+    pytype: type | None = None
 
 
 def _outputs(value: Any, output: Callable[[Tensor], int]) -> Any:
     if isinstance(value, Tensor):
-        return Result(output(value))
+        return Result(output(value), getattr(value, "pytype", None))
     if type(value) in (list, tuple, ArgumentList):
         return (tuple if type(value) is tuple else list)(_outputs(v, output) for v in value)
     if type(value) in (bool, int, float, str, type(None)) or isinstance(value, (np.generic, np.ndarray)):

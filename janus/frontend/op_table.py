@@ -59,7 +59,10 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
 
 
 def sample(x: Any, ndim: int | None = None) -> Any:
-    """A one-element stand-in with ``x``'s dtype (Python scalars stay weak)."""
+    """A one-element stand-in with ``x``'s dtype (Python scalars stay weak, graph values
+    standing for Python scalars too: ``scalars.PyScalar``)."""
+    if getattr(x, "pytype", None) is not None and ndim is None:
+        return x.pytype(1)
     if isinstance(x, Tensor):
         return np.ones((1,) * (x.ndim if ndim is None else ndim), x.dtype)
     if isinstance(x, (bool, int, float)) and ndim is None:
