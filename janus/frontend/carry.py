@@ -15,7 +15,7 @@ their identity (aliasing of lists is Python semantics), so each is visited once.
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -25,6 +25,13 @@ from janus.frontend.values import NotConvertible, Tensor
 Path = tuple[Any, ...]
 #: Python values compared by value (everything else that is not a container: by identity)
 _BY_VALUE = (bool, int, float, complex, str, bytes, type(None), np.dtype, slice, range)
+
+
+class Marker(NamedTuple):
+    """Stands for a container in a flattening: what kind, and its size (or keys)."""
+
+    kind: str
+    size: Any
 
 
 def renamed(t: Tensor, name: str) -> Tensor:
@@ -37,8 +44,7 @@ def renamed(t: Tensor, name: str) -> Tensor:
 class Walker:
     """Visits the containers reachable from a root once each, naming leaves by path.
 
-    ``leaves`` maps each path to its leaf value, or to a marker ``(kind, size)`` for a
-    container, so that a container that changed size shows as a changed marker. With
+    ``leaves`` maps each path to its leaf value, or to a ``Marker`` for a container, so that a container that changed size shows as a changed marker. With
     ``replace``, a call also copies the state: containers copied (aliasing kept), graph
     values at the paths ``replace`` returns a value for swapped (``leaves`` then describes
     the copy; ``originals`` keeps what was swapped out).
@@ -60,11 +66,11 @@ class Walker:
         if id(value) in self.memo:
             return self.memo[id(value)]
         if type(value) is tuple:
-            self.leaves[path] = ("tuple", len(value))
+            self.leaves[path] = Marker("tuple", len(value))
             items = tuple(self(v, path + (i,)) for i, v in enumerate(value))
             return value if all(a is b for a, b in zip(items, value)) else items
         if isinstance(value, SymFunction) and value.closure:
-            self.leaves[path] = ("function", value.code)
+            self.leaves[path] = Marker("function", value.code)
             return SymFunction(value.code, value.globals, self(value.defaults, path + ("defaults",)),
                                self(value.closure, path + ("closure",)))
         if isinstance(value, (list, dict, Cell, SymIter)):
@@ -76,22 +82,22 @@ class Walker:
         if isinstance(value, Cell):
             new: Any = Cell()
             self.memo[id(value)] = new
-            self.leaves[path] = ("cell", 1)
+            self.leaves[path] = Marker("cell", 1)
             new.contents = self(value.contents, path + ("contents",))
         elif isinstance(value, SymIter):
             new = SymIter([], value.pos)
             self.memo[id(value)] = new
-            self.leaves[path] = ("iterator", len(value.items), value.pos)
+            self.leaves[path] = Marker("iterator", (len(value.items), value.pos))
             new.items = [self(v, path + (i,)) for i, v in enumerate(value.items)]
         elif isinstance(value, dict):
             new = type(value)()
             self.memo[id(value)] = new
-            self.leaves[path] = ("dict", tuple(value))
+            self.leaves[path] = Marker("dict", tuple(value))
             new.update({k: self(v, path + (k,)) for k, v in value.items()})
         else:
             new = type(value)()
             self.memo[id(value)] = new
-            self.leaves[path] = (type(value).__name__, len(value))
+            self.leaves[path] = Marker(type(value).__name__, len(value))
             new.extend(self(v, path + (i,)) for i, v in enumerate(value))
         return new
 
@@ -116,7 +122,7 @@ def same(a: Any, b: Any) -> bool:
         return True
     if type(a) is not type(b):
         return False
-    if isinstance(a, _BY_VALUE) or type(a) is tuple:
+    if isinstance(a, _BY_VALUE) or isinstance(a, tuple):
         return bool(a == b)
     if isinstance(a, np.ndarray):
         return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
@@ -127,7 +133,7 @@ def changes(before: dict[Path, Any], after: dict[Path, Any], ignore: Callable[[P
     """Paths of graph values that differ between two flattenings; NotConvertible for any
     other difference (paths for which ``ignore`` is true are not compared)."""
     changed: list[Path] = []
-    for path in before.keys() | after.keys():
+    for path in sorted(before.keys() | after.keys(), key=lambda p: (len(p), repr(p))):  # containers first
         if ignore(path):
             continue
         if path not in before or path not in after:
@@ -138,6 +144,9 @@ def changes(before: dict[Path, Any], after: dict[Path, Any], ignore: Callable[[P
                 if a.type != b.type or type(a) is not type(b):
                     raise NotConvertible(f"{describe(path)} changes type in the loop body ({a.type} -> {b.type})")
                 changed.append(path)
+        elif isinstance(a, Marker) and not same(a, b):
+            raise NotConvertible(f"the loop body changes the {a.kind} {describe(path)} (appends, removals "
+                                 "or new keys), which a loop in the graph cannot carry")
         elif not same(a, b):
             raise NotConvertible(
                 f"the loop body changes {describe(path)} (a {type(a).__name__}), which a loop in the graph cannot carry"

@@ -13,8 +13,8 @@ tracing. A loop becomes an ``scf`` op instead when they are not, or when there a
   profile saw one trip count k <= ``UNROLL_LIMIT``, k unrolled iterations, each decision
   under a ``trip_count`` guard; otherwise ``scf.while``. CPython 3.11 tests a ``while``
   at the top (an ordinary branch) and at the bottom, so the body has run once when the
-  bottom test is reached: the ``scf.while`` runs the remaining iterations as a do-while
-  (its before-region only checks the carried condition).
+  bottom test is reached: the remaining iterations are an ``scf.if`` on that test around
+  a do-while (``scf.while`` with the body in its before-region).
 
 The body is traced once with the graph values it changes as region block arguments
 (``carry``); the locals it binds first are unbound after the loop (Python keeps the last
@@ -139,7 +139,7 @@ def run_for(tracer: "Tracer", frame: "Frame", ins: Instr) -> int | None:
 
         def leave(body: "Frame") -> None:
             if not body.stack or body.stack[-1] is not marker:
-                raise NotConvertible("break inside a loop in the graph")
+                raise NotConvertible("break or return inside a loop in the graph")
             body.stack.pop()
 
         marker = BodyMarker()
@@ -284,7 +284,7 @@ class _Loop:
             self.enter(body)
             tracer.execute(body, self.start, self.stop)
             if body.result is not frame.result:
-                raise NotConvertible("return inside a loop in the graph")
+                raise NotConvertible("break or return inside a loop in the graph")
             self.condition = self.leave(body)
             lines = tracer.em.lines
         finally:

@@ -39,6 +39,9 @@ class SymList:
     def __len__(self) -> int:
         raise NotConvertible("len() of a list relaxed to a stacked array is not a static int")
 
+    def __getitem__(self, key: Any) -> Any:
+        raise NotConvertible("indexing a list relaxed to a stacked array (only `for` and len() are converted)")
+
 
 def symbolic_arguments(args: tuple, dynamic: frozenset, argument: Callable[[Any], Tensor],
                        on_sequence: Callable[[type, list], Any]) -> list[Any]:
