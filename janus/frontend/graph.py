@@ -25,7 +25,6 @@ from janus.frontend.branches import Cell, Copier, Joiner, SymFunction, SymIter
 from janus.frontend.bytecode import EXIT, Bytecode, Instr, decode
 from janus.frontend.emitter import Emitter, function_text
 from janus.frontend.profiler import Profile
-from janus.frontend.signature import walk
 from janus.frontend.values import NotConvertible, Tensor, contains_tensor
 
 MAX_STEPS = 200_000
