@@ -37,6 +37,12 @@ def rnn(xs, h, W, U, b):
     return h
 
 
+def halve(x):
+    while x.sum() > 1.0:
+        x = x * 0.5
+    return x
+
+
 def branch(x, W):
     z = x @ W
     if z.sum() > 0:
@@ -49,8 +55,13 @@ CASES: list[tuple[str, Callable, list[tuple]]] = [
     ("linear 16x64 @ 64x32", linear, [(r(16, 64), r(64, 32), r(32))]),
     ("MLP 16x64-128-10", mlp, [(r(16, 64), r(64, 128), r(128), r(128, 10), r(10))]),
     ("RNN, 10 steps (unrolled)", rnn, [([r(4, 32) for _ in range(10)], np.zeros((4, 64), np.float32), W64, U64, b64)]),
-    ("RNN, varying length (3, 7, 12 steps)", rnn,
+    ("RNN, varying length (3, 7, 12 steps; scf.for)", rnn,
      [([r(4, 32) for _ in range(n)], np.zeros((4, 64), np.float32), W64, U64, b64) for n in (3, 7, 12)]),
+    ("RNN, lengths 5, 7, 3, 9, 12 (scf.for)", rnn,
+     [([r(4, 32) for _ in range(n)], np.zeros((4, 64), np.float32), W64, U64, b64) for n in (5, 7, 3, 9, 12)]),
+    ("RNN, 100 steps (above the unroll limit: scf.for)", rnn,
+     [([r(4, 32) for _ in range(100)], np.zeros((4, 64), np.float32), W64, U64, b64)]),
+    ("while loop, varying trip count (scf.while)", halve, [(np.full(64, v, np.float32),) for v in (0.5, 3.0, 40.0)]),
     ("branch that varies (scf.if)", branch, [(r(8, 16), r(16, 16)), (-r(8, 16), r(16, 16))]),
     ("MLP, batches 64 then 17 (? dims)", mlp,
      [(r(n, 64), r(64, 128), r(128), r(128, 10), r(10)) for n in (64, 17)]),

@@ -303,8 +303,20 @@ class Emitter:
     def from_scalar(self, scalar: str, dtype: np.dtype, kind: type[Tensor] = Tensor) -> Tensor:
         """A 0-d tensor (``kind``: ``Weak`` for a Python scalar) holding ``scalar``."""
         name = self.fresh()
-        self.lines.append(f"{name} = tensor.from_elements {scalar} : {tensor_type((), dtype)}")
+        self._tensor_of(name, scalar, dtype)
         return kind(name, (), dtype)
+
+    def _tensor_of(self, name: str, scalar: str, dtype: np.dtype) -> None:
+        """``name = `` the 0-d tensor of ``scalar``. Bools use ``linalg.fill``: IREE 3.13
+        rejects ``tensor.from_elements`` of an ``i1`` computed at run time (its i1 -> i8
+        storage rewrite leaves the op ill-typed)."""
+        t = tensor_type((), dtype)
+        if dtype.kind == "b":
+            empty = self.fresh()
+            self.lines.append(f"{empty} = tensor.empty() : {t}")
+            self.lines.append(f"{name} = linalg.fill ins({scalar} : i1) outs({empty} : {t}) -> {t}")
+        else:
+            self.lines.append(f"{name} = tensor.from_elements {scalar} : {t}")
 
     def index_constant(self, value: int) -> str:
         name = self.fresh()
@@ -351,7 +363,7 @@ class Emitter:
         ]))
         for i, (a, _) in enumerate(results):
             if not a.shape:
-                self.lines.append(f"{joined_name(name, i, ())} = tensor.from_elements {name}#{i} : {a.type}")
+                self._tensor_of(joined_name(name, i, ()), f"{name}#{i}", a.dtype)
 
 
 def joined_name(base: str, index: int, shape: Shape) -> str:

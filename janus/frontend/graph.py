@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from janus.frontend import exceptions, indexing, op_table, scalars, trees
+from janus.frontend import exceptions, indexing, loops, op_table, relax, scalars, trees
 from janus.frontend.branches import Cell, Copier, Joiner, SymFunction, SymIter
 from janus.frontend.bytecode import EXIT, Bytecode, Instr, decode
 from janus.frontend.emitter import Emitter, function_text
@@ -30,7 +30,6 @@ from janus.frontend.heap_access import HeapRef, HeapTracker, holds_ref
 from janus.frontend.heap_rules import is_heap_object
 from janus.frontend.profiler import Profile
 from janus.frontend.recursion import Recursion, simplify
-from janus.frontend.signature import walk
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor
 
 MAX_STEPS = 200_000
@@ -123,6 +122,8 @@ class Tracer:
         self.recursion = Recursion(self)
         self.heap = HeapTracker(self)
         self.frames: list[Frame] = []  # the frames being executed, innermost last
+        self.loops = loops.LoopState()
+        self.call_site: tuple[Frame, Instr] | None = None  # the CALL being executed
 
     # ---- driver -----------------------------------------------------------------------
     def run(self, code: types.CodeType, globals_: dict, arguments: dict[str, Any], closure: tuple = ()) -> Any:
@@ -173,6 +174,9 @@ class Tracer:
         trace = getattr(fn, "janus_trace", None)
         if trace is not None:  # a callable that traces its own calls (janus.grad and what it returns)
             return trace(self, args, kwargs)
+        special = loops.call(self, fn, args, kwargs)
+        if special is not loops.NOT_HANDLED:
+            return special
         traced = contains_tensor(args) or contains_tensor(kwargs)
         if isinstance(fn, BoundTensorMethod):
             if fn.name not in op_table.METHODS:
@@ -257,6 +261,8 @@ class Tracer:
     def branch(self, frame: Frame, ins: Instr, value: Any, pop_on_fall: bool) -> int | None:
         """The next offset after a conditional jump on ``value``; ``pop_on_fall`` for the
         ``JUMP_IF_*_OR_POP`` forms, which leave the value on the stack when they jump."""
+        if ins.target < ins.offset and isinstance(value, Tensor) and not pop_on_fall:
+            return loops.back_edge(self, frame, ins, value)
         jump_if = "TRUE" in ins.opname
         if isinstance(value, trees.SymNode):
             value = trees.condition(self, value)
@@ -354,7 +360,7 @@ class Tracer:
     def LOAD_FAST(self, frame: Frame, ins: Instr) -> None:
         """local variable: its symbolic value (a graph value or a Python object)"""
         if ins.argval not in frame.locals:
-            raise NotConvertible(f"local {ins.argval} is unbound")
+            raise NotConvertible(f"local {ins.argval} is unbound (or was last bound inside a loop in the graph)")
         frame.stack.append(frame.locals[ins.argval])
 
     def STORE_FAST(self, frame: Frame, ins: Instr) -> None:
@@ -468,6 +474,7 @@ class Tracer:
             fn, values = first, [fn, *values]
         kwnames, frame.kw_names = frame.kw_names, ()
         split = len(values) - len(kwnames)
+        self.call_site = (frame, ins)
         frame.stack.append(self.call(fn, values[:split], dict(zip(kwnames, values[split:]))))
 
     def CALL_FUNCTION_EX(self, frame: Frame, ins: Instr) -> None:
@@ -618,11 +625,15 @@ class Tracer:
             raise NotConvertible(f"iteration: {e}") from None
 
     def GET_ITER(self, frame: Frame, ins: Instr) -> None:
-        """iteration over a container or an array's rows (static length)"""
-        frame.stack.append(SymIter(self.iterate(frame.stack.pop())))
+        """iteration over a container or an array's rows (static length); over a relaxed list, range or ? rows, a graph loop"""
+        value = frame.stack.pop()
+        graph_loop = loops.iterator(self, value)
+        frame.stack.append(graph_loop if graph_loop is not None else SymIter(self.iterate(value)))
 
     def FOR_ITER(self, frame: Frame, ins: Instr) -> int | None:
-        """loop step: unrolled at trace time"""
+        """loop step: unrolled at trace time, or an scf.for (long loops, relaxed lengths)"""
+        if isinstance(frame.stack[-1], loops.GraphIter):
+            return loops.run_for(self, frame, ins)
         try:
             frame.stack.append(next(frame.stack[-1]))
             return None
@@ -717,11 +728,12 @@ _PY_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
 
 
 def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | None = None,
-             unspeculated: frozenset = frozenset()) -> Graph:
+             unspeculated: frozenset = frozenset(), relaxed: frozenset = frozenset()) -> Graph:
     """The graph of ``fn`` called with ``args`` (positional, defaults applied).
 
     ``shapes`` gives each array argument's shape with symbols for ``?`` dims (default:
-    the exact shapes); branches at ``unspeculated`` sites become ``scf.if`` even if fixed.
+    the exact shapes); branches at ``unspeculated`` sites become ``scf.if`` even if fixed;
+    ``relaxed`` holds the list and int positions relaxed by value (see ``relax``).
     """
     tracer = Tracer(profile)
     tracer.unspeculated = unspeculated
@@ -742,9 +754,12 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
 
     code = fn.__code__
     names = code.co_varnames[: code.co_argcount]
+    def sequence(typ: type, items: list) -> Any:
+        return (ArgumentList if typ is list else typ)(items)
+
     symbolic = [
         tracer.heap.argument(i, names[i], a) if is_heap_object(a) and not trees.is_tree(a) and i < len(names)
-        else walk(a, argument, on_sequence=lambda typ, items: (ArgumentList if typ is list else typ)(items), on_tree=tree)
+        else relax.symbolic_argument(a, (i,), relaxed, argument, sequence, tree)
         for i, a in enumerate(args)
     ]
     if code.co_kwonlyargcount or len(names) != len(symbolic):
@@ -769,7 +784,8 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
 
 @dataclass(frozen=True)
 class Result:
-    """Where a returned graph value comes from: result ``index`` of the compiled call."""
+    """Where a returned graph value comes from: result ``index`` of the compiled call,
+    converted to ``python`` when it stands for a Python scalar."""
 
     index: int
     #: the Python scalar type of a ``Weak`` result (a Python int stays an int)

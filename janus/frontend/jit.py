@@ -22,6 +22,7 @@ from janus.frontend.bytecode import SUPPORTED_VERSION, supported
 from janus.frontend.graph import Graph, Result, generate
 from janus.frontend.heap_rules import HeapMiss
 from janus.frontend.profiler import Profile, profiling, run_profiled
+from janus.frontend.relax import describe_position, value_diff
 from janus.frontend.signature import describe_key, entry_key, key_and_leaves, leaf_shapes, shape_diff
 from janus.frontend.values import NotConvertible
 from janus.heap import HeapError
@@ -144,18 +145,18 @@ class JitFunction:
     def _relax(self, key: Hashable, positional: tuple) -> Hashable:
         """A new signature that differs from a known one only in array sizes: relax those
         dims to ``?`` (JANUS: exact shape, then partially known shape) and compile the
-        relaxed version on this call, so later sizes hit it."""
+        relaxed version on this call, so later sizes hit it. Likewise for list lengths and
+        int values (value -> type, see ``relax``)."""
         for known in [*self.versions, *self.warm]:
-            diff = shape_diff(known, key)
+            diff = shape_diff(known, key) or value_diff(known, key)
             diff = diff - self.dynamic if diff else None  # relaxed dims that differ: equalities, kept exact
             if not diff or diff & self.unrelaxable:
                 continue
             self.dynamic |= diff
             relaxed = entry_key(positional, self.dynamic)
             self.relaxing[relaxed] = diff
-            dims = ", ".join(f"{self.signature_names[leaf] if leaf < len(self.signature_names) else leaf}[{d}]"
-                             for leaf, d in sorted(diff))
-            self.events.append(f"new sizes for {describe_args(self, key)}: relaxing array dims ({dims}) to ?")
+            dims = ", ".join(describe_position(p, self.signature_names) for p in sorted(diff, key=repr))
+            self.events.append(f"new sizes for {describe_args(self, key)}: relaxing ({dims}) to ?")
             self.warm[relaxed] = max(self.warm[relaxed], self.warmup - 1)
             return relaxed
         return key
@@ -215,11 +216,11 @@ class JitFunction:
         try:
             if entry_key(positional, self.dynamic) != key:
                 raise NotConvertible("the call changed its own arguments (a heap write)")
-            graph = generate(self.fn, positional, self.profile, leaf_shapes(key), self.unspeculated)
+            graph = generate(self.fn, positional, self.profile, leaf_shapes(key), self.unspeculated, self.dynamic)
             self.versions[key] = Version(key, graph, compile_function(graph.text, graph.func_name))
             self.compiles += 1
             if relaxing is not None:  # exact versions this one serves are no longer reachable
-                for old in [k for k in self.versions if shape_diff(k, key) is not None]:
+                for old in [k for k in self.versions if shape_diff(k, key) is not None or value_diff(k, key)]:
                     del self.versions[old]
             self.events.append(f"compiled version {self.compiles} for {describe_args(self, key)}")
         except NotConvertible as e:

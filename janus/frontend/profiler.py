@@ -2,8 +2,13 @@
 
 It runs the function under ``sys.settrace`` with opcode events. A conditional jump's
 outcome is known at the next opcode event of the same frame (did execution land on the
-jump target?); a ``FOR_ITER`` counts iterations until it jumps out. Code from NumPy is
-not traced: the graph generator treats NumPy calls as ops, not as bytecode.
+jump target?); a ``FOR_ITER`` counts iterations until it jumps out, and so does a
+backward conditional jump (the bottom test of a ``while`` loop: iterations are the jumps
+back plus one, per entry of the loop; a ``break`` leaves a stale count that can only make
+speculation fail a guard). A Python scalar that a ``STORE_FAST`` stores right after a
+``CALL`` (``v = float(t)``) is read from the frame's locals at the next opcode event: the
+value guards of ``scalars`` need it. Code from NumPy is not traced: the graph generator
+treats NumPy calls as ops, not as bytecode.
 """
 
 from __future__ import annotations
@@ -37,8 +42,10 @@ class Profile:
 
     #: conditional jump site -> how often it was taken (True) or fell through (False)
     branches: dict[Site, Counter] = field(default_factory=lambda: defaultdict(Counter))
-    #: FOR_ITER site -> trip counts of the loops that ran to exhaustion
+    #: FOR_ITER or backward conditional jump site -> trip counts of the loops that ran to exhaustion
     trip_counts: dict[Site, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    #: STORE_FAST right after a CALL -> (type, value) of the Python scalars it stored (two at most)
+    values: dict[Site, Counter] = field(default_factory=lambda: defaultdict(Counter))
     #: call site -> code objects called there
     callees: dict[Site, set[CodeType]] = field(default_factory=lambda: defaultdict(set))
     #: code object -> summaries of its argument tuples
@@ -55,6 +62,11 @@ class Profile:
             return None
         return next(iter(seen))
 
+    def trip_count(self, site: Site) -> int | None:
+        """The one trip count the loop at ``site`` always had, or None."""
+        seen = self.trip_counts.get(site)
+        return next(iter(seen)) if seen and len(seen) == 1 else None
+
 
 class _Tracer:
     """The settrace callbacks; per-frame state for the jump awaiting its outcome."""
@@ -63,6 +75,7 @@ class _Tracer:
         self.profile = profile
         self.pending: dict[FrameType, tuple[int, int]] = {}  # frame -> (offset, target)
         self.loops: dict[tuple[FrameType, int], int] = {}
+        self.stores: dict[FrameType, tuple[Site, str]] = {}  # frame -> STORE_FAST awaiting its value
 
     def on_call(self, frame: FrameType, event: str, arg: Any) -> Callable | None:
         if event != "call" or frame.f_globals.get("__name__", "").startswith("numpy"):
@@ -85,19 +98,36 @@ class _Tracer:
         jump = self.pending.pop(frame, None)
         if jump is not None:
             self.record_jump(frame, jump, offset)
-        ins = decode(code).at(offset)
+        store = self.stores.pop(frame, None)
+        if store is not None:
+            self.record_value(store, frame.f_locals.get(store[1]))
+        bc = decode(code)
+        ins = bc.at(offset)
         if ins.is_conditional_jump or ins.opname == "FOR_ITER":
             self.pending[frame] = (offset, ins.target)
+        elif ins.opname == "STORE_FAST" and bc.instrs[bc.index[offset] - 1].opname == "CALL":
+            self.stores[frame] = ((code, offset), ins.argval)
         return self.on_event
+
+    def record_value(self, store: tuple[Site, str], value: Any) -> None:
+        seen = self.profile.values[store[0]]
+        key = (type(value), value)
+        if type(value) in (bool, int, float) and (key in seen or len(seen) < 2):
+            seen[key] += 1
 
     def record_jump(self, frame: FrameType, jump: tuple[int, int], landed: int) -> None:
         offset, target = jump
         site = (frame.f_code, offset)
         taken = landed == target
+        key = (frame, offset)
         if decode(frame.f_code).at(offset).opname != "FOR_ITER":
             self.profile.branches[site][taken] += 1
+            if target < offset:  # a loop's back edge: taken means one more iteration
+                if taken:
+                    self.loops[key] = self.loops.get(key, 0) + 1
+                else:
+                    self.profile.trip_counts[site][self.loops.pop(key, 0) + 1] += 1
             return
-        key = (frame, offset)
         if taken:
             self.profile.trip_counts[site][self.loops.pop(key, 0)] += 1
         else:

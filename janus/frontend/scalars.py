@@ -1,11 +1,18 @@
-"""Python scalars held by the graph (``Weak`` 0-d tensors): Python's semantics on i64/f64.
+"""Python scalars held by the graph (``Weak`` 0-d tensors), and Python scalars taken from
+graph values.
 
-Recursive functions are traced once for every call level, so their int, float and bool
-parameters cannot be constants: they become ``Weak`` values. Arithmetic between Python
-scalars must still mean what Python means, so each operator result is checked here:
-bools are ints in arithmetic (``True + True == 2``), an int result that leaves the i64
-range fails a guard (Python ints do not wrap), and a Python division by zero (which
-raises) fails a guard instead of producing inf.
+Python ints, floats and bools become ``Weak`` graph values where they cannot be constants:
+parameters of recursive functions (traced once for every call level), int arguments
+relaxed from value to type (JANUS), loop induction variables and lengths of relaxed lists.
+Arithmetic between Python scalars must still mean what Python means, so each operator
+result is checked here: bools are ints in arithmetic (``True + True == 2``), an int result
+that leaves the i64 range fails a guard (Python ints do not wrap), and a Python division
+by zero (which raises) fails a guard instead of producing inf.
+
+The other direction: ``float(t)``, ``int(t)``, ``t.item()`` of a graph value. The profiler
+records the Python value stored by the ``STORE_FAST`` right after such a call; a value
+that was always the same becomes that constant plus a ``janus.guard`` (kind ``value``)
+checking it, and a value that varied is ``NotConvertible``.
 """
 
 from __future__ import annotations
@@ -14,11 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from janus.frontend import op_table
 from janus.frontend.emitter import Emitter, scalar_literal
 from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor, Weak
 
 if TYPE_CHECKING:
-    from janus.frontend.graph import Tracer
+    from janus.frontend.graph import Frame, Tracer
 
 PYTHON_DTYPES = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64)}
 ARITHMETIC = ("+", "-", "*", "/")
@@ -123,3 +131,84 @@ def promote(em: Emitter, a: Any, b: Any) -> tuple[Any, Any]:
         )
     literal = weak_literal(em, other)
     return (weak, literal) if weak is a else (literal, weak)
+
+
+def weak(t: Tensor) -> Weak:
+    """The 0-d graph value ``t`` as the Python scalar of its dtype."""
+    return Weak(t.name, (), t.dtype)
+
+
+def absolute(em: Emitter, x: Weak) -> Weak:
+    """Python's ``abs`` of a graph Python scalar (same type)."""
+    return weak(op_table.apply(em, op_table.OPS["absolute"], [as_int(em, x)], {}))
+
+
+# ---- loop bounds and indices ---------------------------------------------------------------
+def from_index(em: Emitter, index: str) -> Weak:
+    """The Python int held in the ``index`` SSA value ``index`` (a loop's induction variable)."""
+    i64 = em.fresh()
+    em.lines.append(f"{i64} = arith.index_cast {index} : index to i64")
+    return weak(em.emit(f"tensor.from_elements {i64} : tensor<i64>", (), np.dtype(np.int64)))
+
+
+def to_index(em: Emitter, value: Any) -> str:
+    """An ``index`` SSA value holding the Python int ``value`` (static, or a 0-d int graph value)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return em.index_constant(int(value))
+    if isinstance(value, Tensor) and value.ndim == 0 and value.dtype == np.int64:
+        index = em.fresh()
+        em.lines.append(f"{index} = arith.index_cast {em.scalar(value)} : i64 to index")
+        return index
+    raise NotConvertible(f"{value!r} is not an int (a loop bound or index must be an int64 value)")
+
+
+# ---- graph values to Python scalars: value guards ----------------------------------------
+#: conversions of a graph value to a Python scalar: callable -> result type (None: by dtype)
+CONVERSIONS: dict[Any, type | None] = {int: int, float: float, "item": None}
+
+
+def to_python(tracer: "Tracer", frame: "Frame", call: Any, how: Any, t: Tensor) -> Any:
+    """``int(t)``, ``float(t)`` or ``t.item()`` at the CALL instruction ``call``: the
+    constant the profile always saw there, under a value guard; NotConvertible if it varied."""
+    offset = call.offset
+    if t.size != 1:
+        raise NotConvertible(f"conversion of an array of shape {t.shape} to a Python scalar")
+    pytype = CONVERSIONS[how] or {"f": float, "i": int, "b": bool}[t.dtype.kind]
+    what = f"{how.__name__}(...)" if isinstance(how, type) else f".{how}()"
+    if isinstance(t, Weak):
+        return t if t.python_type is pytype else weak(op_table.cast(tracer.em, t, PYTHON_DTYPES[pytype]))
+    bc = frame.bc
+    store = bc.at(bc.next_offset(offset))
+    source = bc.source(offset)
+    if store.opname != "STORE_FAST":
+        raise NotConvertible(f"{what} of an array value is only converted when stored in a local "
+                             "(the profiler records values stored right after the call)")
+    site = (bc.code, store.offset)
+    seen = tracer.profile.values.get(site)
+    if not seen:
+        raise NotConvertible(f"no profiled value for {what} stored in {store.argval}")
+    if len(seen) != 1:
+        values = ", ".join(repr(v) for _, v in list(seen)[:3])
+        raise NotConvertible(f"{what} stored in {store.argval} took different values when profiled ({values}): "
+                             "a Python scalar taken from an array value must be constant to be speculated")
+    ((kind, value),) = seen
+    if kind is not pytype:
+        raise NotConvertible(f"{what} stored in {store.argval} was a {kind.__name__} when profiled")
+    gid = tracer.em.guard(tracer.em.scalar_condition(_holds(tracer.em, t, pytype, value)), "value", source)
+    tracer.guards.append((gid, "value", source))
+    tracer.guard_sites[gid] = site
+    return value
+
+
+def _holds(em: Emitter, t: Tensor, pytype: type, value: Any) -> Tensor:
+    """A bool graph value: converting ``t`` to ``pytype`` gives ``value`` (false for NaN)."""
+    def apply(name: str, *args: Any) -> Tensor:
+        return op_table.apply(em, op_table.OPS[name], list(args), {})
+
+    if pytype is int and t.dtype.kind == "f":  # int() truncates: value is the integer part
+        x = op_table.cast(em, t, np.dtype(np.float64))
+        low = apply("greater", x, float(value) - 1) if value <= 0 else apply("greater_equal", x, float(value))
+        high = apply("less", x, float(value) + 1) if value >= 0 else apply("less_equal", x, float(value))
+        return apply("where", low, high, False)
+    compare_in = np.dtype(np.float64) if t.dtype.kind == "f" or pytype is float else PYTHON_DTYPES[pytype]
+    return apply("equal", op_table.cast(em, t, compare_in), np.asarray(value, compare_in))

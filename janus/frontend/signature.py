@@ -11,6 +11,7 @@ graph cache and the arrays to pass, in order, to the compiled function.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Callable, Hashable
 
 import numpy as np
@@ -46,6 +47,28 @@ def walk(
     raise NotConvertible(f"argument of type {type(value).__name__} is not supported")
 
 
+def stack_items(items: list) -> tuple[tuple, np.ndarray] | None:
+    """(item key node, ``np.stack(items)``) for a non-empty list of arrays of one dtype and
+    shape: the form a list relaxed by ``relax`` takes; None when it cannot take it."""
+    if not items or type(items[0]) is not np.ndarray:
+        return None
+    first = items[0]
+    name = _DTYPE_NAMES.get(first.dtype)
+    if name is None or any(type(v) is not np.ndarray or v.dtype != first.dtype or v.shape != first.shape for v in items):
+        return None
+    return ("array", "ndarray", name, first.shape), np.stack(items)
+
+
+def relaxed_int(value: int) -> bool:
+    """Whether a Python int can be a relaxed (int64) graph input, with room for arithmetic."""
+    return -(1 << 62) < value < 1 << 62
+
+
+@lru_cache(maxsize=64)
+def _has_values(dynamic: frozenset) -> bool:
+    return any(isinstance(p[0], str) for p in dynamic)
+
+
 #: supported dtypes by dtype object: ``dtype.name`` builds a string on every access
 _DTYPE_NAMES = {np.dtype(name): name for name in ELEMENT_TYPES}
 
@@ -58,12 +81,14 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
     ``("list" | "tuple", items)``, ``("tree", trees.TreeKind)`` (its arrays are leaves, of
     a length the key does not hold), ``("object", type)`` (top-level heap objects). Dims in ``dynamic`` (array leaf, dim) are relaxed:
     their size is replaced by a symbol ``s0``, ``s1``... numbered by first appearance
-    of each size, so the key still says which relaxed dims are equal.
+    of each size, so the key still says which relaxed dims are equal. Positions
+    ``("list" | "int", path)`` in ``dynamic`` are relaxed values (see ``relax``): nodes
+    ``("stacked", item)`` (one stacked array leaf) and ``("scalar", "int")`` (an int64 leaf).
     """
     leaves: list[np.ndarray] = []
     symbols: dict[int, str] = {}
 
-    def node(v: Any) -> tuple:
+    def node(v: Any, path: tuple[int, ...] | None) -> tuple:
         typ = type(v)
         if typ is np.ndarray or isinstance(v, np.generic):
             name = _DTYPE_NAMES.get(v.dtype)
@@ -77,17 +102,27 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
                 )
             leaves.append(v if typ is np.ndarray else np.asarray(v))
             return ("array", typ.__name__, name, shape)
+        if path is not None:
+            if typ is int and ("int", path) in dynamic and relaxed_int(v):
+                leaves.append(np.asarray(v, np.int64))
+                return ("scalar", "int")
+            stacked = stack_items(v) if typ is list and ("list", path) in dynamic else None
+            if stacked is not None:
+                leaves.append(stacked[1])
+                return ("stacked", stacked[0])
         if typ in STATIC_TYPES:
             return ("static", typ.__name__, v)
         if typ is list or typ is tuple:
-            return (typ.__name__, tuple(node(item) for item in v))
+            return (typ.__name__, tuple(node(item, None if path is None else path + (i,)) for i, item in enumerate(v)))
         if is_tree(v):  # linearized: the key holds the structure kind, the leaves its arrays
             kind, arrays = linearize(v)
             leaves.extend(arrays)
             return ("tree", kind)
         raise NotConvertible(f"argument of type {typ.__name__} is not supported")
 
-    return tuple(("object", type(a)) if is_heap_object(a) and not is_tree(a) else node(a) for a in args), leaves
+    paths = bool(dynamic) and _has_values(dynamic)
+    return tuple(("object", type(a)) if is_heap_object(a) and not is_tree(a) else node(a, (i,) if paths else None)
+                 for i, a in enumerate(args)), leaves
 
 
 def entry_key(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset()) -> Hashable:
@@ -104,6 +139,10 @@ def leaf_shapes(key: Hashable) -> list[tuple]:
             shapes.append(node[3])
         elif node[0] == "tree":
             shapes.extend(node[1].shapes(f"tree{len(shapes)}"))
+        elif node[0] == "stacked":  # its length is a ? dim of its own
+            shapes.append((f"len{len(shapes)}",) + node[1][3])
+        elif node[0] == "scalar":
+            shapes.append(())
         elif node[0] not in ("static", "object"):
             for item in node[1]:
                 visit(item)
@@ -128,11 +167,14 @@ def shape_diff(a: Hashable, b: Hashable) -> set[tuple[int, int]] | None:
                 return False
             diffs.update((i, d) for d, (m, n) in enumerate(zip(x[3], y[3])) if m != n)
             return True
-        if x[0] in ("static", "object"):
+        if x[0] in ("stacked", "scalar"):  # one leaf each, relaxed by value (see ``relax``)
+            next(leaf)
             return x == y
         if x[0] == "tree":
             for _ in x[1].columns():
                 next(leaf)
+            return x == y
+        if x[0] in ("static", "object"):
             return x == y
         return len(x[1]) == len(y[1]) and all(same_but_sizes(p, q) for p, q in zip(x[1], y[1]))
 
@@ -152,5 +194,9 @@ def describe_key(key: Hashable) -> str:
         return key[1].describe()
     if key[0] == "object":
         return f"{key[1].__name__} object"
+    if key[0] == "scalar":
+        return f"{key[1]} (any value)"
+    if key[0] == "stacked":
+        return f"[{describe_key(key[1])}, ...] (any length)"
     inner = ", ".join(describe_key(k) for k in key[1])
     return f"[{inner}]" if key[0] == "list" else f"({inner})"

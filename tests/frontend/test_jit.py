@@ -276,7 +276,7 @@ def halve_until_small(x):
     return x
 
 
-def test_returns_on_both_sides_join_at_the_exit_and_data_dependent_while_explains():
+def test_returns_on_both_sides_join_at_the_exit_and_data_dependent_while_compiles():
     jf = janus.jit(normalize, warmup=2)
     small, big = np.abs(rand(4)) * 0.1, np.abs(rand(4)) + 2.0
     for x in (small, big, big * 3, small * 2):
@@ -286,4 +286,4 @@ def test_returns_on_both_sides_join_at_the_exit_and_data_dependent_while_explain
     jw = janus.jit(halve_until_small, warmup=2)
     for x in (small, big, big):
         assert_same(jw(x), halve_until_small(x))
-    assert "trip count depends on array values" in janus.explain(jw)
+    assert jw.versions and "trip_count" in janus.explain(jw)  # loops: tests/frontend/test_loops.py

@@ -1,0 +1,94 @@
+"""Value relaxation of entry signatures: lists of arrays whose length varies, ints whose
+value varies.
+
+JANUS's lattice goes value -> shape -> partial shape -> type. ``signature`` relaxes array
+dims (shape -> partial shape); this module takes the value step for the two Python values
+that decide trip counts. Positions are ``("list", path)`` and ``("int", path)``, ``path``
+being argument and item indices from the call's positional arguments; they live in
+``JitFunction.dynamic`` next to the ``(array leaf, dim)`` positions of relaxed dims, so
+relaxing, abandoning (``unrelaxable``) and the cache key work the same way for both:
+
+- a relaxed list whose items all have one array signature is stacked at call time
+  (``np.stack``) into one graph input ``tensor<?x...>``, a ``SymList`` in the graph (a
+  ``for`` over it becomes ``scf.for``); a call whose items cannot be stacked (an empty
+  list, mixed shapes) keeps the exact list key for that call only;
+- a relaxed int becomes a 0-d ``i64`` graph input, a ``Weak`` (``range`` over it
+  becomes ``scf.for``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable
+
+import numpy as np
+
+from janus.frontend.scalars import weak
+from janus.frontend.signature import relaxed_int, stack_items, walk
+from janus.frontend.values import NotConvertible, Tensor
+
+Position = tuple[str, tuple[int, ...]]
+
+
+@dataclass(frozen=True)
+class SymList:
+    """A list argument relaxed to one stacked graph input; its length is a ``?`` dim."""
+
+    stacked: Tensor
+
+    def __len__(self) -> int:
+        raise NotConvertible("len() of a list relaxed to a stacked array is not a static int")
+
+    def __getitem__(self, key: Any) -> Any:
+        raise NotConvertible("indexing a list relaxed to a stacked array (only `for` and len() are converted)")
+
+
+def symbolic_argument(value: Any, path: tuple[int, ...], dynamic: frozenset, argument: Callable[[Any], Tensor],
+                      on_sequence: Callable[[type, list], Any], on_tree: Callable[[Any], Any]) -> Any:
+    """The graph's view of the argument at ``path`` (mirrors ``signature.key_and_leaves``):
+    arrays become inputs via ``argument``, relaxed lists ``SymList``s, relaxed ints ``Weak``s,
+    trees what ``on_tree`` makes of them."""
+    if type(value) is list and ("list", path) in dynamic and stack_items(value) is not None:
+        return SymList(argument(stack_items(value)[1]))
+    if type(value) is int and ("int", path) in dynamic and relaxed_int(value):
+        return weak(argument(np.asarray(value, np.int64)))
+    if type(value) in (list, tuple):
+        return on_sequence(type(value), [symbolic_argument(v, path + (i,), dynamic, argument, on_sequence, on_tree)
+                                         for i, v in enumerate(value)])
+    return walk(value, argument, on_tree=on_tree)
+
+
+def value_diff(a: Hashable, b: Hashable) -> set[Position] | None:
+    """The list/int positions where two entry keys differ, when they differ only in list
+    lengths (all items one array signature) and int values; otherwise None."""
+    diffs: set[Position] = set()
+
+    def visit(x: tuple, y: tuple, path: tuple[int, ...]) -> bool:
+        if x == y:
+            return True
+        kinds = {x[0], y[0]}
+        if kinds <= {"static", "scalar"} and all(n[0] == "scalar" or n[1] == "int" for n in (x, y)):
+            diffs.add(("int", path))
+            return True
+        if kinds <= {"list", "stacked"} and all(n[1] for n in (x, y)):
+            items = {item for n in (x, y) for item in ((n[1],) if n[0] == "stacked" else n[1])}
+            if len(items) == 1 and next(iter(items))[0] == "array":
+                diffs.add(("list", path))
+                return True
+        if x[0] != y[0] or x[0] not in ("list", "tuple") or len(x[1]) != len(y[1]):
+            return False
+        return all(visit(p, q, path + (i,)) for i, (p, q) in enumerate(zip(x[1], y[1])))
+
+    same = len(a) == len(b) and all(visit(x, y, (i,)) for i, (x, y) in enumerate(zip(a, b)))  # type: ignore[arg-type]
+    return diffs if same and diffs else None
+
+
+def describe_position(position: tuple, names: list[str]) -> str:
+    """A relaxed position for ``janus.explain``: ``x[0]`` (an array dim), ``len(xs)``, ``n``."""
+    first, rest = position
+    if isinstance(first, str):
+        path = rest
+        name = names[path[0]] if path[0] < len(names) else str(path[0])
+        text = name + "".join(f"[{i}]" for i in path[1:])
+        return f"len({text})" if first == "list" else text
+    return f"{names[first] if first < len(names) else first}[{rest}]"
