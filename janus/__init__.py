@@ -9,5 +9,6 @@ scripts).
 __version__ = "0.1.0"
 
 from janus.frontend import explain, jit  # noqa: E402  (the public entry points)
+from janus.aot import export  # noqa: E402
 
-__all__ = ["__version__", "explain", "jit"]
+__all__ = ["__version__", "explain", "export", "jit"]
