@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lit pytest docs clean
+.PHONY: demo test lit pytest docs bench bench-quick clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,14 @@ lit: $(STAMP)
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# The model zoo, plain Python vs janus.jit; report in benchmarks/report (json, md, png).
+bench: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[test,bench]'
+	$(BIN)/janus-bench -o benchmarks/report
+
+bench-quick: $(STAMP)
+	$(BIN)/janus-bench --quick -o benchmarks/report-quick --no-plot
 
 docs: $(STAMP)
 	$(BIN)/python -m janus.dialects.docgen > docs/dialect.md

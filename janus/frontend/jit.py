@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import time
 import warnings
 from collections import Counter
 from dataclasses import dataclass
@@ -83,6 +84,8 @@ class JitFunction:
         self.warm: Counter[Hashable] = Counter()
         self.events: list[str] = []
         self.compiles = 0
+        #: seconds spent generating and compiling graphs (janus-bench reports it)
+        self.compile_seconds = 0.0
         #: (array leaf, dim) positions relaxed to ``?``; those that could not be
         self.dynamic: frozenset[tuple[int, int]] = frozenset()
         self.unrelaxable: set[tuple[int, int]] = set()
@@ -213,6 +216,7 @@ class JitFunction:
         from janus.frontend.backend import compile_function
 
         relaxing = self.relaxing.pop(key, None)
+        started = time.perf_counter()
         try:
             if entry_key(positional, self.dynamic) != key:
                 raise NotConvertible("the call changed its own arguments (a heap write)")
@@ -233,6 +237,8 @@ class JitFunction:
             self.fallbacks[key] = str(e)
         except Exception as e:  # a compiler error must not become a wrong (or no) answer
             self.fallbacks[key] = f"compilation failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        finally:
+            self.compile_seconds += time.perf_counter() - started
 
     def _unsupported_interpreter(self) -> None:
         if None not in self.fallbacks:

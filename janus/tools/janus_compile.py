@@ -1,4 +1,5 @@
-"""``janus-compile``: a janus .mlir module in, a .vmfb (plus its JSON manifest) out.
+"""``janus-compile``: a janus .mlir module in, a .vmfb (plus its JSON manifest) out; or a
+Python function (``file.py:function``, see ``janus.export``) exported with example arguments.
 
 The .vmfb runs with IREE's own ``iree-run-module`` (no Python needed); the sidecar
 ``<out>.vmfb.json`` is what ``janus.runtime.CompiledModule.load`` needs to check
@@ -11,9 +12,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from janus.aot import export
+from janus.frontend.values import NotConvertible
 from janus.runtime.compiler import DEFAULT_PIPELINE, compile_module, lower
 from janus.runtime.errors import CompileError
 from janus.runtime.targets import TARGETS
+from janus.tools.export_args import example_args, is_python_target, load_function
 
 #: Unrecognized options with this prefix go to iree-compile (e.g. --iree-vulkan-target=rdna3).
 IREE_FLAG_PREFIX = "--iree-"
@@ -25,11 +29,17 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
         description="Compile a janus MLIR module to an IREE .vmfb for a target. Options starting "
         f"with {IREE_FLAG_PREFIX} are passed to iree-compile and override the target's presets.",
     )
-    p.add_argument("input", help="input .mlir file")
+    p.add_argument("input", help="input .mlir file, or file.py:function to export a Python function")
     p.add_argument("-o", "--output", help="output .vmfb (default: the input with .vmfb; stdout with --emit-mlir)")
     p.add_argument("--target", default="cpu", choices=sorted(TARGETS), help="target preset (default: cpu)")
     p.add_argument("--pipeline", default=DEFAULT_PIPELINE, help=f"janus-opt pipeline run first (default: {DEFAULT_PIPELINE})")
     p.add_argument("--emit-mlir", action="store_true", help="write the lowered module iree-compile would get, not a .vmfb")
+    python = p.add_argument_group("file.py:function (janus.export)")
+    python.add_argument("--example-args", metavar="NPZ", help="example arguments by parameter name (np.savez)")
+    python.add_argument("--arg-shape", action="append", default=[], metavar="NAME=64x784xf32",
+                        help="an example argument of zeros with this shape and element type (repeatable)")
+    python.add_argument("--params", default="", metavar="NAMES",
+                        help="comma-separated parameters saved beside the .vmfb as .npy (trained weights)")
     args, rest = p.parse_known_args(argv)
     unknown = [a for a in rest if not a.startswith(IREE_FLAG_PREFIX)]
     if unknown:
@@ -39,6 +49,8 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
 
 def main(argv: list[str] | None = None) -> int:
     args, iree_flags = parse_args(argv)
+    if is_python_target(args.input):
+        return export_function(args, iree_flags)
     try:
         text = Path(args.input).read_text(encoding="utf-8")
         if args.emit_mlir:
@@ -58,6 +70,23 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         print(f"janus-compile: {e.filename}: {e.strerror}", file=sys.stderr)
         return 1
+    return 0
+
+
+def export_function(args: argparse.Namespace, iree_flags: list[str]) -> int:
+    try:
+        fn = load_function(args.input)
+        example = example_args(fn, args.example_args, args.arg_shape)
+        out = args.output or Path(args.input.rpartition(":")[0]).with_suffix(".vmfb")
+        params = [p for p in args.params.split(",") if p]
+        done = export(fn, *example, path=out, target=args.target, params=params, extra_flags=iree_flags)
+    except (CompileError, NotConvertible, ValueError) as e:
+        print(f"janus-compile: {args.input}: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"janus-compile: {e.filename}: {e.strerror}", file=sys.stderr)
+        return 1
+    print(f"wrote {done.vmfb} and {done.manifest}; run it with: {' '.join(done.command)}")
     return 0
 
 

@@ -1,0 +1,34 @@
+"""TreeRNN: a node's vector is tanh(W [h_left; h_right] + b)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from janus.models.nn import F32, init
+from janus.models.trees import TreeModel, tree_specs
+
+
+class TreeRNN(TreeModel):
+    def init_node(self, rng: np.random.Generator, hidden: int) -> None:
+        self.W = init(rng, 2 * hidden, hidden)
+        self.b = np.zeros(hidden, F32)
+
+    def combine(self, left: tuple, right: tuple) -> tuple:
+        x = np.concatenate([left[0], right[0]])
+        h = np.tanh(x @ self.W + self.b)
+        return (h,), (x, h)
+
+    def combine_backward(self, cache: tuple, dstate: tuple, grads: dict) -> tuple:
+        x, h = cache
+        dz = dstate[0] * (1.0 - h * h)
+        grads["W"] += np.outer(x, dz)
+        grads["b"] += dz
+        dx = self.W @ dz
+        half = len(dx) // 2
+        return (dx[:half],), (dx[half:],)
+
+    def parameters(self) -> dict[str, np.ndarray]:
+        return {**super().parameters(), "W": self.W, "b": self.b}
+
+
+SPECS = tree_specs("treernn", TreeRNN, "TreeRNN over binary parse trees", lambda d: 2 * (2 * d) * d)
