@@ -15,7 +15,8 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py
 
-test: lit pytest
+# every test: lit, pytest, and the model zoo compiled vs imperative (exit 1 on any disagreement)
+test: lit pytest bench-quick
 
 lit: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/lit -q lit_tests
