@@ -58,6 +58,7 @@ OP_CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
     "zeros_like": (lambda x: np.zeros_like(x) + x * x, [signed(3)]),
     "ones_like": (lambda x: np.ones_like(x) * x, [signed(3)]),
     "full_like": (lambda x, s: np.full_like(x, s) * x, [signed(3), np.float64(0.7)]),
+    "pad": (lambda x: np.pad(x, ((1, 0), (0, 2)), constant_values=0.5) * 2.0, [signed(2, 3)]),
 }
 
 

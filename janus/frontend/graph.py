@@ -97,6 +97,21 @@ class Graph:
         return all(resolve_global(ns, name, NULL) is value for ns, name, value in self.globals_read)
 
 
+def local_dict(pairs: Any) -> dict:
+    """A dict built by the traced code; its keys must be static (a graph value or heap
+    object hashes by identity, not by what Python would compare)."""
+    result = {}
+    for key, value in pairs:
+        if not _static_key(key):
+            raise NotConvertible(f"a dict key of type {type(key).__name__} (only static keys)")
+        result[key] = value
+    return result
+
+
+def _static_key(key: Any) -> bool:
+    return type(key) in (bool, int, float, str, type(None)) or type(key) is tuple and all(map(_static_key, key))
+
+
 def resolve_global(namespace: dict, name: str, default: Any) -> Any:
     """``name`` as ``LOAD_GLOBAL`` sees it: module globals first, then builtins."""
     return namespace[name] if name in namespace else vars(builtins).get(name, default)
@@ -413,7 +428,9 @@ class Tracer:
 
     def LOAD_ATTR(self, frame: Frame, ins: Instr) -> None:
         """attribute of an array (shape, dtype, T...), a NumPy module or a number; of a heap object, janus.get_attr; of a tree node, a gather"""
-        frame.stack.append(self.attribute(frame.stack.pop(), ins.argval))
+        obj = frame.stack.pop()
+        tested = trees.none_test(self, obj, ins.argval, frame.bc, ins.offset) if isinstance(obj, trees.SymNode) else None
+        frame.stack.append(self.attribute(obj, ins.argval) if tested is None else tested)
 
     def STORE_ATTR(self, frame: Frame, ins: Instr) -> None:
         """attribute assignment on a heap object: janus.set_attr, committed after the call"""
@@ -544,7 +561,7 @@ class Tracer:
     def IS_OP(self, frame: Frame, ins: Instr) -> None:
         """identity of static values"""
         a, b = frame.pop(2)
-        if isinstance(a, trees.SymNode) or isinstance(b, trees.SymNode):
+        if isinstance(a, (trees.SymNode, trees.OptionalRead)) or isinstance(b, (trees.SymNode, trees.OptionalRead)):
             frame.stack.append(trees.identity(self, a, b, negate=bool(ins.arg)))
             return
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a is not b:
@@ -590,6 +607,28 @@ class Tracer:
     def BUILD_LIST(self, frame: Frame, ins: Instr) -> None:
         """container local to the trace"""
         frame.stack.append(list(frame.pop(ins.arg)))
+
+    def BUILD_MAP(self, frame: Frame, ins: Instr) -> None:
+        """dict local to the trace, with static keys"""
+        items = frame.pop(2 * ins.arg)
+        frame.stack.append(local_dict(zip(items[::2], items[1::2])))
+
+    def BUILD_CONST_KEY_MAP(self, frame: Frame, ins: Instr) -> None:
+        """dict local to the trace, with static keys"""
+        keys = frame.stack.pop()
+        frame.stack.append(local_dict(zip(keys, frame.pop(ins.arg))))
+
+    def MAP_ADD(self, frame: Frame, ins: Instr) -> None:
+        """dict comprehension item"""
+        key, value = frame.pop(2)
+        frame.stack[-ins.arg].update(local_dict([(key, value)]))
+
+    def DICT_UPDATE(self, frame: Frame, ins: Instr) -> None:
+        """``{**d}`` of a dict local to the trace (a heap dict's items would be heap reads)"""
+        mapping = frame.stack.pop()
+        if type(mapping) is not dict:
+            raise NotConvertible(f"** of a {type(mapping).__name__} (only dicts built in the traced code)")
+        frame.stack[-ins.arg].update(mapping)
 
     def BUILD_SLICE(self, frame: Frame, ins: Instr) -> None:
         """slice of static bounds"""
@@ -650,8 +689,8 @@ class Tracer:
     def _pop_jump(self, frame: Frame, ins: Instr) -> int | None:
         """conditional jump: static, speculated under a guard (kind branch) or both sides joined in scf.if"""
         value = frame.stack.pop()
-        if ins.opname.endswith("NONE") and isinstance(value, trees.SymNode):  # both forms as jump-if-false
-            test = trees.is_none(self, value) if ins.opname.endswith("NOT_NONE") else trees.condition(self, value)
+        if ins.opname.endswith("NONE") and isinstance(value, (trees.SymNode, trees.OptionalRead)):  # both forms as jump-if-false
+            test = trees.is_none(self, value, negate=not ins.opname.endswith("NOT_NONE"))
             return self.branch(frame, ins, test, pop_on_fall=False)
         if ins.opname.endswith("NONE"):
             return ins.target if (value is None) == ins.opname.endswith("_IF_NONE") else None

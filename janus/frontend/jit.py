@@ -185,8 +185,13 @@ class JitFunction:
             site = version.graph.guard_sites.get(failure.guard_id)
             if failure.kind == "raise":  # Python raises the real exception; the graph stays right for other calls
                 return self._run_raising(failure, site, args, kwargs)
-            self.failures[(site, failure.kind)] += 1
-            if site is not None and self.failures[(site, failure.kind)] >= MAX_FAILURES:
+            self.failures[(site or failure.source, failure.kind)] += 1
+            if self.failures[(site or failure.source, failure.kind)] >= MAX_FAILURES:
+                if site is None:  # regenerating would make the same assumption again
+                    del self.versions[key]
+                    self.fallbacks[key] = f"{failure.kind} guard at {failure.source} failed {MAX_FAILURES} times"
+                    self.events.append(f"{failure.kind} guard at {failure.source} failed {MAX_FAILURES} times: imperative for good")
+                    return self.fn(*args, **kwargs)
                 self.unspeculated |= {site}
                 self.events.append(f"{failure.kind} guard at {failure.source} failed {MAX_FAILURES} times: no longer speculated")
             self.events.append(

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from janus.frontend import vjp_numpy
+from janus.frontend import padding, vjp_numpy
 from janus.frontend.emitter import Body, Emitter
 from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Shape, Tensor, Weak, check_dtype, is_static
 
@@ -522,6 +522,8 @@ OTHERS = [
     creation("zeros", np.zeros),
     creation("ones", np.ones),
     creation("full", np.full),
+    creation("arange", np.arange),
+    Op("pad", np.pad, padding.bind, padding.rule, padding.lower, vjp=padding.vjp),
 ]
 
 #: The table: every op by name.

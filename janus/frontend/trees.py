@@ -161,6 +161,40 @@ class SymNode(Symbolic):
     __hash__ = object.__hash__
 
 
+@dataclass(eq=False)
+class OptionalRead(Symbolic):
+    """``node.name`` of an optional scalar field read only to be tested against ``None``
+    (the next instruction says so): its presence column answers, no guard needed."""
+
+    node: SymNode
+    field: Field
+
+    def __eq__(self, other: Any) -> bool:
+        raise NotConvertible("== on an optional tree field read for a None test")
+
+    __hash__ = object.__hash__
+
+
+#: opcodes that test the value just loaded against None (``x is None`` / ``x is not None``)
+NONE_TESTS = frozenset({"POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_FORWARD_IF_NOT_NONE",
+                        "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE"})
+
+
+def none_test(tracer: "Tracer", node: SymNode, name: str, bc: Any, offset: int) -> OptionalRead | None:
+    """An ``OptionalRead`` when ``node.name`` is an optional scalar field whose load at
+    ``offset`` is followed by a None test (jump-if-none, or ``LOAD_CONST None; IS_OP``)."""
+    field = node.tree.kind.field(name)
+    if field is None or not field.optional:
+        return None
+    following = bc.at(bc.next_offset(offset))
+    if following.opname in NONE_TESTS or (
+        following.opname == "LOAD_CONST" and following.argval is None
+        and bc.at(bc.next_offset(following.offset)).opname == "IS_OP"
+    ):
+        return OptionalRead(node, field)
+    return None
+
+
 @dataclass
 class BoundNodeMethod:
     """A method of the tree class looked up on a ``SymNode``; calls inline it."""
@@ -191,16 +225,24 @@ def attribute(tracer: "Tracer", node: SymNode, name: str) -> Any:
     raise NotConvertible(f"attribute .{name} of a {kind.cls.__qualname__} tree node is not a field, method or property")
 
 
-def _read(tracer: "Tracer", node: SymNode, field: Field) -> Any:
-    em, cls = tracer.em, node.tree.kind.cls.__qualname__
+def _index(tracer: "Tracer", node: SymNode, field: Field) -> str:
+    """The node's row as an ``index``, guarded on the node not being None (Python raises)."""
+    em = tracer.em
     node_id = em.scalar(node.id)
-    tracer.guard(_compare(em, "sge", node_id, 0), "raise", f"{cls}.{field.name} read on None (AttributeError)")
-    if field.kind == "none":
-        return None
-    if field.kind == "opaque":
-        raise NotConvertible(f"{cls}.{field.name} holds values that are not linearized (mixed or unsupported types)")
+    message = f"{node.tree.kind.cls.__qualname__}.{field.name} read on None (AttributeError)"
+    tracer.guard(_compare(em, "sge", node_id, 0), "raise", message)
     index = em.fresh()
     em.lines.append(f"{index} = arith.index_cast {node_id} : i64 to index")
+    return index
+
+
+def _read(tracer: "Tracer", node: SymNode, field: Field) -> Any:
+    em, cls = tracer.em, node.tree.kind.cls.__qualname__
+    if field.kind == "opaque":
+        raise NotConvertible(f"{cls}.{field.name} holds values that are not linearized (mixed or unsupported types)")
+    index = _index(tracer, node, field)
+    if field.kind == "none":
+        return None
     if field.optional:
         present = _extract(em, node.tree.arrays[(field.name, "present")], index)
         tracer.guard(_compare(em, "ne", present, 0), "type", f"{cls}.{field.name} is not None")
@@ -229,9 +271,13 @@ def _compare(em: Any, predicate: str, scalar: str, constant: int) -> str:
     return name
 
 
-def is_none(tracer: "Tracer", node: SymNode, negate: bool = False) -> Weak:
-    """``node is None`` (``is not`` when ``negate``) as a ``Weak`` bool."""
+def is_none(tracer: "Tracer", node: SymNode | OptionalRead, negate: bool = False) -> Weak:
+    """``node is None`` (``is not`` when ``negate``) as a ``Weak`` bool; for an optional
+    field read, its presence column."""
     em = tracer.em
+    if isinstance(node, OptionalRead):
+        present = _extract(em, node.node.tree.arrays[(node.field.name, "present")], _index(tracer, node.node, node.field))
+        return em.from_scalar(_compare(em, "ne" if negate else "eq", present, 0), np.dtype(bool), Weak)
     return em.from_scalar(_compare(em, "sge" if negate else "slt", em.scalar(node.id), 0), np.dtype(bool), Weak)
 
 
@@ -243,7 +289,9 @@ def identity(tracer: "Tracer", a: Any, b: Any, negate: bool) -> Any:
         predicates = ("une", "ne", "ne") if negate else ("oeq", "eq", "eq")
         same = tracer.em.elementwise([a.id, b.id], (), np.dtype(bool), lambda body, x: body.cmp(I64, predicates, x[0], x[1]))
         return Weak(same.name, (), same.dtype)
-    node, other = (a, b) if isinstance(a, SymNode) else (b, a)
+    node, other = (a, b) if isinstance(a, (SymNode, OptionalRead)) else (b, a)
+    if isinstance(node, OptionalRead) and other is not None:
+        raise NotConvertible(f"`is` between an optional tree field and a {type(other).__name__}")
     if other is None:
         return is_none(tracer, node, negate)
     if isinstance(other, (Tensor, Symbolic, list, tuple, dict)) or type(other) in (bool, int, float, str):

@@ -79,6 +79,11 @@ CASES = {
     "astype_int_to_bool": (lambda a: a.astype(bool), rand(6, dtype=i64)),
     "astype_to_f64": (lambda a: np.astype(a, np.float64), x23),
     "numpy_scalar_argument": (lambda a, s: a * s, x23, np.float32(1.5)),
+    "pad": (lambda a: np.pad(a, ((1, 0), (2, 2))), x23),
+    "pad_one_width_fill": (lambda a: np.pad(a, 1, constant_values=-1.5), x23),
+    "pad_int_fill_cast": (lambda a: np.pad(a, (0, 2), constant_values=2.7), rand(4, dtype=i64)),
+    "pad_images_nhwc": (lambda a: np.pad(a, ((0, 0), (2, 2), (2, 2), (0, 0))) * 2.0, rand(2, 3, 3, 1)),
+    "arange": (lambda a: a + np.arange(a.shape[1]) * np.arange(1, 7, 2, dtype=np.float32), x23),
 }
 
 
@@ -92,5 +97,6 @@ def test_every_table_entry_is_exercised() -> None:
     covered = {"add", "subtract", "multiply", "divide", "negative", "tanh", "exp", "log", "sqrt", "absolute",
                "maximum", "minimum", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal",
                "where", "matmul", "dot", "sum", "mean", "max", "min", "reshape", "transpose", "concatenate",
-               "stack", "getitem", "zeros_like", "ones_like", "full_like", "astype", "zeros", "ones", "full"}
+               "stack", "getitem", "zeros_like", "ones_like", "full_like", "astype", "zeros", "ones", "full",
+               "arange", "pad"}
     assert covered == set(OPS)

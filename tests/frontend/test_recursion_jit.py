@@ -220,3 +220,62 @@ def test_properties_methods_and_is_none_on_tree_nodes():
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
     assert jf.compiles == 1 and jf.versions, explain(jf)
     assert next(iter(jf.versions.values())).calls == 3
+
+
+class WordNode:
+    """A parse tree as models write it: leaves hold a word (an int), inner nodes ``word=None``."""
+
+    def __init__(self, word=None, left=None, right=None):
+        self.word, self.left, self.right = word, left, right
+
+
+def word_sum(node, emb):
+    if node.word is not None:
+        return emb[node.word]
+    return np.tanh(word_sum(node.left, emb) + word_sum(node.right, emb))
+
+
+def word_sum_is_op(node, emb):
+    leaf = node.word is None
+    if not leaf:
+        return emb[node.word]
+    return word_sum_is_op(node.left, emb) * 0.5 + word_sum_is_op(node.right, emb)
+
+
+def make_word_tree(leaves, rng):
+    if leaves == 1:
+        return WordNode(int(rng.integers(10)))
+    split = int(rng.integers(1, leaves))
+    return WordNode(None, make_word_tree(split, rng), make_word_tree(leaves - split, rng))
+
+
+@pytest.mark.parametrize("fn", [word_sum, word_sum_is_op])
+def test_optional_field_tested_against_none_needs_no_guard(fn):
+    """``node.word is not None`` reads the presence column (one guard per read would fail
+    on every inner node: the graph was regenerated on every call)."""
+    emb = np.random.default_rng(0).standard_normal((10, 4)).astype(np.float32)
+    rng = np.random.default_rng(5)
+    jf = jit(fn)
+    for leaves in (3, 7, 4, 12, 9, 5):
+        tree = make_word_tree(leaves, rng)
+        np.testing.assert_allclose(jf(tree, emb), fn(tree, emb), rtol=1e-5, atol=1e-6)
+    assert jf.compiles == 1 and jf.versions, explain(jf)
+    assert next(iter(jf.versions.values())).calls == 3
+    assert not any("failed" in e for e in jf.events), explain(jf)
+
+
+def root_word(node, emb):
+    word = node.word  # read as a value (not a None test): guarded to be present
+    return emb[0] * 2.0 if word is None else emb[word]
+
+
+def test_guard_without_a_branch_site_failing_again_goes_imperative():
+    """A presence guard that fails on every call used to regenerate the same graph forever."""
+    emb = np.random.default_rng(0).standard_normal((10, 4)).astype(np.float32)
+    rng = np.random.default_rng(6)
+    jf = jit(root_word)
+    for i in range(12):
+        tree = make_word_tree(4 + i % 3, rng)  # an inner root: word is None
+        np.testing.assert_allclose(jf(tree, emb), root_word(tree, emb))
+    assert jf.compiles == 3 and not jf.versions, explain(jf)
+    assert any("failed 3 times" in reason for reason in jf.fallbacks.values()), explain(jf)
