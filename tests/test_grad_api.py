@@ -13,6 +13,7 @@ import pytest
 import janus
 from janus.frontend import op_table
 from janus.frontend.grad import GradFunction
+from tests.frontend.test_nn import TAPE_CASES as NN_TAPE_CASES
 from janus.frontend.tape import Tape, TapeError
 
 RNG = np.random.default_rng(7)
@@ -58,6 +59,7 @@ OP_CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
     "zeros_like": (lambda x: np.zeros_like(x) + x * x, [signed(3)]),
     "ones_like": (lambda x: np.ones_like(x) * x, [signed(3)]),
     "full_like": (lambda x, s: np.full_like(x, s) * x, [signed(3), np.float64(0.7)]),
+    **NN_TAPE_CASES,  # the janus.nn entries
 }
 
 
