@@ -14,7 +14,7 @@ identity (-inf / +inf), as the frontend emits it, and gets no cotangent.
 from __future__ import annotations
 
 from janus.ir import ir
-from janus.passes.ad_builder import GradBuilder, body_ops, fail
+from janus.passes.ad_builder import GradBuilder, body_ops, fail, free_floats
 from janus.passes import vjp_linalg
 from janus.passes.vjp_linalg import Pairs, _element, _map_dims, _map_text, _shape, _tensor, _zeros
 
@@ -57,8 +57,20 @@ def _spread(b: GradBuilder, x: str, x_type: ir.Type, out: str, g: str, out_type:
     )
 
 
+def _is_constant(v: ir.Value) -> bool:
+    """Defined by ``arith.constant`` (canonicalize hoists body constants out of generics)."""
+    owner = v.owner
+    return isinstance(owner, (ir.Operation, ir.OpView)) and owner.operation.name == "arith.constant"
+
+
 def generic(b: GradBuilder, op: ir.OpView, gs: list) -> Pairs:
-    """``linalg.generic``: max/min reductions here, every other form in ``vjp_linalg``."""
+    """``linalg.generic``: max/min reductions here, every other form in ``vjp_linalg``.
+
+    A body reading a float from outside the op (a gather: ``tensor.extract`` of a captured
+    table, as ``janus.nn.embedding`` emits) would get no adjoint there: a located error.
+    """
+    if any(not _is_constant(v) for v in free_floats(op)):
+        raise fail(op, "no gradient rule for a linalg.generic whose body reads a float defined outside it (a gather)")
     if is_extremum(op.regions[0].blocks[0]):
         return reduction(b, op, gs)
     return vjp_linalg.generic(b, op, gs)
