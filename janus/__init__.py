@@ -10,5 +10,6 @@ __version__ = "0.1.0"
 
 from janus.frontend import explain, grad, jit, value_and_grad  # noqa: E402  (the public entry points)
 from janus.aot import export  # noqa: E402
+from janus import nn  # noqa: E402
 
-__all__ = ["__version__", "explain", "export", "grad", "jit", "value_and_grad"]
+__all__ = ["__version__", "explain", "export", "grad", "jit", "nn", "value_and_grad"]

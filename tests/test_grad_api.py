@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 
 import janus
+from janus import nn
 from janus.frontend import op_table
 from janus.frontend.grad import GradFunction
+from tests.frontend.test_nn import TAPE_CASES as NN_TAPE_CASES
 from janus.frontend.tape import Tape, TapeError
 
 RNG = np.random.default_rng(7)
@@ -59,6 +61,7 @@ OP_CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
     "ones_like": (lambda x: np.ones_like(x) * x, [signed(3)]),
     "full_like": (lambda x, s: np.full_like(x, s) * x, [signed(3), np.float64(0.7)]),
     "pad": (lambda x: np.pad(x, ((1, 0), (0, 2)), constant_values=0.5) * 2.0, [signed(2, 3)]),
+    **NN_TAPE_CASES,  # the janus.nn entries
 }
 
 
@@ -262,14 +265,14 @@ def test_compiled_value_and_grad_with_aux() -> None:
 
 
 def test_unsupported_gradients_fall_back_with_a_reason() -> None:
-    def with_max(x: np.ndarray) -> Any:
-        return np.max(x * x)
+    def overlapping_pool(x: np.ndarray) -> Any:
+        return np.sum(nn.max_pool2d(x, 2, stride=1))
 
-    g = janus.grad(with_max, warmup=1)
-    x = np.float32([1.0, -3.0, 2.0])
+    g = janus.grad(overlapping_pool, warmup=1)
+    x = np.float32([[[[1.0, -3.0, 2.0], [0.0, 5.0, -1.0]]]])
     for _ in range(3):
-        np.testing.assert_array_equal(g(x), np.float32([0.0, -6.0, 0.0]))
-    assert not g.versions and "compilation failed" in janus.explain(g) and "reduction other than a sum" in janus.explain(g)
+        np.testing.assert_array_equal(g(x), np.float32([[[[0.0, 0.0, 0.0], [0.0, 2.0, 0.0]]]]))
+    assert not g.versions and "compilation failed" in janus.explain(g) and "windows that tile the input" in janus.explain(g)
 
 
 # ---- gradients inside jitted functions, training ---------------------------------------------

@@ -526,8 +526,10 @@ OTHERS = [
     Op("pad", np.pad, padding.bind, padding.rule, padding.lower, vjp=padding.vjp),
 ]
 
+from janus.frontend import nn_ops  # noqa: E402  (the janus.nn entries use the helpers above)
+
 #: The table: every op by name.
-OPS: dict[str, Op] = {op.name: op for op in ELEMENTWISE + REDUCTIONS + OTHERS}
+OPS: dict[str, Op] = {op.name: op for op in ELEMENTWISE + REDUCTIONS + OTHERS + nn_ops.NN}
 
 #: NumPy callables -> op (``np.abs`` is ``np.absolute``; ``np.amax`` is ``max``).
 BY_FUNCTION: dict[Any, Op] = {op.eager: op for op in OPS.values()}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from janus.passes import vjp_control as control
 from janus.passes import vjp_elementwise as ew
+from janus.passes import vjp_extremum as extremum
 from janus.passes import vjp_linalg as linalg
 from janus.passes import vjp_tensor as tensor
 from janus.passes.ad_builder import Rule
@@ -37,7 +38,7 @@ VJP_RULES: dict[str, Rule] = {
     "math.cos": ew.unary(ew.d_cos),
     "math.powf": ew.powf,
     # linalg
-    "linalg.generic": linalg.generic,
+    "linalg.generic": extremum.generic,
     "linalg.matmul": linalg.contraction("linalg.matmul", [1, 0]),
     "linalg.batch_matmul": linalg.contraction("linalg.batch_matmul", [0, 2, 1]),
     "linalg.transpose": linalg.transpose,
@@ -45,6 +46,7 @@ VJP_RULES: dict[str, Rule] = {
     "linalg.broadcast": linalg.broadcast,
     "linalg.reduce": linalg.reduce,
     "linalg.conv_2d_nchw_fchw": linalg.conv_2d_nchw_fchw,
+    "linalg.pooling_nchw_max": extremum.pooling_nchw_max,
     # tensor
     "tensor.empty": tensor.no_operands,
     "tensor.extract": tensor.extract,

@@ -7,6 +7,7 @@ import pytest
 
 from tests.frontend.conftest import check_compiled, rand
 from janus.frontend.op_table import OPS
+from tests.frontend.test_nn import COMPILED
 
 f32, f64, i64 = np.float32, np.float64, np.int64
 x23, y23, v3 = rand(2, 3), rand(2, 3, seed=1), rand(3)
@@ -99,4 +100,5 @@ def test_every_table_entry_is_exercised() -> None:
                "where", "matmul", "dot", "sum", "mean", "max", "min", "reshape", "transpose", "concatenate",
                "stack", "getitem", "zeros_like", "ones_like", "full_like", "astype", "zeros", "ones", "full",
                "arange", "pad"}
+    covered |= set(COMPILED)  # the janus.nn entries: tests/frontend/test_nn.py
     assert covered == set(OPS)

@@ -202,3 +202,35 @@ func.func @linalg_conv_dilated(%x: tensor<1x2x6x5xf64>, %w: tensor<3x2x2x2xf64>)
   %t = math.tanh %y : tensor<1x3x4x3xf64>
   return %t : tensor<1x3x4x3xf64>
 }
+
+// max/min reductions (np.max, the shift in softmax): the cotangent goes to the maxima.
+func.func @linalg_max_reduction(%x: tensor<3x4xf64>) -> (tensor<3xf64>, tensor<4xf64>) attributes {janus.grad} {
+  %ninf = arith.constant 0xFFF0000000000000 : f64
+  %inf = arith.constant 0x7FF0000000000000 : f64
+  %e = tensor.empty() : tensor<3xf64>
+  %init = linalg.fill ins(%ninf : f64) outs(%e : tensor<3xf64>) -> tensor<3xf64>
+  %m = linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<3x4xf64>) outs(%init : tensor<3xf64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %r = arith.maximumf %a, %acc : f64
+    linalg.yield %r : f64
+  } -> tensor<3xf64>
+  %e2 = tensor.empty() : tensor<4xf64>
+  %init2 = linalg.fill ins(%inf : f64) outs(%e2 : tensor<4xf64>) -> tensor<4xf64>
+  %n = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<3x4xf64>) outs(%init2 : tensor<4xf64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %r = arith.minimumf %acc, %a : f64
+    linalg.yield %r : f64
+  } -> tensor<4xf64>
+  return %m, %n : tensor<3xf64>, tensor<4xf64>
+}
+
+// max pooling, windows tiling the input (2x2, stride 2); the last row is not covered.
+func.func @linalg_pool_max(%x: tensor<1x2x5x4xf64>) -> tensor<1x2x2x2xf64> attributes {janus.grad} {
+  %ninf = arith.constant 0xFFF0000000000000 : f64
+  %e = tensor.empty() : tensor<1x2x2x2xf64>
+  %init = linalg.fill ins(%ninf : f64) outs(%e : tensor<1x2x2x2xf64>) -> tensor<1x2x2x2xf64>
+  %w = tensor.empty() : tensor<2x2xf64>
+  %y = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x2x5x4xf64>, tensor<2x2xf64>) outs(%init : tensor<1x2x2x2xf64>) -> tensor<1x2x2x2xf64>
+  %t = math.tanh %y : tensor<1x2x2x2xf64>
+  return %t : tensor<1x2x2x2xf64>
+}
