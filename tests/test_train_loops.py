@@ -149,3 +149,97 @@ def test_writes_inside_the_differentiated_function_fall_back() -> None:
     assert not jf.versions and "inside a janus.grad function" in janus.explain(jf)
     assert_same_state(a, b, MLP_PARAMS, rtol=0)
     assert not hasattr(a, "last")  # the function wrote to its copy of the model
+
+
+# ---- an LSTM keeping self.h / self.c: bound method, attribute values as arguments --------------
+def sigmoid(z: np.ndarray) -> Any:
+    return 0.5 * np.tanh(0.5 * z) + 0.5
+
+
+class LSTM:
+    """One LSTM layer (hidden 32, batch 4) and a linear read-out, trained by truncated BPTT
+    on segments of 8 steps: the state carried between calls is ``self.h`` / ``self.c``."""
+
+    def __init__(self, seed: int, n_in: int = 3, hidden: int = 32, batch: int = 4) -> None:
+        rng = np.random.default_rng(seed)
+        self.hidden = hidden
+        self.Wx = (rng.standard_normal((n_in, 4 * hidden)) / np.sqrt(n_in)).astype(F32)
+        self.Wh = (rng.standard_normal((hidden, 4 * hidden)) / np.sqrt(hidden)).astype(F32)
+        self.b = np.zeros(4 * hidden, F32)
+        self.Wy = (rng.standard_normal((hidden, 1)) / np.sqrt(hidden)).astype(F32)
+        self.by = np.zeros(1, F32)
+        self.h = np.zeros((batch, hidden), F32)
+        self.c = np.zeros((batch, hidden), F32)
+
+    def loss(self, Wx: np.ndarray, Wh: np.ndarray, b: np.ndarray, Wy: np.ndarray, by: np.ndarray,
+             xs: np.ndarray, ys: np.ndarray) -> tuple:
+        n, h, c = self.hidden, self.h, self.c  # the state: read inside, not differentiated
+        total = 0.0
+        for t in range(xs.shape[0]):
+            z = xs[t] @ Wx + h @ Wh + b
+            i, f, o = sigmoid(z[:, :n]), sigmoid(z[:, n:2 * n] + 1.0), sigmoid(z[:, 2 * n:3 * n])
+            c = f * c + i * np.tanh(z[:, 3 * n:])
+            h = o * np.tanh(c)
+            d = h @ Wy + by - ys[t]
+            total = total + np.mean(d * d)
+        return total / xs.shape[0], (h, c)
+
+    def train_step(self, xs: np.ndarray, ys: np.ndarray) -> Any:
+        (loss, (h, c)), grads = janus.value_and_grad(self.loss, argnums=(0, 1, 2, 3, 4), has_aux=True)(
+            self.Wx, self.Wh, self.b, self.Wy, self.by, xs, ys)
+        gWx, gWh, gb, gWy, gby = grads
+        self.Wx -= 0.5 * gWx
+        self.Wh -= 0.5 * gWh
+        self.b -= 0.5 * gb
+        self.Wy = self.Wy - 0.5 * gWy
+        self.by = self.by - 0.5 * gby
+        self.h, self.c = h, c
+        return loss
+
+
+class JitLSTM(LSTM):
+    train_step = janus.jit(LSTM.train_step, warmup=2)
+
+
+LSTM_STATE = ["Wx", "Wh", "b", "Wy", "by", "h", "c"]
+
+
+def lstm_segments(seq: int = 8, batch: int = 4) -> list[tuple[np.ndarray, np.ndarray]]:
+    """A stream of noisy sine waves (one phase per batch row), cut into segments; the
+    target is the next value of the first input channel."""
+    rng = np.random.default_rng(11)
+    t = np.arange(STEPS * seq + 1)[:, None] * 0.3 + rng.uniform(0, 6, batch)
+    wave = np.sin(t)
+    inputs = np.stack([wave, np.cos(t), rng.normal(0, 0.05, wave.shape)], axis=-1).astype(F32)
+    return [(inputs[k * seq:(k + 1) * seq], wave[k * seq + 1:(k + 1) * seq + 1, :, None].astype(F32))
+            for k in range(STEPS)]
+
+
+def test_lstm_truncated_bptt_compiled_and_imperative() -> None:
+    jf = JitLSTM.train_step
+    compiled, imperative = JitLSTM(0), LSTM(0)
+    curves: tuple[list, list] = ([], [])
+    for xs, ys in lstm_segments():
+        curves[0].append(compiled.train_step(xs, ys))
+        curves[1].append(imperative.train_step(xs, ys))
+    version = only_version(jf)
+    assert version.calls == STEPS - 2, janus.explain(jf)
+    text = version.graph.text
+    assert "janus.grad = {argnums" in text and "call @loss_d" in text
+    assert 'name = "h"' in text and '"janus.set_attr"' in text
+    assert all(type(c) is F32 for c in curves[0])
+    np.testing.assert_allclose(curves[0], curves[1], rtol=1e-4)
+    assert curves[1][-1] < 0.5 * curves[1][0]  # it trains
+    assert_same_state(compiled, imperative, LSTM_STATE, rtol=1e-4)
+
+
+def test_grad_of_a_bound_method_called_directly_runs_on_the_tape() -> None:
+    """Outside a jitted caller the object is no heap argument: the tape, with the reason."""
+    model, (xs, ys) = LSTM(3), lstm_segments()[0]
+    args = (model.Wx, model.Wh, model.b, model.Wy, model.by, xs, ys)
+    g = janus.value_and_grad(model.loss, argnums=(0, 4), has_aux=True)
+    (value, (h, c)), (gWx, gby) = g(*args)
+    want = g.spec(*args)
+    assert value == want[0][0] and gWx.shape == model.Wx.shape and gby.dtype == F32
+    np.testing.assert_array_equal(gWx, want[1][0])
+    assert not g.versions and "a bound method" in janus.explain(g)

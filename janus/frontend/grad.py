@@ -238,6 +238,15 @@ class GradFunction(JitFunction):
         kind = "value_and_grad" if spec.with_value else "grad"
         self.__qualname__ = f"janus.{kind}({getattr(spec.fn, '__qualname__', spec.fn)})"
 
+        if isinstance(spec.fn, types.MethodType):
+            self.fallbacks[None] = ("a bound method: compiled only where a jitted caller traces it "
+                                    "(its object is then a heap argument); called directly it runs on the tape")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(self.spec.fn, types.MethodType):  # no profiling: it would never compile
+            return self.spec(*args, **kwargs)
+        return super().__call__(*args, **kwargs)
+
     def janus_trace(self, tracer: Tracer, args: list[Any], kwargs: dict[str, Any]) -> Any:
         return self.spec.janus_trace(tracer, args, kwargs)
 
