@@ -243,3 +243,19 @@ def test_grad_of_a_bound_method_called_directly_runs_on_the_tape() -> None:
     assert value == want[0][0] and gWx.shape == model.Wx.shape and gby.dtype == F32
     np.testing.assert_array_equal(gWx, want[1][0])
     assert not g.versions and "a bound method" in janus.explain(g)
+
+
+def test_compiled_argnums_out_of_order_and_repeated_arrays() -> None:
+    """Gradients come back in ``argnums`` order, one per position even for one array
+    passed twice (compiled against the tape)."""
+
+    def loss(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> Any:
+        return np.sum(np.tanh(a * x) * b)
+
+    g = janus.grad(loss, argnums=(2, 0, 1), warmup=1)
+    a, x = np.float32([0.5, -1.0, 2.0]), np.float32([1.0, 0.3, -0.7])
+    for b in (a, a, a * 2):  # profiled, then compiled twice
+        got, want = g(a, b, x), g.spec(a, b, x)
+        for u, w in zip(got, want):
+            np.testing.assert_allclose(u, w, rtol=1e-6)
+    assert only_version(g).calls == 2
