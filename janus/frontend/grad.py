@@ -161,7 +161,7 @@ class GradSpec:
             loss, aux = self.split(tracer.run(fn.__code__, fn.__globals__, bound))
             objects = {i: heap.parameters(args[i]) for i in positions if isinstance(args[i], HeapRef)}
         finally:
-            tracer.em, tracer.heap.scope = caller, None
+            tracer.em, tracer.heap.scope = caller, heap.enclosing
         if not (isinstance(loss, Tensor) and loss.shape == () and loss.dtype.kind == "f"):
             raise NotConvertible(f"janus.grad of {fn.__qualname__}: the result is not a 0-d float array computed from the arguments")
         outputs = [loss]

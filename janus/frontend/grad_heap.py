@@ -60,6 +60,7 @@ class GradHeap:
     def __init__(self, tracer: "Tracer", caller: "Emitter", inner: list[Tensor], outer: list[Tensor], wrt: list[int]) -> None:
         self.tracer, self.caller = tracer, caller
         self.inner, self.outer, self.wrt = inner, outer, wrt
+        self.enclosing: GradHeap | None = tracer.heap.scope  # a janus.grad function being traced around this one
         self.objects: set[AccessPath] = set()  # differentiated objects
         self.arguments: dict[AccessPath, Tensor] = {}  # location -> argument of the function
 
@@ -71,7 +72,7 @@ class GradHeap:
         if path in self.arguments:
             return self.arguments[path]
         tracker, inside = self.tracer.heap, self.tracer.em
-        tracker.scope, self.tracer.em = None, self.caller
+        tracker.scope, self.tracer.em = self.enclosing, self.caller
         try:
             value = tracker.read(ref, kind, key)
         finally:
