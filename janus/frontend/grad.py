@@ -25,7 +25,9 @@ from typing import Any, Callable
 import numpy as np
 
 from janus.frontend.emitter import function_text
+from janus.frontend.grad_heap import GradHeap, is_object, parameter_names, shallow_copy
 from janus.frontend.graph import Tracer, bind_arguments
+from janus.frontend.heap_access import HeapRef
 from janus.frontend.jit import DEFAULT_WARMUP, JitFunction
 from janus.frontend.tape import Tape, Traced, unwrap
 from janus.frontend.values import NotConvertible, Tensor
@@ -97,7 +99,10 @@ class GradSpec:
 
         traced = list(args)
         for i in self.positions:
-            traced[i] = tree_map(leaf, args[i])
+            if is_object(args[i]):
+                traced[i] = shallow_copy(args[i], {k: leaf(getattr(args[i], k)) for k in parameter_names(args[i])})
+            else:
+                traced[i] = tree_map(leaf, args[i])
         loss, aux = self.split(self.fn(*traced, **kwargs))
         value = unwrap(loss)
         if np.shape(value) != () or np.result_type(value).kind != "f":
@@ -113,18 +118,26 @@ class GradSpec:
             g = np.asarray(next(cotangents), np.result_type(x))
             return g[()] if isinstance(x, np.generic) else g
 
-        grads = [plain(tree_map(gradient, args[i])) for i in self.positions]
+        grads = [{k: gradient(getattr(args[i], k)) for k in parameter_names(args[i])} if is_object(args[i])
+                 else plain(tree_map(gradient, args[i])) for i in self.positions]
         return self.package(value, unwrap(aux), grads)
 
     # ---- traced: a private function and a call of its _grad -----------------------------
     def janus_trace(self, tracer: Tracer, args: list[Any], kwargs: dict[str, Any]) -> Any:
         fn = self.fn
-        if not isinstance(fn, types.FunctionType) or fn.__closure__:
-            raise NotConvertible(f"janus.grad of {getattr(fn, '__qualname__', fn)}: only functions without free variables are traced")
         self.check_positions(len(args))
+        positions = self.positions
+        if isinstance(fn, types.MethodType):  # ``self.loss``: self is a first, non-differentiated argument
+            fn, args, positions = fn.__func__, [fn.__self__, *args], tuple(i + 1 for i in positions)
+        if not isinstance(fn, types.FunctionType) or fn.__closure__:
+            raise NotConvertible(f"janus.grad of {getattr(fn, '__qualname__', fn)}: only functions and methods without free variables are traced")
         outer, inner, wrt = [], [], []
+        heap = GradHeap(tracer, tracer.em, inner, outer, wrt)
 
         def parameter(value: Any, differentiated: bool) -> Any:
+            if isinstance(value, HeapRef) and differentiated:
+                heap.differentiate(value)
+                return value
             if not isinstance(value, Tensor):
                 if differentiated:
                     raise NotConvertible(f"janus.grad with respect to a Python {type(value).__name__} (a graph constant)")
@@ -139,15 +152,16 @@ class GradSpec:
             inner.append(Tensor(f"%arg{len(inner)}", value.shape, value.dtype))
             return inner[-1]
 
-        params = [tree_map(lambda v, d=i in self.positions: parameter(v, d), a) for i, a in enumerate(args)]
+        params = [tree_map(lambda v, d=i in positions: parameter(v, d), a) for i, a in enumerate(args)]
         keywords = {k: tree_map(lambda v: parameter(v, False), v) for k, v in kwargs.items()}
         bound = bind_arguments(fn.__code__, fn.__defaults__ or (), fn.__kwdefaults__ or {}, params, keywords)
         em, caller = tracer.em.sibling(), tracer.em
-        tracer.em = em
+        tracer.em, tracer.heap.scope = em, heap
         try:
             loss, aux = self.split(tracer.run(fn.__code__, fn.__globals__, bound))
+            objects = {i: heap.parameters(args[i]) for i in positions if isinstance(args[i], HeapRef)}
         finally:
-            tracer.em = caller
+            tracer.em, tracer.heap.scope = caller, heap.enclosing
         if not (isinstance(loss, Tensor) and loss.shape == () and loss.dtype.kind == "f"):
             raise NotConvertible(f"janus.grad of {fn.__qualname__}: the result is not a 0-d float array computed from the arguments")
         outputs = [loss]
@@ -172,8 +186,11 @@ class GradSpec:
         base = caller.fresh()
         caller.lines.append(f"{base}:{len(result_types)} = func.call @{name}_grad({', '.join(t.name for t in operands)}) : {signature}")
         results = [Tensor(f"{base}#{i}", t.shape, t.dtype) for i, t in enumerate(outputs + [inner[i] for i in wrt])]
-        grad_results = iter(results[len(outputs):])
-        grads = [plain(tree_map(lambda v: next(grad_results) if isinstance(v, Tensor) else v, args[i])) for i in self.positions]
+        grad_results = results[len(outputs):]
+        gradients = {inner[j].name: g for j, g in zip(wrt, grad_results)}  # by the function's argument
+        grads = [{k: gradients[t.name] for k, t in objects[i].items()} if i in objects
+                 else plain(tree_map(lambda v: gradients[v.name] if isinstance(v, Tensor) else v, params[i]))
+                 for i in positions]
         aux_value = tree_map(lambda s: s.value if isinstance(s, _Static) else results[s], aux_shape)
         return self.package(results[0], aux_value, grads)
 
@@ -220,6 +237,15 @@ class GradFunction(JitFunction):
         self.spec = spec
         kind = "value_and_grad" if spec.with_value else "grad"
         self.__qualname__ = f"janus.{kind}({getattr(spec.fn, '__qualname__', spec.fn)})"
+
+        if isinstance(spec.fn, types.MethodType):
+            self.fallbacks[None] = ("a bound method: compiled only where a jitted caller traces it "
+                                    "(its object is then a heap argument); called directly it runs on the tape")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(self.spec.fn, types.MethodType):  # no profiling: it would never compile
+            return self.spec(*args, **kwargs)
+        return super().__call__(*args, **kwargs)
 
     def janus_trace(self, tracer: Tracer, args: list[Any], kwargs: dict[str, Any]) -> Any:
         return self.spec.janus_trace(tracer, args, kwargs)

@@ -460,7 +460,8 @@ class Tracer:
         if isinstance(obj, trees.SymNode):
             return trees.attribute(self, obj, name)
         if isinstance(obj, HeapRef):
-            return self.heap.read(obj, "attr", name)
+            method = self.heap.method(obj, name)  # ``self.loss`` passed along (to janus.grad): bound here
+            return types.MethodType(method, obj) if method is not None else self.heap.read(obj, "attr", name)
         if isinstance(obj, Tensor):
             if name == "T":
                 return op_table.apply(self.em, op_table.OPS["transpose"], [obj], {})

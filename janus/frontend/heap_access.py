@@ -126,6 +126,8 @@ class HeapTracker:
         self.owners: dict[str, AccessPath] = {}  # tensor -> location whose entry array it is (or updates)
         self.mutated: dict[AccessPath, None] = {}
         self.methods: dict[tuple[AccessPath, str], types.FunctionType] = {}
+        #: set while a ``janus.grad`` function is traced into its own func.func (``grad_heap``)
+        self.scope: Any = None
 
     def at_root(self) -> bool:
         """Outside every ``scf`` region (a branch side or loop body swaps the emitter's lines)."""
@@ -135,8 +137,8 @@ class HeapTracker:
     def _root(self, source: tuple[str, Any], obj: Any, origin: str, name: str) -> HeapRef:
         key = source if source[0] == "arg" else ("fixed", id(obj))
         ref = self.roots.get(key)
-        if ref is None:
-            slot, ssa = len(self.sources), self.tracer.em.fresh()
+        if ref is None:  # named by the root emitter: the prologue goes into the root function
+            slot, ssa = len(self.sources), self.root[0].fresh()
             self.sources.append(source)
             self.prologue.append(
                 f'{ssa} = "janus.object"() {{slot = {slot} : i64, origin = "{origin}", name = "{_text(name)}"}} '
@@ -164,6 +166,8 @@ class HeapTracker:
     # ---- reads and writes -------------------------------------------------------------
     def read(self, ref: HeapRef, kind: str, key: Key) -> Any:
         """The value of ``ref.attr`` / ``ref[key]`` in this call, as the graph sees it."""
+        if self.scope is not None:
+            return self.scope.read(ref, kind, key)
         path = ref.path.child(kind, key)
         if path in self.values:
             return self.values[path]
@@ -199,6 +203,8 @@ class HeapTracker:
         """``ref.attr = value`` / ``ref[key] = value`` on the shadow heap (committed after the call)."""
         path = ref.path.child(kind, key)
         label = self.labels.setdefault(path, f"{ref.label}.{key}" if kind == "attr" else f"{ref.label}[{key!r}]")
+        if self.scope is not None:
+            raise NotConvertible(f"write to {label} inside a janus.grad function (return it as aux instead)")
         if not self.at_root():
             raise NotConvertible(f"write to {label} inside a data-dependent branch or loop region")
         if not isinstance(value, Tensor):
