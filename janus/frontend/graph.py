@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from janus.frontend import exceptions, indexing, loops, op_table, relax, scalars, trees
+from janus.frontend import exceptions, indexing, loops, op_table, relax, scalars, speculation, trees
 from janus.frontend.branches import Cell, Copier, Joiner, SymFunction, SymIter
 from janus.frontend.bytecode import EXIT, Bytecode, Instr, decode
 from janus.frontend.emitter import Emitter, function_text
@@ -129,6 +129,7 @@ class Tracer:
         self.steps = 0
         #: branch sites not speculated even if the profile says they always went one way
         self.unspeculated: frozenset[tuple[types.CodeType, int]] = frozenset()
+        self.speculation = speculation.FULL
         self.guard_sites: dict[int, tuple[types.CodeType, int]] = {}
         #: other ``func.func`` definitions of the module (text), emitted with ``em.sibling()``
         self.functions: list[str] = []
@@ -256,7 +257,7 @@ class Tracer:
         if value.size != 1:
             raise NotConvertible(f"truth value of an array of shape {value.shape}")
         site = (frame.bc.code, ins.offset)
-        taken = None if site in self.unspeculated else self.profile.branch_outcome(site)
+        taken = None if site in self.unspeculated or not self.speculation.speculate else self.profile.branch_outcome(site)
         if taken is None:
             return None
         truth = taken == ("TRUE" in ins.opname)
@@ -768,15 +769,18 @@ _PY_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
 
 
 def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | None = None,
-             unspeculated: frozenset = frozenset(), relaxed: frozenset = frozenset()) -> Graph:
+             unspeculated: frozenset = frozenset(), relaxed: frozenset = frozenset(),
+             switches: speculation.Speculation = speculation.FULL) -> Graph:
     """The graph of ``fn`` called with ``args`` (positional, defaults applied).
 
     ``shapes`` gives each array argument's shape with symbols for ``?`` dims (default:
     the exact shapes); branches at ``unspeculated`` sites become ``scf.if`` even if fixed;
-    ``relaxed`` holds the list and int positions relaxed by value (see ``relax``).
+    ``relaxed`` holds the list and int positions relaxed by value (see ``relax``);
+    ``switches`` turns speculative optimizations off (see ``speculation``).
     """
     tracer = Tracer(profile)
     tracer.unspeculated = unspeculated
+    tracer.speculation = switches
     inputs: list[Tensor] = []
 
     def argument(a: Any) -> Tensor:

@@ -25,6 +25,7 @@ from janus.frontend.heap_rules import HeapMiss
 from janus.frontend.profiler import Profile, profiling, run_profiled
 from janus.frontend.relax import describe_position, value_diff
 from janus.frontend.signature import describe_key, entry_key, key_and_leaves, leaf_shapes, shape_diff
+from janus.frontend.speculation import FULL, Speculation, general_positions
 from janus.frontend.values import NotConvertible
 from janus.heap import HeapError
 
@@ -70,9 +71,11 @@ def _rebuild(shape: Any, results: list[np.ndarray]) -> Any:
 class JitFunction:
     """The callable ``janus.jit`` returns; transparent to its callers."""
 
-    def __init__(self, fn: Callable, warmup: int = DEFAULT_WARMUP) -> None:
+    def __init__(self, fn: Callable, warmup: int = DEFAULT_WARMUP, switches: Speculation = FULL) -> None:
         functools.update_wrapper(self, fn)
-        self.fn, self.warmup = fn, warmup
+        self.fn, self.warmup, self.switches = fn, warmup, switches
+        #: ``specialize=False``: the first call's dims and ints are relaxed before its key is taken
+        self._generalize_pending = not switches.specialize
         self.signature = inspect.signature(fn)
         params = self.signature.parameters.values()
         #: calls with exactly this many positional arguments need no ``Signature.bind``
@@ -110,6 +113,8 @@ class JitFunction:
         positional = args if not kwargs and len(args) == self._plain_arity else self._bind(args, kwargs)
         if positional is None:
             return self.fn(*args, **kwargs)
+        if self._generalize_pending:
+            self._generalize(positional)
         try:
             key, leaves = key_and_leaves(positional, self.dynamic)
         except NotConvertible as e:
@@ -163,6 +168,18 @@ class JitFunction:
             self.warm[relaxed] = max(self.warm[relaxed], self.warmup - 1)
             return relaxed
         return key
+
+    def _generalize(self, positional: tuple) -> None:
+        """``specialize=False``: relax every dim and int of the first call, undone as usual
+        (``_build``) when the graph cannot take them relaxed."""
+        self._generalize_pending = False
+        try:
+            positions = general_positions(positional) - self.unrelaxable
+        except NotConvertible:
+            return  # the call runs imperatively below, with the reason recorded
+        self.dynamic |= positions
+        self.relaxing[entry_key(positional, self.dynamic)] = positions
+        self.events.append("specialize=False: array dims and int arguments relaxed from the first compile")
 
     @property
     def signature_names(self) -> list[str]:
@@ -225,7 +242,8 @@ class JitFunction:
         try:
             if entry_key(positional, self.dynamic) != key:
                 raise NotConvertible("the call changed its own arguments (a heap write)")
-            graph = generate(self.fn, positional, self.profile, leaf_shapes(key), self.unspeculated, self.dynamic)
+            graph = generate(self.fn, positional, self.profile, leaf_shapes(key), self.unspeculated, self.dynamic,
+                             self.switches)
             self.versions[key] = Version(key, graph, compile_function(graph.text, graph.func_name))
             self.compiles += 1
             if relaxing is not None:  # exact versions this one serves are no longer reachable
@@ -259,22 +277,26 @@ def describe_args(jf: JitFunction, key: Hashable) -> str:
     return ", ".join(f"{n}: {describe_key(k)}" for n, k in zip(names, key))
 
 
-def jit(fn: Callable | None = None, *, warmup: int = DEFAULT_WARMUP) -> Any:
+def jit(fn: Callable | None = None, *, warmup: int = DEFAULT_WARMUP, speculate: bool = True, unroll: bool = True,
+        specialize: bool = True) -> Any:
     """Compile ``fn`` speculatively after ``warmup`` profiled imperative calls.
 
     Usable as ``@jit``, ``@jit(warmup=2)`` or ``jit(f)``, on functions and methods; a jit
-    function (``janus.grad`` returns one) is returned as it is.
+    function (``janus.grad`` returns one) is returned as it is. ``speculate``, ``unroll``
+    and ``specialize`` switch speculative optimizations off (see ``speculation``).
     """
+    switches = Speculation(speculate, unroll, specialize)
     if fn is None:
-        return lambda f: jit(f, warmup=warmup)
-    return fn if isinstance(fn, JitFunction) else JitFunction(fn, warmup)
+        return lambda f: jit(f, warmup=warmup, speculate=speculate, unroll=unroll, specialize=specialize)
+    return fn if isinstance(fn, JitFunction) else JitFunction(fn, warmup, switches)
 
 
 def explain(fn: Any) -> str:
     """A readable report: compiled versions with their entry guards, and fallbacks with reasons."""
     if not isinstance(fn, JitFunction):
         return f"{getattr(fn, '__qualname__', fn)!s} is not a janus.jit function"
-    lines = [f"janus.jit {fn.__qualname__}: {fn.profile.runs} profiled run(s), warmup {fn.warmup}"]
+    lines = [f"janus.jit {fn.__qualname__}: {fn.profile.runs} profiled run(s), warmup {fn.warmup}, "
+             f"{fn.switches.describe()}"]
     for key, version in fn.versions.items():
         lines.append(f"compiled: {describe_args(fn, key)} ({version.calls} compiled call(s))")
         lines.extend(f"  guard {gid}: {kind} at {source}" for gid, kind, source in version.graph.guards)

@@ -43,6 +43,13 @@ if TYPE_CHECKING:
 
 #: loops over more known items than this become scf.for, trip counts above it scf.while
 UNROLL_LIMIT = 64
+
+
+def unroll_limit(tracer: "Tracer") -> int:
+    """``UNROLL_LIMIT``, or 0 when the ``unroll`` switch is off (see ``speculation``)."""
+    return UNROLL_LIMIT if tracer.speculation.unroll else 0
+
+
 NOT_HANDLED = object()
 
 
@@ -96,12 +103,12 @@ def iterator(tracer: "Tracer", value: Any) -> GraphIter | None:
                                   lambda iv: from_index(em, iv)))
     if isinstance(value, Tensor) and value.ndim and isinstance(value.shape[0], str):
         return GraphIter(lambda: _rows(em, value))
-    if isinstance(value, range) and len(value) > UNROLL_LIMIT and value.step > 0:
+    if isinstance(value, range) and len(value) > unroll_limit(tracer) and value.step > 0:
         return GraphIter(lambda: (em.index_constant(value.start), em.index_constant(value.stop),
                                   em.index_constant(value.step), lambda iv: from_index(em, iv)), lambda: list(value))
-    if isinstance(value, Tensor) and value.ndim and value.static and value.shape[0] > UNROLL_LIMIT:
+    if isinstance(value, Tensor) and value.ndim and value.static and value.shape[0] > unroll_limit(tracer):
         return GraphIter(lambda: _rows(em, value), lambda: tracer.iterate(value))
-    if isinstance(value, (list, tuple)) and len(value) > UNROLL_LIMIT and _one_type(value):
+    if isinstance(value, (list, tuple)) and len(value) > unroll_limit(tracer) and _one_type(value):
         return GraphIter(lambda: _rows(em, op_table.apply(em, op_table.OPS["stack"], [list(value)], {})),
                          lambda: list(value))
     return None
@@ -176,7 +183,7 @@ def back_edge(tracer: "Tracer", frame: "Frame", ins: Instr, value: Tensor) -> in
         raise NotConvertible(f"truth value of an array of shape {value.shape}")
     goes_on = "TRUE" in ins.opname  # the jump back is taken when the condition is true
     key = (id(frame), ins.offset)
-    k = None if site in tracer.unspeculated else tracer.profile.trip_count(site)
+    k = None if site in tracer.unspeculated or not tracer.speculation.unroll else tracer.profile.trip_count(site)
     if k is not None and k <= UNROLL_LIMIT:
         done = state.iterations.pop(key, (frame, 0))[1] + 1
         again = done < k
