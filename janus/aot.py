@@ -9,6 +9,10 @@ lists the inputs in order (name, shape, dtype, MLIR type), the constants baked i
 outputs, the speculative guards (a failed one stops the call with FAILED_PRECONDITION) and
 an ``iree-run-module`` command line. Arguments named in ``params`` (trained weights) are
 saved as .npy files beside the .vmfb, so a caller only brings the other inputs.
+
+A bound method (``model.infer``) or a function taking objects exports too: the values its
+graph reads from them (``self.W``) are the trailing inputs the heap manifest lists (see
+``janus.heap``), captured at export time into .npy files like ``params``.
 """
 
 from __future__ import annotations
@@ -21,9 +25,11 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from janus.frontend.graph import generate
+from janus.frontend.graph import Graph, generate
+from janus.frontend.heap_rules import is_heap_object
 from janus.frontend.profiler import Profile, run_profiled
 from janus.frontend.signature import STATIC_TYPES
+from janus.frontend.trees import is_tree
 from janus.frontend.values import NotConvertible
 
 
@@ -45,6 +51,8 @@ class Exported:
 def _leaves(name: str, value: Any, arrays: list[tuple[str, np.ndarray]], constants: dict[str, Any]) -> None:
     """Arrays in graph-argument order (as ``janus.frontend.signature`` walks arguments) and
     the static values the graph bakes in, named by parameter and position."""
+    if is_heap_object(value) and not is_tree(value):
+        return  # its reads are the trailing inputs (``_heap_inputs``)
     if type(value) is np.ndarray or isinstance(value, np.generic):
         arrays.append((name, np.asarray(value)))
     elif type(value) in STATIC_TYPES:
@@ -65,6 +73,18 @@ def _describe(mlir_type: str) -> dict[str, Any]:
     return {"mlir": mlir_type, "shape": [], "dtype": mlir_type}
 
 
+def _heap_inputs(graph: Graph, function: Any, args: tuple, arrays: list[np.ndarray]) -> list[tuple[str, Any]]:
+    """(label, value) of each heap read, in the order of the trailing function inputs."""
+    if function.heap.writes:
+        raise NotConvertible("the graph writes Python objects; an export cannot commit them")
+    if not function.heap.reads:
+        return []
+    objects, _ = graph.heap.prepare(args, arrays)
+    labels = graph.heap.labels
+    return [(labels.get(path, path.describe()), np.asarray(value))
+            for path, value in zip(function.heap.reads, function.heap.read_inputs(objects))]
+
+
 def export(fn: Callable, *example_args: Any, path: str | Path, target: str = "cpu", params: Iterable[str] = (),
            extra_flags: Iterable[str] = ()) -> Exported:
     """Compile ``fn`` specialized to ``example_args`` into ``path`` (a .vmfb) and its manifest.
@@ -75,6 +95,8 @@ def export(fn: Callable, *example_args: Any, path: str | Path, target: str = "cp
     from janus.runtime import compile_module, get_target  # IREE loads on first use, not on ``import janus``
 
     path = Path(path)
+    if inspect.ismethod(fn):  # the graph of the function, its object the first argument
+        fn, example_args = fn.__func__, (fn.__self__, *example_args)
     names = list(inspect.signature(fn).parameters)
     params = list(params)
     unknown = [p for p in params if p not in names]
@@ -90,15 +112,14 @@ def export(fn: Callable, *example_args: Any, path: str | Path, target: str = "cp
     graph = generate(fn, tuple(example_args), profile)
     artifact = compile_module(graph.text, target, extra_flags=list(extra_flags))
     function = artifact.functions[graph.func_name]
-    if function.heap.reads or function.heap.writes:
-        raise NotConvertible("the graph reads or writes Python objects; export takes functions of arrays")
+    heap = _heap_inputs(graph, function, tuple(example_args), [a for _, a in arrays])
     artifact.save(path)
     folder = path.with_name(f"{path.stem}.params")
     inputs, command = [], ["iree-run-module", f"--device={get_target(target).driver}", f"--module={path.name}",
                            f"--function={graph.func_name}"]
-    for (name, value), mlir_type in zip(arrays, function.inputs):
+    for i, ((name, value), mlir_type) in enumerate(zip(arrays + heap, function.inputs)):
         entry = {"name": name, **_describe(mlir_type)}
-        if name.split("[")[0] in params:
+        if name.split("[")[0] in params or i >= len(arrays):
             folder.mkdir(exist_ok=True)
             file = folder / f"{name}.npy"
             np.save(file, value)

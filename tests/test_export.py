@@ -136,3 +136,39 @@ def test_functions_without_a_graph_are_refused_with_the_reason(tmp_path: Path) -
     with pytest.raises(NotConvertible, match="print"):
         janus.export(noisy, X, path=tmp_path / "noisy.vmfb")
     assert not (tmp_path / "noisy.vmfb").exists()
+
+
+class Regressor:
+    """A model holding its parameters as attributes, as a trained model in Python does."""
+
+    def __init__(self, params: dict[str, np.ndarray]) -> None:
+        self.W1, self.b1, self.W2, self.b2 = (params[k].copy() for k in ("W1", "b1", "W2", "b2"))
+
+    def infer(self, x):
+        h = np.maximum(x @ self.W1 + self.b1, 0.0)
+        return h @ self.W2 + self.b2
+
+
+def test_bound_method_exports_the_attributes_it_reads(tmp_path: Path) -> None:
+    model = Regressor(PARAMS)
+    done = janus.export(model.infer, X, path=tmp_path / "model.vmfb")
+    heap = json.loads(done.manifest.read_text())["functions"]["infer"]["heap"]
+    assert len(heap["reads"]) == 4 and not heap["writes"]
+    assert [i["name"] for i in done.info["inputs"]] == ["x", "self.W1", "self.b1", "self.W2", "self.b2"]
+    model.W1 = model.W1 * 0  # the export captured the values it read
+    x = np.random.default_rng(3).standard_normal((5, 8)).astype(np.float32)
+    got = run_exported(done.command, tmp_path, {"x": x})
+    np.testing.assert_allclose(got, predict(x, *PARAMS.values()), rtol=1e-5, atol=1e-6)
+
+
+def test_exports_that_write_objects_are_refused(tmp_path: Path) -> None:
+    class Counter:
+        def __init__(self) -> None:
+            self.total = np.zeros(8, np.float32)
+
+        def add(self, x):
+            self.total = self.total + x.sum(0)
+            return self.total
+
+    with pytest.raises(NotConvertible, match="writes Python objects"):
+        janus.export(Counter().add, X, path=tmp_path / "counter.vmfb")
