@@ -80,6 +80,22 @@ def test_a_disagreeing_model_fails_the_run(zoo, tmp_path: Path, capsys) -> None:
     assert "**NO**" in (tmp_path / "bench.md").read_text()
 
 
+def test_ablation_runs_every_stage_compiled_and_agreeing(zoo, tmp_path: Path, capsys) -> None:
+    assert main(["--ablation", "--models", "affine", "-o", str(tmp_path), "--no-plot", FAST]) == 0
+    (record,) = json.loads((tmp_path / "ablation.json").read_text())["models"]
+    stages = record["stages"]
+    assert [s["stage"] for s in stages] == ["imperative", "graph, no speculation", "+ unrolling", "+ specialization"]
+    assert all(s["agree"] and s["items_per_second"] > 0 for s in stages)
+    assert stages[0]["compiled_calls"] == 0 and all(s["compiled_calls"] >= 2 for s in stages[1:])
+    assert "| affine | rows | " in (tmp_path / "ablation.md").read_text()
+
+
+def test_ablation_reports_a_disagreeing_stage(zoo, tmp_path: Path, capsys) -> None:
+    assert main(["--ablation", "--models", "drifting", "-o", str(tmp_path), "--no-plot", FAST]) == 1
+    assert "**DISAGREES**" in (tmp_path / "ablation.md").read_text()
+    assert "a stage disagrees with plain Python for: drifting" in capsys.readouterr().err
+
+
 def test_unknown_model_is_a_usage_error(capsys) -> None:
     assert main(["--models", "no-such-model"]) == 2
     assert "unknown model(s) no-such-model" in capsys.readouterr().err

@@ -19,6 +19,7 @@ from typing import Any, Callable
 import janus
 from janus.benchmark.swap import fresh_jit, plain_python
 from janus.frontend.jit import JitFunction
+from janus.frontend.speculation import Speculation
 from janus.models.workload import ModelSpec, Size
 
 
@@ -63,10 +64,11 @@ class Run:
 
 
 def run(spec: ModelSpec, size: Size, compiled: bool, on_step: Callable[[int, int], None] = lambda i, n: None,
-        min_seconds: float = 0.5, max_extra_steps: int = 200) -> Run:
-    """Build ``spec`` afresh and run its steps, plain (``compiled`` False) or jitted."""
+        min_seconds: float = 0.5, max_extra_steps: int = 200, switches: Speculation | None = None) -> Run:
+    """Build ``spec`` afresh and run its steps, plain (``compiled`` False) or jitted
+    (with ``switches``, when given, instead of each function's own)."""
     result = Run()
-    with (fresh_jit if compiled else plain_python)(spec.modules) as jit:
+    with (fresh_jit(spec.modules, switches) if compiled else plain_python(spec.modules)) as jit:
         if compiled:
             result.jit = jit
         try:

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from janus.frontend.jit import JitFunction
+from janus.frontend.speculation import Speculation
 
 
 def jit_sites(module_names: tuple[str, ...]) -> list[tuple[Any, str, JitFunction]]:
@@ -48,5 +49,6 @@ def plain_python(module_names: tuple[str, ...]) -> Any:
     return swapped(module_names, lambda jf: jf.fn)
 
 
-def fresh_jit(module_names: tuple[str, ...]) -> Any:
-    return swapped(module_names, lambda jf: JitFunction(jf.fn, jf.warmup))
+def fresh_jit(module_names: tuple[str, ...], switches: Speculation | None = None) -> Any:
+    """Fresh jit functions, with the model's speculation switches or ``switches`` (ablation)."""
+    return swapped(module_names, lambda jf: JitFunction(jf.fn, jf.warmup, switches or jf.switches))

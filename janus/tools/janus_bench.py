@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 import janus.frontend.backend  # noqa: F401  (imported here, not first under a profiled call)
-from janus.benchmark import compare, measure, report
+from janus.benchmark import ablation, compare, measure, report
 from janus.models import MODELS
 
 
@@ -53,6 +53,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("-o", "--out", default="janus-bench-report", help="output folder (default: %(default)s)")
     p.add_argument("--min-seconds", type=float,
                    help="steady-state seconds to time per run (default: 1, with --quick 0.2)")
+    p.add_argument("--ablation", action="store_true",
+                   help="JANUS Fig. 7: imperative, graph without speculation, + unrolling, + specialization")
     p.add_argument("--no-plot", action="store_true", help="do not write bench.png")
     p.add_argument("--rtol", type=float, default=compare.RTOL, help="relative tolerance (default: %(default)g)")
     p.add_argument("--atol", type=float, default=compare.ATOL,
@@ -74,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     size = "quick" if args.quick else "full"
     command = shlex.join(["janus-bench", *(sys.argv[1:] if argv is None else argv)])
     min_seconds = args.min_seconds if args.min_seconds is not None else 0.2 if args.quick else 1.0
+    if args.ablation:
+        return run_ablation(args, names, size, command, min_seconds)
     peak = report.peak_gflops()
     progress = Progress(2 * len(names))
     records = []
@@ -95,6 +99,26 @@ def main(argv: list[str] | None = None) -> int:
     failed = [r["model"] for r in records if not r["agree"]]
     if failed:
         print(f"janus-bench: compiled and plain Python runs disagree for: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def run_ablation(args: argparse.Namespace, names: list[str], size: str, command: str, min_seconds: float) -> int:
+    """``--ablation``: every stage of ``ablation.STAGES`` per model; exit 1 on a disagreement."""
+    progress = Progress(len(ablation.STAGES) * len(names))
+
+    def on_run(label: str) -> None:
+        progress.show(label)
+        progress.done += 1
+
+    records = [ablation.record(MODELS[n], size, on_run, min_seconds, args.rtol, args.atol) for n in names]
+    progress.close()
+    for line in ablation.write(Path(args.out), records, command, not args.no_plot):
+        print(line)
+    print(ablation.markdown(records, command))
+    failed = [r["model"] for r in records if not r["agree"]]
+    if failed:
+        print(f"janus-bench: a stage disagrees with plain Python for: {', '.join(failed)}", file=sys.stderr)
         return 1
     return 0
 
