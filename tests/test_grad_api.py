@@ -51,6 +51,7 @@ OP_CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
     "min": (lambda x: np.min(x, axis=0), [signed(3, 4)]),
     "matmul": (lambda a, b, v: (a @ b) * (v @ b), [signed(3, 4), signed(4, 2), signed(4)]),
     "dot": (lambda a, b: np.dot(a, b) + a.dot(b), [signed(3, 4), signed(4, 2)]),
+    "outer": (lambda a, b: np.outer(a, b) * np.outer(b, a).T, [signed(3), signed(2, 2)]),
     "transpose": (lambda x: np.transpose(x, (1, 0, 2)) * x.T.transpose(1, 2, 0), [signed(2, 3, 4)]),
     "reshape": (lambda x: x.reshape(6, 2) * np.reshape(x, (6, -1)), [signed(3, 4)]),
     "astype": (lambda x: x.astype(np.float64) * x, [signed(3)]),
@@ -236,6 +237,19 @@ def test_compiled_float64_gradients_match_finite_differences() -> None:
     assert got.dtype == np.float64
     np.testing.assert_allclose(got, g.spec(w, x), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(got, central_differences(loss, [w, x], 0), rtol=1e-6, atol=1e-8)
+
+
+def test_compiled_gradient_through_outer() -> None:
+    def loss(u: np.ndarray, v: np.ndarray) -> Any:
+        return np.sum(np.tanh(np.outer(u, v)) * np.outer(v, u).T)
+
+    u, v = signed(4).astype(np.float32), signed(3).astype(np.float32)
+    g = compiled_grad(janus.grad(loss, argnums=(0, 1), warmup=1), u, v)
+    (version,) = g.versions.values()
+    calls = version.calls
+    got = g(u, v)
+    assert version.calls == calls + 1
+    assert_close(got, g.spec(u, v), rtol=1e-5)
 
 
 def test_guarded_branches_in_the_differentiated_function() -> None:

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from janus.frontend import exceptions, indexing, loops, op_table, relax, scalars, speculation, trees
+from janus.frontend import exceptions, indexing, loops, op_table, relax, scalars, speculation, supercall, trees
 from janus.frontend.branches import Cell, Copier, Joiner, SymFunction, SymIter
 from janus.frontend.bytecode import EXIT, Bytecode, Instr, decode
 from janus.frontend.emitter import Emitter, function_text
@@ -190,6 +190,8 @@ class Tracer:
         trace = getattr(fn, "janus_trace", None)
         if trace is not None:  # a callable that traces its own calls (janus.grad and what it returns)
             return trace(self, args, kwargs)
+        if fn is super and not args and not kwargs:
+            return supercall.make(self.frames[-1])
         special = loops.call(self, fn, args, kwargs)
         if special is not loops.NOT_HANDLED:
             return special
@@ -460,6 +462,8 @@ class Tracer:
     def attribute(self, obj: Any, name: str) -> Any:
         if isinstance(obj, trees.SymNode):
             return trees.attribute(self, obj, name)
+        if isinstance(obj, supercall.SymSuper):
+            return obj.attribute(self, name)
         if isinstance(obj, HeapRef):
             method = self.heap.method(obj, name)  # ``self.loss`` passed along (to janus.grad): bound here
             return types.MethodType(method, obj) if method is not None else self.heap.read(obj, "attr", name)

@@ -204,7 +204,8 @@ class HeapTracker:
         path = ref.path.child(kind, key)
         label = self.labels.setdefault(path, f"{ref.label}.{key}" if kind == "attr" else f"{ref.label}[{key!r}]")
         if self.scope is not None:
-            raise NotConvertible(f"write to {label} inside a janus.grad function (return it as aux instead)")
+            why = getattr(self.scope, "refusal", "inside a janus.grad function (return it as aux instead)")
+            raise NotConvertible(f"write to {label} {why}")
         if not self.at_root():
             raise NotConvertible(f"write to {label} inside a data-dependent branch or loop region")
         if not isinstance(value, Tensor):

@@ -319,6 +319,24 @@ def _matmul_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     return em.drop_unit_dims(product, kept)
 
 
+def _outer_bind(a: Any, b: Any, out: Any = None) -> Args:
+    return {"a": a, "b": b, "out": out}
+
+
+def _outer_rule(args: Args) -> Spec:
+    require_default(args, out=None)
+    dtype = result_dtype(np.outer, sample(args["a"]), sample(args["b"]))
+    if dtype.kind == "b":
+        raise NotConvertible("bool outer is not supported")
+    return (int(np.prod(shape_of(args["a"]))), int(np.prod(shape_of(args["b"])))), dtype
+
+
+def _outer_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+    """A K=1 matmul of the flattened operands (its MLIR VJP is matmul's)."""
+    a, b = (cast(em, args[k], spec[1]) for k in ("a", "b"))
+    return em.matmul(em.reshape(a, (spec[0][0], 1)), em.reshape(b, (1, spec[0][1])))
+
+
 # ---- shape manipulation -------------------------------------------------------------------
 def _transpose_bind(a: Any, axes: Any = None) -> Args:
     return {"a": a, "axes": axes}
@@ -509,6 +527,7 @@ def creation(name: str, eager: Callable[..., Any]) -> Op:
 OTHERS = [
     Op("matmul", np.matmul, _matmul_bind, _matmul_rule, _matmul_lower, dynamic=True, vjp=vjp_numpy.matmul_vjp),
     Op("dot", np.dot, _dot_bind, _matmul_rule, _matmul_lower, dynamic=True, vjp=vjp_numpy.matmul_vjp),
+    Op("outer", np.outer, _outer_bind, _outer_rule, _outer_lower, vjp=vjp_numpy.outer_vjp),
     Op("transpose", np.transpose, _transpose_bind, _transpose_rule, _transpose_lower, dynamic=True, vjp=vjp_numpy.transpose_vjp),
     Op("reshape", np.reshape, _reshape_bind, _reshape_rule, lambda em, args, spec: em.reshape(args["a"], spec[0]), vjp=vjp_numpy.reshape_vjp),
     Op("astype", np.astype, _astype_bind, _astype_rule, lambda em, args, spec: cast(em, args["a"], spec[1]), dynamic=True,

@@ -28,6 +28,8 @@ import numpy as np
 
 from janus.frontend.branches import SymFunction
 from janus.frontend.emitter import Emitter, function_text
+from janus.frontend.heap_access import HeapRef
+from janus.frontend.recursion_heap import RecursionHeap, extra_operands
 from janus.frontend.scalars import PYTHON_DTYPES, weak_literal
 from janus.frontend.trees import SymNode, SymTree, TreeKind
 from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor, Weak, tensor_type
@@ -44,6 +46,7 @@ MAX_FUNCTIONS = 16
 STATIC = (type(None), str, bytes, types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc)
 
 # Kinds: ("scalar", dtype, weak) | ("tensor", dtype, shape with "?") | ("node", TreeKind) | ("static", value)
+#        | ("heap", access path): a heap object, passed unchanged (``recursion_heap``)
 Kind = tuple
 
 
@@ -65,6 +68,8 @@ def kind_of(value: Any) -> Kind:
     """The kind of a recursive call's argument (what the generated function assumes)."""
     if isinstance(value, SymNode):
         return ("node", value.tree.kind)
+    if isinstance(value, HeapRef):
+        return ("heap", value.path)
     if isinstance(value, Tensor):
         if not value.shape:
             return ("scalar", value.dtype.name, isinstance(value, Weak))
@@ -114,6 +119,9 @@ class Recursion:
         self.generated: dict[tuple, Generated] = {}
         #: trace depth of a generated function's own frames -> its result kind
         self.returning: dict[int, Kind] = {}
+        #: per generated function, the heap locations passed as its extra parameters
+        self.heap_reads: dict[str, list] = {}
+        self.tracing: dict[str, RecursionHeap] = {}  # generated functions still being traced
 
     def invoke(self, code: types.CodeType, globals_: dict, closure: tuple, bound: dict[str, Any]) -> Any:
         """``janus.invoke`` of the function generated for ``code`` on ``bound``'s kinds."""
@@ -124,7 +132,9 @@ class Recursion:
         kinds = tuple(kind_of(v) for v in bound.values())
         fn = self.generated.get((code, kinds)) or self.generate(code, globals_, bound, kinds)
         operands = [name for value, kind in zip(bound.values(), kinds) for name in self.operands(value, kind)]
-        arg_types = ", ".join(t for kind in kinds for t in types_of(kind))
+        extra, extra_types = extra_operands(self.tracer, self.tracing.get(fn.name), self.heap_reads.get(fn.name, []))
+        operands += extra
+        arg_types = ", ".join([t for kind in kinds for t in types_of(kind)] + extra_types)
         name = em.fresh()
         em.lines.append(f'{name} = "janus.invoke"({", ".join(operands)}) {{callee = @{fn.name}}} '
                         f": ({arg_types}) -> {types_of(fn.result)[0]}")
@@ -148,14 +158,19 @@ class Recursion:
         try:
             params: list[Slot] = []
             arguments = {name: self.parameter(em, kind, value, params) for (name, value), kind in zip(bound.items(), kinds)}
+            heap = self.tracing[fn.name] = tracer.heap.scope = RecursionHeap(tracer, fn.name, outer, len(params))
             depth = tracer.depth + 1
             self.returning[depth] = fn.result
             try:
                 value = tracer.run(code, globals_, arguments)
+                result = Slot(em.scalar(value), types_of(fn.result)[0]) if fn.result[0] == "scalar" else Slot(value.name, value.type)
             finally:
-                del self.returning[depth]
-            result = Slot(em.scalar(value), types_of(fn.result)[0]) if fn.result[0] == "scalar" else Slot(value.name, value.type)
-            tracer.functions.append(function_text(fn.name, params, [result], em.lines, private=True))  # type: ignore[list-item]
+                del self.returning[depth], self.tracing[fn.name]
+                tracer.heap.scope = heap.enclosing
+            params += [Slot(t.name, t.type) for t in heap.parameters()]
+            self.heap_reads[fn.name] = heap.reads
+            text = function_text(fn.name, params, [result], em.lines, private=True)  # type: ignore[list-item]
+            tracer.functions.append(heap.finish(text, tracer.functions))
         finally:
             tracer.em = outer
         return fn
@@ -164,7 +179,7 @@ class Recursion:
         """The traced value of a parameter of ``kind``, appending its slots to ``params``."""
         slots = [Slot(f"%arg{len(params) + i}", t) for i, t in enumerate(types_of(kind))]
         params.extend(slots)
-        if kind[0] == "static":
+        if kind[0] in ("static", "heap"):
             return value
         if kind[0] != "node":
             return self.value(em, slots[0].name, kind)
@@ -190,7 +205,7 @@ class Recursion:
     def operands(self, value: Any, kind: Kind) -> list[str]:
         """SSA names passing ``value`` as ``kind``."""
         em = self.tracer.em
-        if kind[0] == "static":
+        if kind[0] in ("static", "heap"):
             return []
         if kind[0] == "node":
             columns = value.tree.kind.columns()

@@ -103,6 +103,12 @@ def matmul_vjp(g: np.ndarray, out: Any, args: Args) -> Cotangents:
     return {"a": da, "b": db}
 
 
+def outer_vjp(g: np.ndarray, out: Any, args: Args) -> Cotangents:
+    """``np.outer(a, b)`` of the flattened operands: da = g b, db = aᵀ g."""
+    a, b = np.asarray(args["a"]), np.asarray(args["b"])
+    return {"a": (g @ b.ravel()).reshape(a.shape), "b": (a.ravel() @ g).reshape(b.shape)}
+
+
 def transpose_vjp(g: np.ndarray, out: Any, args: Args) -> Cotangents:
     ndim = np.ndim(args["a"])
     perm = list(range(ndim))[::-1] if args["axes"] is None else [int(p) % ndim for p in args["axes"]]

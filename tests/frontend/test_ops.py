@@ -46,6 +46,8 @@ CASES = {
     "dot_vectors": (lambda a, b: np.dot(a, b), v3, v3 * 2),
     "dot_method": (lambda a, b: a.dot(b), x23, rand(3, 2)),
     "matmul_int": (lambda a, b: a @ b, rand(2, 3, dtype=i64), rand(3, 2, dtype=i64)),
+    "outer": (lambda a, b: np.outer(a, b), v3, rand(4)),
+    "outer_flattens_and_promotes": (lambda a, b: np.outer(a, b), x23, rand(2, dtype=i64)),
     "sum_all": (lambda a: np.sum(a), x23),
     "sum_axis0": (lambda a: a.sum(axis=0), x23),
     "sum_keepdims": (lambda a: np.sum(a, axis=(0, 2), keepdims=True), rand(2, 3, 4)),
@@ -97,7 +99,7 @@ def test_op_matches_numpy(name: str) -> None:
 def test_every_table_entry_is_exercised() -> None:
     covered = {"add", "subtract", "multiply", "divide", "negative", "tanh", "exp", "log", "sqrt", "absolute",
                "maximum", "minimum", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal",
-               "where", "matmul", "dot", "sum", "mean", "max", "min", "reshape", "transpose", "concatenate",
+               "where", "matmul", "dot", "outer", "sum", "mean", "max", "min", "reshape", "transpose", "concatenate",
                "stack", "getitem", "zeros_like", "ones_like", "full_like", "astype", "zeros", "ones", "full",
                "arange", "pad"}
     covered |= set(COMPILED)  # the janus.nn entries: tests/frontend/test_nn.py
