@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from janus.frontend import exceptions, indexing, loops, op_table, relax, scalars, trees
+from janus.frontend import exceptions, indexing, loops, mutation, op_table, relax, scalars, trees
 from janus.frontend.branches import Cell, Copier, Joiner, SymFunction, SymIter
 from janus.frontend.bytecode import EXIT, Bytecode, Instr, decode
 from janus.frontend.emitter import Emitter, function_text
@@ -530,6 +530,10 @@ class Tracer:
             if updated is not None:
                 frame.stack.append(updated)
                 return
+            updated = mutation.inplace(self, frame, ins.offset, symbol, a, b)
+            if updated is not None:
+                frame.stack.append(updated)
+                return
             if type(a) is list and symbol == "+=":  # a list of this trace: extended in place, as in Python
                 a += self.iterate(b)
                 frame.stack.append(a)
@@ -597,6 +601,8 @@ class Tracer:
         value, container, key = frame.pop(3)
         if isinstance(container, HeapRef):
             return self.heap.write(container, "item", key, value)
+        if isinstance(container, Tensor):
+            return mutation.setitem(self, container, key, value)
         if not isinstance(container, (list, dict)) or isinstance(container, ArgumentList) or contains_tensor(key):
             raise NotConvertible(f"item assignment on a {type(container).__name__} (a heap write)")
         container[key] = value
