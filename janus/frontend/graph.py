@@ -207,6 +207,8 @@ class Tracer:
         if isinstance(fn, types.FunctionType) and not fn.__module__.startswith("numpy"):
             closure = self.heap.closure(fn) if fn.__closure__ else ()
             return self.inline(fn.__code__, fn.__globals__, fn.__defaults__ or (), fn.__kwdefaults__ or {}, closure, args, kwargs)
+        if fn is getattr and len(args) == 2 and isinstance(args[0], HeapRef) and type(args[1]) is str and not kwargs:
+            return self.attribute(args[0], args[1])  # ``getattr(self, name)``: a heap read, as ``self.name``
         if holds_ref(args) or holds_ref(kwargs):
             raise NotConvertible(f"a heap object is passed to {getattr(fn, '__qualname__', type(fn).__name__)} (only inlined code may use it)")
         op = op_table.BY_FUNCTION.get(fn) if _hashable(fn) else None

@@ -115,23 +115,36 @@ def replace(tracer: "Tracer", old: Tensor, new: Tensor, what: str) -> None:
         raise NotConvertible(f"{what} on an array not known to be local to the trace (an argument, a loop or branch result)")
     if provenance[old] is not None:
         raise NotConvertible(f"{what} on an array that may be a view of another array (slice, reshape, transpose)")
-    frames = tracer.frames
-    roots = [f.locals for f in frames] + [f.stack for f in frames] + [[c for c in f.cells.values()] for f in frames]
-    for value in _walk(roots):
-        if isinstance(value, Tensor) and value is not old and provenance.get(value) is old:
-            raise NotConvertible(f"{what} on an array that has a live view (NumPy would update the view too)")
     if _found_in(tracer.heap.values.values(), old):
         raise NotConvertible(f"{what} on an array also stored on the heap in this call")
-    for f in frames:
+    check_views(tracer, old, what)
+    substitute(tracer, old, new, what)
+    provenance[new] = None
+
+
+def check_views(tracer: "Tracer", base: Tensor, what: str) -> None:
+    """Refuse when a view of ``base`` made by the trace is still reachable."""
+    provenance = tracer.em.provenance
+    for value in _walk(_roots(tracer)):
+        if isinstance(value, Tensor) and value is not base and provenance.get(value) is base:
+            raise NotConvertible(f"{what}: the array has a live view (NumPy would update the view too)")
+
+
+def substitute(tracer: "Tracer", old: Tensor, new: Tensor, what: str) -> None:
+    """Replace ``old`` by ``new`` in every frame being traced, and the lists and dicts they reach."""
+    for f in tracer.frames:
         _substitute(f.locals, old, new, what)
         _substitute(f.stack, old, new, what)
         for cell in f.cells.values():
-            if isinstance(cell, Cell):
-                if cell.contents is old:
-                    cell.contents = new
-                else:
-                    _substitute(cell.contents, old, new, what)
-    provenance[new] = None
+            if isinstance(cell, Cell) and cell.contents is old:
+                cell.contents = new
+            elif isinstance(cell, Cell):
+                _substitute(cell.contents, old, new, what)
+
+
+def _roots(tracer: "Tracer") -> list[Any]:
+    frames = tracer.frames
+    return [[f.locals for f in frames], [f.stack for f in frames], [f.cells for f in frames], list(tracer.heap.values.values())]
 
 
 def _substitute(container: Any, old: Tensor, new: Tensor, what: str) -> None:
@@ -169,7 +182,7 @@ def _walk(values: Any) -> Any:
         elif isinstance(v, Cell):
             stack.append(v.contents)
         elif isinstance(v, SymIter):
-            stack.append(v.items)
+            stack.append(v.items[v.pos :])
         elif isinstance(v, SymFunction):
             stack.extend((v.defaults, v.closure))
         elif hasattr(v, "receiver"):  # a bound array method
@@ -182,9 +195,7 @@ def _found_in(values: Any, target: Tensor) -> bool:
 
 def _references(tracer: "Tracer", a: Tensor) -> int:
     """How many places the trace can see hold ``a`` (its frames and the heap shadow)."""
-    frames = tracer.frames
-    roots = [[f.locals for f in frames], [f.stack for f in frames], [f.cells for f in frames], list(tracer.heap.values.values())]
-    return sum(v is a for v in _walk(roots))
+    return sum(v is a for v in _walk(_roots(tracer)))
 
 
 def _reachable(tracer: "Tracer", a: Tensor) -> bool:

@@ -612,7 +612,9 @@ def record(em: Emitter, name: str, args: Args, result: Any) -> None:
     if not isinstance(result, Tensor) or any(result is v for v in _tensors(list(args.values()))):
         return
     base = args.get("a") if name in VIEW_OPS else None
-    em.provenance[result] = em.provenance.get(base) or base if isinstance(base, Tensor) else None
+    if isinstance(base, Tensor) and em.provenance.get(base) is not None:
+        base = em.provenance[base]  # a view of a view: of the same buffer
+    em.provenance[result] = base if isinstance(base, Tensor) else None
 
 
 def _tensors(values: Sequence[Any]) -> list[Tensor]:

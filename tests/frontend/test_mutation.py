@@ -120,3 +120,17 @@ def test_refused_with_reason(fn, arg, reason):
             assert_same(jf(arg.copy()), want)
     assert not jf.versions
     assert reason in janus.explain(jf)
+
+
+def view_of_view_then_update(x):
+    a = x * 1.0
+    v = a.reshape(2, 3)[0]
+    a += 1.0
+    return v
+
+
+def test_view_of_a_view_is_refused():
+    jf = janus.jit(view_of_view_then_update)
+    for _ in range(4):
+        assert_same(jf(rand(6)), view_of_view_then_update(rand(6)))
+    assert not jf.versions and "live view" in janus.explain(jf)
