@@ -129,8 +129,9 @@ def gather(tracer: "Tracer", x: Tensor, key: Any) -> Tensor:
 
 
 # ---- scatter: ``a[idx] = v`` ----------------------------------------------------------------
-def scatter(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> Tensor:
-    """``target`` with ``value`` written at the indexed positions (the last write wins)."""
+def scatter(tracer: "Tracer", target: Tensor, key: Any, value: Any, accumulate: bool = False) -> Tensor:
+    """``target`` with ``value`` written at the indexed positions (the last write wins), or
+    with ``accumulate``, added there (``np.add.at``: every duplicate adds)."""
     from janus.frontend.mutation import conform
 
     em = tracer.em
@@ -151,7 +152,7 @@ def scatter(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> Tensor:
         keep = b.op("arith.xori", [overwritten, _true(b)], np.dtype(bool))
         return b.op("arith.andi", [a[-1], keep], np.dtype(bool))
 
-    keep = em.generic(2, (1,), [(f, ["d0"]) for f in flat] + [(f, ["d1"]) for f in flat],
+    keep = em.literal(np.ones(count, bool)) if accumulate else em.generic(2, (1,), [(f, ["d0"]) for f in flat] + [(f, ["d1"]) for f in flat],
                       em.literal(np.ones(count, bool)), ["d0"], last)
     rank = target.ndim + 1  # the target's dims, then the index position k (a reduction)
     k = f"d{target.ndim}"
@@ -161,8 +162,10 @@ def scatter(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> Tensor:
         hit = a[n]
         for i in range(n):
             hit = b.op("arith.andi", [hit, b.cmp(_I64, ("", "eq", ""), a[i], _loop_i64(b, i))], np.dtype(bool))
+        written = b.op("arith.addf" if target.dtype.kind == "f" else "arith.addi", [a[n + 2], a[n + 1]], target.dtype) \
+            if accumulate else a[n + 1]
         name = b.em.fresh()
-        b.lines.append(f"{name} = arith.select {hit}, {a[n + 1]}, {a[n + 2]} : {ELEMENT_TYPES[target.dtype.name]}")
+        b.lines.append(f"{name} = arith.select {hit}, {written}, {a[n + 2]} : {ELEMENT_TYPES[target.dtype.name]}")
         return name
 
     inputs = [(f, [k]) for f in flat] + [(keep, [k]), (values, [k, *trail])]

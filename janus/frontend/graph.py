@@ -478,6 +478,8 @@ class Tracer:
             return getattr(obj, name)
         if isinstance(obj, types.ModuleType) and hasattr(getattr(obj, name, None), "janus_trace"):
             return getattr(obj, name)
+        if obj is np.add and name == "at":
+            return mutation.ADD_AT
         if isinstance(obj, (np.ndarray, np.generic, np.dtype, int, float, complex)):
             return getattr(obj, name)
         raise NotConvertible(f"attribute .{name} of a {type(obj).__name__} (object attributes need heap ops)")
@@ -667,6 +669,8 @@ class Tracer:
             if value.ndim == 0:
                 raise NotConvertible("iteration over a 0-d array")
             return [op_table.apply(self.em, op_table.OPS["getitem"], [value, i], {}) for i in range(value.static_shape()[0])]
+        if isinstance(value, HeapRef) and type(value.obj) in (list, tuple):  # its length is part of its spec
+            return [self.heap.read(value, "item", i) for i in range(len(value.obj))]
         try:
             return list(value)
         except TypeError as e:

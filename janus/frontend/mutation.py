@@ -208,3 +208,24 @@ def _stores_back(frame: "Frame", offset: int) -> bool:
         offset = frame.bc.next_offset(offset)
         names.append(frame.bc.at(offset).opname)
     return tuple(names) == _STORE_BACK
+
+
+class _AddAt:
+    """``np.add.at(a, indices, values)``: unbuffered scatter-add into an array local to the
+    trace (every duplicate index adds); the tracer calls ``janus_trace``."""
+
+    def __call__(self, a: Any, indices: Any, values: Any) -> None:
+        np.add.at(a, indices, values)
+
+    def janus_trace(self, tracer: "Tracer", args: list, kwargs: dict) -> None:
+        if kwargs or len(args) != 3:
+            raise NotConvertible("np.add.at takes (array, indices, values)")
+        target, key, value = args
+        if not contains_tensor(args):
+            return self(target, key, value)
+        if not isinstance(target, Tensor) or isinstance(target, Weak) or not advanced.is_advanced(key):
+            raise NotConvertible("np.add.at into a traced array with integer-array indices only")
+        replace(tracer, target, advanced.scatter(tracer, target, key, value, accumulate=True), "np.add.at")
+
+
+ADD_AT = _AddAt()

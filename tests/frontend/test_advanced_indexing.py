@@ -66,3 +66,14 @@ def test_out_of_range_raises_the_same_index_error():
     assert str(got.value) == str(want.value)
     (version,) = jf.versions.values()
     assert "IndexError" in version.graph.text  # the guard sent the call to Python
+
+
+def add_at(x, ids, v):
+    d = np.zeros_like(x)
+    np.add.at(d, ids, v)
+    return d
+
+
+def test_add_at_accumulates_duplicates():
+    jf = check_compiled(add_at, rand(5, 3), np.array([4, 0, 4, -1]), rand(4, 3))
+    assert "arith.select" in next(iter(jf.versions.values())).graph.text
