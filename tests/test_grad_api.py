@@ -55,6 +55,7 @@ OP_CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
     "transpose": (lambda x: np.transpose(x, (1, 0, 2)) * x.T.transpose(1, 2, 0), [signed(2, 3, 4)]),
     "reshape": (lambda x: x.reshape(6, 2) * np.reshape(x, (6, -1)), [signed(3, 4)]),
     "astype": (lambda x: x.astype(np.float64) * x, [signed(3)]),
+    "copy": (lambda x: np.copy(x) * x.copy(), [signed(3)]),
     "concatenate": (lambda x, y: np.concatenate([x, y, x], axis=1), [signed(2, 3), signed(2, 1)]),
     "stack": (lambda x, y: np.stack([x, y], axis=-1), [signed(2, 3), signed(2, 3)]),
     "getitem": (lambda x: x[[0, 2, 0], 1:3] * x[1, ::2], [signed(3, 4)]),

@@ -115,6 +115,9 @@ class Emitter:
         self._guard_ids = guard_ids if guard_ids is not None else itertools.count()
         #: symbol of each ``?`` dim -> the ``index`` SSA value holding its size
         self.dims: dict[str, str] = {}
+        #: arrays this function made: None for a fresh buffer, else the array it is a view of
+        #: (``mutation`` updates only fresh, unaliased ones in place)
+        self.provenance: dict[Tensor, Tensor | None] = {}
 
     def sibling(self) -> "Emitter":
         """An emitter for another function of the same module (guard ids stay module-unique)."""

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from janus.frontend import exceptions, indexing, loops, op_table, relax, scalars, speculation, supercall, trees
+from janus.frontend import exceptions, indexing, loops, mutation, op_table, relax, scalars, speculation, supercall, trees
 from janus.frontend.branches import Cell, Copier, Joiner, SymFunction, SymIter
 from janus.frontend.bytecode import EXIT, Bytecode, Instr, decode
 from janus.frontend.emitter import Emitter, function_text
@@ -210,6 +210,8 @@ class Tracer:
         if isinstance(fn, types.FunctionType) and not fn.__module__.startswith("numpy"):
             closure = self.heap.closure(fn) if fn.__closure__ else ()
             return self.inline(fn.__code__, fn.__globals__, fn.__defaults__ or (), fn.__kwdefaults__ or {}, closure, args, kwargs)
+        if fn is getattr and len(args) == 2 and isinstance(args[0], HeapRef) and type(args[1]) is str and not kwargs:
+            return self.attribute(args[0], args[1])  # ``getattr(self, name)``: a heap read, as ``self.name``
         if holds_ref(args) or holds_ref(kwargs):
             raise NotConvertible(f"a heap object is passed to {getattr(fn, '__qualname__', type(fn).__name__)} (only inlined code may use it)")
         op = op_table.BY_FUNCTION.get(fn) if _hashable(fn) else None
@@ -481,6 +483,8 @@ class Tracer:
             return getattr(obj, name)
         if isinstance(obj, types.ModuleType) and hasattr(getattr(obj, name, None), "janus_trace"):
             return getattr(obj, name)
+        if obj is np.add and name == "at":
+            return mutation.ADD_AT
         if isinstance(obj, (np.ndarray, np.generic, np.dtype, int, float, complex)):
             return getattr(obj, name)
         raise NotConvertible(f"attribute .{name} of a {type(obj).__name__} (object attributes need heap ops)")
@@ -532,6 +536,10 @@ class Tracer:
         symbol = ins.argrepr
         if symbol.endswith("=") and symbol != "==":
             updated = self.heap.inplace(self.frames, symbol, a, b)
+            if updated is not None:
+                frame.stack.append(updated)
+                return
+            updated = mutation.inplace(self, frame, ins.offset, symbol, a, b)
             if updated is not None:
                 frame.stack.append(updated)
                 return
@@ -602,6 +610,8 @@ class Tracer:
         value, container, key = frame.pop(3)
         if isinstance(container, HeapRef):
             return self.heap.write(container, "item", key, value)
+        if isinstance(container, Tensor):
+            return mutation.setitem(self, container, key, value)
         if not isinstance(container, (list, dict)) or isinstance(container, ArgumentList) or contains_tensor(key):
             raise NotConvertible(f"item assignment on a {type(container).__name__} (a heap write)")
         container[key] = value
@@ -664,6 +674,8 @@ class Tracer:
             if value.ndim == 0:
                 raise NotConvertible("iteration over a 0-d array")
             return [op_table.apply(self.em, op_table.OPS["getitem"], [value, i], {}) for i in range(value.static_shape()[0])]
+        if isinstance(value, HeapRef) and type(value.obj) in (list, tuple):  # its length is part of its spec
+            return [self.heap.read(value, "item", i) for i in range(len(value.obj))]
         try:
             return list(value)
         except TypeError as e:

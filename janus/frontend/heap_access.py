@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from janus.frontend import op_table
+from janus.frontend import mutation, op_table
 from janus.frontend.branches import Cell, SymFunction, SymIter
 from janus.frontend.heap_plan import HeapPlan
 from janus.frontend.heap_rules import HeapMiss, Spec, method_of, spec_of, step
@@ -90,8 +90,8 @@ def _holds(value: Any, target: Tensor) -> bool:
         return any(_holds(v, target) for v in value.values())
     if isinstance(value, Cell):
         return _holds(value.contents, target)
-    if isinstance(value, SymIter):
-        return _holds(value.items, target)
+    if isinstance(value, SymIter):  # items already consumed are out of the traced code's reach
+        return _holds(value.items[value.pos :], target)
     return isinstance(value, SymFunction) and _holds((value.defaults, value.closure), target)
 
 
@@ -262,11 +262,9 @@ class HeapTracker:
         if path is None or self.values.get(path) is not a:
             return None
         label = self.labels[path]
-        elsewhere = any(_holds([f.locals, f.stack, f.cells, f.result], a) for f in frames) or any(
-            _holds(v, a) for p, v in self.values.items() if p != path
-        )
-        if elsewhere:
+        if any(_holds(v, a) for p, v in self.values.items() if p != path):
             raise NotConvertible(f"in-place {symbol} on {label}, which the traced code also refers to elsewhere")
+        mutation.check_views(self.tracer, a, f"in-place {symbol} on {label}")
         result = self.tracer.binary(symbol[:-1], a, b)
         if not isinstance(result, Tensor) or result.shape != a.shape:
             raise NotConvertible(f"in-place {symbol} on {label} would change its shape")
@@ -274,6 +272,7 @@ class HeapTracker:
             if not np.can_cast(result.dtype, a.dtype, "same_kind"):
                 raise NotConvertible(f"in-place {symbol} on {label} cannot cast {result.dtype} to {a.dtype}")
             result = op_table.cast(self.tracer.em, result, a.dtype)
+        mutation.substitute(self.tracer, a, result, f"in-place {symbol} on {label}")  # ``param -= g`` in a loop
         self.owners[result.name] = path
         self.mutated[path] = None
         self.write(*self.parents[path], result)

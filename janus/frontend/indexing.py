@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from janus.frontend import advanced, op_table
 from janus.frontend.op_table import slice_plan
 from janus.frontend.values import NotConvertible, Tensor
 
@@ -19,11 +20,13 @@ if TYPE_CHECKING:
 
 def is_dynamic(key: Any) -> bool:
     """Whether ``key`` (an index or a tuple of them) holds a graph value."""
-    return isinstance(key, Tensor) or isinstance(key, tuple) and any(isinstance(k, Tensor) for k in key)
+    return isinstance(key, Tensor) or isinstance(key, tuple) and any(isinstance(k, Tensor) for k in key) or advanced.is_advanced(key)
 
 
 def getitem(tracer: "Tracer", x: Tensor, key: Any) -> Tensor:
     """``x[key]`` where some indices are 0-d integer graph values (the rest static)."""
+    if advanced.is_advanced(key):
+        return advanced.gather(tracer, x, key)
     key = key if isinstance(key, tuple) else (key,)
     if any(k is Ellipsis for k in key) or len(key) > x.ndim:
         raise NotConvertible("an array index mixing a traced int with ... or too many indices")
@@ -36,11 +39,13 @@ def getitem(tracer: "Tracer", x: Tensor, key: Any) -> Tensor:
     em = tracer.em
     for dim, k in enumerate(key):
         if isinstance(k, Tensor):
-            offsets[dim] = _checked_index(tracer, em.scalar(k), shape[dim])
-    return em.extract_slice(x, offsets, sizes, strides, tuple(sizes[d] for d in kept))
+            offsets[dim] = checked_index(tracer, em.scalar(k), shape[dim])
+    view = em.extract_slice(x, offsets, sizes, strides, tuple(sizes[d] for d in kept))
+    op_table.record(em, "getitem", {"a": x}, view)
+    return view
 
 
-def _checked_index(tracer: "Tracer", index: str, size: int) -> str:
+def checked_index(tracer: "Tracer", index: str, size: int) -> str:
     """An ``index`` value for Python's ``index`` into a dim of ``size``, guarded in range."""
     em = tracer.em
     lines = em.lines

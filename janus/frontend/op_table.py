@@ -478,14 +478,45 @@ def slice_plan(shape: tuple[int, ...], key: Any) -> tuple[list[int], list[int], 
     return offsets, sizes, strides, kept
 
 
+def split_newaxes(ndim: int, key: Any) -> tuple[tuple, list[int]]:
+    """``key`` without its ``None`` (``np.newaxis``) entries, and the result dims they add."""
+    key = key if isinstance(key, tuple) else (key,)
+    if key.count(Ellipsis) == 1:
+        at = key.index(Ellipsis)
+        real = sum(k is not None for k in key) - 1
+        key = key[:at] + (slice(None),) * max(ndim - real, 0) + key[at + 1 :]
+    added, position = [], 0
+    for k in key:
+        if k is None:
+            added.append(position)
+        if k is None or isinstance(k, slice):
+            position += 1
+    return tuple(k for k in key if k is not None), added
+
+
 def _getitem_rule(args: Args) -> Spec:
-    _, sizes, _, kept = slice_plan(args["a"].shape, args["key"])
-    return tuple(sizes[d] for d in kept), args["a"].dtype
+    key, added = split_newaxes(args["a"].ndim, args["key"])
+    _, sizes, _, kept = slice_plan(args["a"].shape, key)
+    shape = [sizes[d] for d in kept]
+    for position in added:
+        shape.insert(position, 1)
+    return tuple(shape), args["a"].dtype
 
 
 def _getitem_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
-    offsets, sizes, strides, _ = slice_plan(args["a"].shape, args["key"])
-    return em.extract_slice(args["a"], offsets, sizes, strides, spec[0])
+    key, added = split_newaxes(args["a"].ndim, args["key"])
+    offsets, sizes, strides, kept = slice_plan(args["a"].shape, key)
+    sliced = em.extract_slice(args["a"], offsets, sizes, strides, tuple(sizes[d] for d in kept))
+    return em.insert_unit_dims(sliced, [i for i in range(len(spec[0])) if i not in added], spec[0])
+
+
+def _copy_bind(a: Any, order: str = "K", subok: bool = False) -> Args:
+    return {"a": a}
+
+
+def _copy_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+    """A new SSA value (the copy must not share the original's provenance)."""
+    return em.elementwise([args["a"]], spec[0], spec[1], lambda b, a: a[0])
 
 
 # ---- array creation -----------------------------------------------------------------------
@@ -535,6 +566,8 @@ OTHERS = [
     join("concatenate", np.concatenate, new_axis=False),
     join("stack", np.stack, new_axis=True),
     Op("getitem", operator.getitem, _getitem_bind, _getitem_rule, _getitem_lower, vjp=vjp_numpy.getitem_vjp),
+    Op("copy", np.copy, _copy_bind, lambda args: (shape_of(args["a"]), args["a"].dtype), _copy_lower, dynamic=True,
+       vjp=vjp_numpy.astype_vjp),
     Op("zeros_like", np.zeros_like, _like_bind(0), _like_rule, _like_lower, vjp=vjp_numpy.like_vjp),
     Op("ones_like", np.ones_like, _like_bind(1), _like_rule, _like_lower, vjp=vjp_numpy.like_vjp),
     Op("full_like", np.full_like, _full_like_bind, _like_rule, _like_lower, vjp=vjp_numpy.like_vjp),
@@ -560,6 +593,7 @@ METHODS: dict[str, tuple[Op, Callable[..., Args]]] = {
     "transpose": (OPS["transpose"], _transpose_method),
     "reshape": (OPS["reshape"], _reshape_method),
     "astype": (OPS["astype"], _astype_method),
+    "copy": (OPS["copy"], lambda a, order="C": {"a": a}),
 }
 
 #: Python operators (``BINARY_OP``/``COMPARE_OP`` symbols) -> op
@@ -580,7 +614,34 @@ def apply(em: Emitter, op: Op, args: Sequence[Any], kwargs: dict[str, Any], bind
         bound = (bind or op.bind)(*args, **kwargs)
     except TypeError as e:
         raise NotConvertible(f"{op.name}: unsupported arguments ({e})") from None
-    return op.lower(em, bound, op.rule(bound))
+    result = op.lower(em, bound, op.rule(bound))
+    record(em, op.name, bound, result)
+    return result
+
+
+#: ops whose NumPy result is (or may be) a view of their operand ``a``
+VIEW_OPS = frozenset({"getitem", "reshape", "transpose"})
+
+
+def record(em: Emitter, name: str, args: Args, result: Any) -> None:
+    """Note whether ``result`` is a fresh array or a view (a lowering that returns an
+    operand unchanged leaves that operand's provenance as it is)."""
+    if not isinstance(result, Tensor) or any(result is v for v in _tensors(list(args.values()))):
+        return
+    base = args.get("a") if name in VIEW_OPS else None
+    if isinstance(base, Tensor) and em.provenance.get(base) is not None:
+        base = em.provenance[base]  # a view of a view: of the same buffer
+    em.provenance[result] = base if isinstance(base, Tensor) else None
+
+
+def _tensors(values: Sequence[Any]) -> list[Tensor]:
+    found: list[Tensor] = []
+    for v in values:
+        if isinstance(v, Tensor):
+            found.append(v)
+        elif isinstance(v, (list, tuple)):
+            found.extend(_tensors(v))
+    return found
 
 
 def _has_dynamic(values: Sequence[Any]) -> bool:

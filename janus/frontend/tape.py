@@ -186,7 +186,7 @@ class Traced:
     __hash__ = None  # type: ignore[assignment]
 
     sum, mean, max, min, dot = (_method(n) for n in ("sum", "mean", "max", "min", "dot"))
-    transpose, reshape, astype = (_method(n) for n in ("transpose", "reshape", "astype"))
+    transpose, reshape, astype, copy = (_method(n) for n in ("transpose", "reshape", "astype", "copy"))
 
     # ---- operators: the ufuncs, so they dispatch like np.add(...) ------------------------
     __add__ = lambda a, b: np.add(a, b)  # noqa: E731

@@ -86,6 +86,8 @@ CASES = {
     "pad_one_width_fill": (lambda a: np.pad(a, 1, constant_values=-1.5), x23),
     "pad_int_fill_cast": (lambda a: np.pad(a, (0, 2), constant_values=2.7), rand(4, dtype=i64)),
     "pad_images_nhwc": (lambda a: np.pad(a, ((0, 0), (2, 2), (2, 2), (0, 0))) * 2.0, rand(2, 3, 3, 1)),
+    "copy": (lambda a: np.copy(a) * 2.0, x23),
+    "copy_method": (lambda a: a.copy() + a, rand(3, dtype=i64)),
     "arange": (lambda a: a + np.arange(a.shape[1]) * np.arange(1, 7, 2, dtype=np.float32), x23),
 }
 
@@ -101,6 +103,6 @@ def test_every_table_entry_is_exercised() -> None:
                "maximum", "minimum", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal",
                "where", "matmul", "dot", "outer", "sum", "mean", "max", "min", "reshape", "transpose", "concatenate",
                "stack", "getitem", "zeros_like", "ones_like", "full_like", "astype", "zeros", "ones", "full",
-               "arange", "pad"}
+               "arange", "pad", "copy"}
     covered |= set(COMPILED)  # the janus.nn entries: tests/frontend/test_nn.py
     assert covered == set(OPS)
