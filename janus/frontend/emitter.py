@@ -31,6 +31,12 @@ def scalar_literal(value: object, dtype: np.dtype) -> str:
     return f"0x{bits:X}"
 
 
+def constant_op(value: object, dtype: np.dtype) -> str:
+    """``arith.constant`` of a scalar (a bool's type is implied: ``true : i1`` does not parse)."""
+    literal = scalar_literal(value, dtype)
+    return f"arith.constant {literal}" if dtype.kind == "b" else f"arith.constant {literal} : {ELEMENT_TYPES[dtype.name]}"
+
+
 def _nested_literal(array: np.ndarray) -> str:
     if array.ndim == 0:
         return scalar_literal(array.item(), array.dtype)
@@ -74,7 +80,7 @@ class Body:
 
     def constant(self, value: object, dtype: np.dtype) -> str:
         name = self.em.fresh()
-        self.lines.append(f"{name} = arith.constant {scalar_literal(value, dtype)} : {ELEMENT_TYPES[dtype.name]}")
+        self.lines.append(f"{name} = {constant_op(value, dtype)}")
         return name
 
     def cmp(self, dtype: np.dtype, predicate: str, x: str, y: str) -> str:
@@ -168,7 +174,7 @@ class Emitter:
         ttype = tensor_type(shape, dtype)
         empty = self.empty(shape, dtype)
         element = self.fresh()
-        self.lines.append(f"{element} = arith.constant {scalar_literal(value, dtype)} : {ELEMENT_TYPES[dtype.name]}")
+        self.lines.append(f"{element} = {constant_op(value, dtype)}")
         return self.emit(f"linalg.fill ins({element} : {ELEMENT_TYPES[dtype.name]}) outs({empty.name} : {ttype}) -> {ttype}", shape, dtype)
 
     # ---- structured ops ---------------------------------------------------------------

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from janus.frontend import op_table
-from janus.frontend.emitter import Emitter, scalar_literal
+from janus.frontend.emitter import Emitter, constant_op
 from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor, Weak
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ def result(tracer: "Tracer", symbol: str, a: Any, b: Any, value: Tensor) -> Tens
         divisor = _scalar(em, b)
         dtype = PYTHON_DTYPES[type(b)] if not isinstance(b, Tensor) else b.dtype
         zero = em.fresh()
-        em.lines.append(f"{zero} = arith.constant {scalar_literal(0, dtype)} : {ELEMENT_TYPES[dtype.name]}")
+        em.lines.append(f"{zero} = {constant_op(0, dtype)}")
         nonzero = em.fresh()
         compare = "arith.cmpf une" if dtype.kind == "f" else "arith.cmpi ne"
         em.lines.append(f"{nonzero} = {compare}, {divisor}, {zero} : {ELEMENT_TYPES[dtype.name]}")

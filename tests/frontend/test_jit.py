@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import janus
-from tests.frontend.conftest import assert_same, compiled, rand
+from tests.frontend.conftest import assert_same, check_compiled, compiled, rand
 
 jit_module = importlib.import_module("janus.frontend.jit")
 
@@ -287,3 +287,15 @@ def test_returns_on_both_sides_join_at_the_exit_and_data_dependent_while_compile
     for x in (small, big, big):
         assert_same(jw(x), halve_until_small(x))
     assert jw.versions and "trip_count" in janus.explain(jw)  # loops: tests/frontend/test_loops.py
+
+
+
+def test_bool_fill_constants_parse():
+    """A bool fill is ``arith.constant true`` (``true : i1`` does not parse)."""
+    from janus.frontend.emitter import Emitter, function_text
+    from janus.ir import make_context, parse_module
+
+    em = Emitter()
+    filled = em.filled((2,), np.dtype(bool), True)
+    with make_context():
+        parse_module("module {\n" + function_text("f", [], [filled], em.lines) + "\n}")
