@@ -20,6 +20,7 @@ from typing import Any, Callable, Hashable
 import numpy as np
 
 from janus.frontend.bytecode import SUPPORTED_VERSION, supported
+from janus.frontend.fast_path import FastEntry, fast_entry
 from janus.frontend.graph import Graph, Result, generate
 from janus.frontend.heap_rules import HeapMiss
 from janus.frontend.profiler import Profile, profiling, run_profiled
@@ -41,6 +42,7 @@ class Version:
     graph: Graph
     call: Callable[..., list[np.ndarray]]
     calls: int = 0
+    fast: FastEntry | None = None  # flat entry checks, built on the first hit (see ``fast_path``)
 
     def run(self, leaves: list[np.ndarray], positional: tuple) -> Any:
         """The compiled call; ``HeapMiss``/``HeapError`` (nothing committed) when the heap
@@ -93,6 +95,8 @@ class JitFunction:
         #: guard failures per (site, kind), and the branch sites no longer speculated
         self.failures: Counter[tuple[Any, str]] = Counter()
         self.unspeculated: frozenset = frozenset()
+        #: the entry checks of the version the last call hit, tried before the full key walk
+        self._fast: FastEntry | None = None
 
     def janus_trace(self, tracer: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """Called from code being traced: trace the plain function (inlined, or an invoke when recursive)."""
@@ -107,6 +111,12 @@ class JitFunction:
         if not supported():
             self._unsupported_interpreter()
             return self.fn(*args, **kwargs)
+        fast = self._fast
+        if fast is not None and not kwargs and len(args) == self._plain_arity and fast.dynamic is self.dynamic:
+            leaves = fast.match(args)
+            if leaves is not None and fast.version.graph.globals_unchanged():
+                return self._run_compiled(fast.version, fast.version.key, args, leaves, args, kwargs)
+        self._fast = None
         positional = args if not kwargs and len(args) == self._plain_arity else self._bind(args, kwargs)
         if positional is None:
             return self.fn(*args, **kwargs)
@@ -117,6 +127,7 @@ class JitFunction:
             return self.fn(*args, **kwargs)
         version = self.versions.get(key)
         if version is not None and version.graph.globals_unchanged():
+            self._fast = self._fast_entry(version)
             return self._run_compiled(version, key, positional, leaves, args, kwargs)
         if key in self.fallbacks:
             return self.fn(*args, **kwargs)
@@ -130,6 +141,11 @@ class JitFunction:
             del self.versions[key]
             self.warm[key] = 0
         return self._run_profiled(key, positional, args, kwargs)
+
+    def _fast_entry(self, version: Version) -> FastEntry | None:
+        if version.fast is None or version.fast.dynamic is not self.dynamic:
+            version.fast = fast_entry(version, version.key, self.dynamic)
+        return version.fast
 
     def _bind(self, args: tuple, kwargs: dict) -> tuple | None:
         """Positional arguments with defaults applied; None (run imperatively) when the call
@@ -177,11 +193,13 @@ class JitFunction:
         try:
             return version.run(leaves, positional)
         except (HeapMiss, HeapError) as miss:
+            self._fast = None
             self.events.append(f"heap check failed for {describe_args(self, key)} ({miss}); ran imperatively and regenerated")
             del self.versions[key]
             self.warm[key] = self.warmup - 1
             return self._run_profiled(key, positional, args, kwargs)
         except GuardFailure as failure:
+            self._fast = None
             site = version.graph.guard_sites.get(failure.guard_id)
             if failure.kind == "raise":  # Python raises the real exception; the graph stays right for other calls
                 return self._run_raising(failure, site, args, kwargs)
