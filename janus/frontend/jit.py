@@ -40,7 +40,7 @@ class Version:
 
     key: Hashable
     graph: Graph
-    call: Callable[..., list[np.ndarray]]
+    call: Callable[..., list[np.ndarray]]  # (leaves, heap objects=()) -> results
     calls: int = 0
     fast: FastEntry | None = None  # flat entry checks, built on the first hit (see ``fast_path``)
 
@@ -49,10 +49,10 @@ class Version:
         is not what the version assumed."""
         heap = self.graph.heap
         if heap is None:
-            results = self.call(*leaves)
+            results = self.call(leaves)
         else:
             objects, entry = heap.prepare(positional, leaves)
-            results = heap.finish(objects, entry, leaves, self.call(*leaves, objects=objects))
+            results = heap.finish(objects, entry, leaves, self.call(leaves, objects))
         self.calls += 1
         return _rebuild(self.graph.output, results)
 
@@ -76,6 +76,7 @@ class JitFunction:
         functools.update_wrapper(self, fn)
         self.fn, self.warmup = fn, warmup
         self.signature = inspect.signature(fn)
+        self._supported = supported()  # the interpreter cannot change under a function
         params = self.signature.parameters.values()
         #: calls with exactly this many positional arguments need no ``Signature.bind``
         self._plain_arity = len(params) if all(
@@ -108,7 +109,7 @@ class JitFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if profiling():  # called from a run being profiled: part of that run
             return self.fn(*args, **kwargs)
-        if not supported():
+        if not self._supported:
             self._unsupported_interpreter()
             return self.fn(*args, **kwargs)
         fast = self._fast
@@ -188,8 +189,6 @@ class JitFunction:
     def _run_compiled(
         self, version: Version, key: Hashable, positional: tuple, leaves: list[np.ndarray], args: tuple, kwargs: dict
     ) -> Any:
-        from janus.frontend.backend import GuardFailure
-
         try:
             return version.run(leaves, positional)
         except (HeapMiss, HeapError) as miss:
@@ -198,7 +197,7 @@ class JitFunction:
             del self.versions[key]
             self.warm[key] = self.warmup - 1
             return self._run_profiled(key, positional, args, kwargs)
-        except GuardFailure as failure:
+        except _guard_failure() as failure:  # evaluated only when the call raised
             self._fast = None
             site = version.graph.guard_sites.get(failure.guard_id)
             if failure.kind == "raise":  # Python raises the real exception; the graph stays right for other calls
@@ -268,6 +267,14 @@ class JitFunction:
             version = ".".join(map(str, SUPPORTED_VERSION))
             self.fallbacks[None] = f"this interpreter is not CPython {version}; janus.jit runs imperatively"
             warnings.warn(self.fallbacks[None], RuntimeWarning, stacklevel=3)
+
+
+def _guard_failure() -> type[Exception]:
+    """``GuardFailure``, imported when a compiled call raised (the backend loads IREE; an
+    import statement costs about a microsecond on every call)."""
+    from janus.frontend.backend import GuardFailure
+
+    return GuardFailure
 
 
 def describe_args(jf: JitFunction, key: Hashable) -> str:
