@@ -3,35 +3,36 @@
 ``signature.key_and_leaves`` walks the arguments, builds the whole cache key (nested
 tuples) and hashes it for the version lookup: a few microseconds per call. Most calls hit
 the version the previous call ran, and most keys are flat (top-level arrays, static
-scalars, heap objects), so ``JitFunction`` keeps a ``FastEntry`` for the last version hit
+scalars, relaxed ints, heap objects), so ``JitFunction`` keeps a ``FastEntry`` for the last version hit
 and tries it first. A ``FastEntry`` accepts a call exactly when ``key_and_leaves`` (under
 the same relaxed dims) would give that version's key, and returns the same leaves; it is
 no cache of results and skips no guard: heap checks and globals still run per call.
-Other keys (lists, trees, relaxed values) have no fast entry and take the full walk.
+Other keys (lists, trees, stacked lists) have no fast entry and take the full walk.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Hashable, Sequence
 
 import numpy as np
 
 from janus.frontend.heap_rules import is_heap_object
-from janus.frontend.signature import _has_values
+from janus.frontend.signature import relaxed_int
 from janus.frontend.trees import is_tree
 
 #: per-argument check kinds
-ARRAY, STATIC, OBJECT = range(3)
+ARRAY, STATIC, SCALAR, OBJECT = range(4)
 
 
 @dataclass(frozen=True, slots=True)
 class FastEntry:
     """Flat entry checks equivalent to one version's key under ``dynamic``."""
 
-    version: Any  # jit.Version (not imported: jit imports this module)
+    version: Any = field(repr=False)  # jit.Version (not imported: jit imports this module)
     dynamic: frozenset
     #: per argument: (kind, exact type, dtype and shape (array) | value (static) | None)
+    #: (a relaxed int is a SCALAR: an int64 leaf, any value in ``relaxed_int`` range)
     checks: tuple[tuple[int, type, Any], ...]
     #: whether any array dim is relaxed (a symbol): sizes must then be checked jointly
     symbolic: bool
@@ -53,6 +54,10 @@ class FastEntry:
             elif kind == STATIC:
                 if value is not expected and value != expected:  # tuple equality, as the key compares
                     return None
+            elif kind == SCALAR:
+                if not relaxed_int(value):
+                    return None
+                leaves.append(np.asarray(value, np.int64))
             elif not is_heap_object(value) or is_tree(value):
                 return None
         if sizes is not None and len(set(sizes.values())) != len(sizes):
@@ -76,9 +81,9 @@ def _shape_matches(shape: tuple[int, ...], expected: tuple, sizes: dict[str, int
 
 def fast_entry(version: Any, key: Hashable, dynamic: frozenset) -> FastEntry | None:
     """The flat checks for ``version`` (whose key is ``key``) under ``dynamic``; None when
-    the key is not flat or relaxes values (``relax``), which only the full walk decides."""
-    if dynamic and _has_values(dynamic):
-        return None
+    the key is not flat. A top-level ``("scalar", "int")`` node means its position is a
+    relaxed int in ``dynamic``: the same walk gives a static node only for ints out of
+    range, which a static check (equal value) keeps apart."""
     checks: list[tuple[int, type, Any]] = []
     symbolic = False
     for node in key:  # type: ignore[attr-defined]
@@ -90,6 +95,8 @@ def fast_entry(version: Any, key: Hashable, dynamic: frozenset) -> FastEntry | N
             symbolic = symbolic or any(type(d) is str for d in node[3])
         elif node[0] == "static":
             checks.append((STATIC, _STATIC_TYPES[node[1]], node[2]))
+        elif node == ("scalar", "int"):
+            checks.append((SCALAR, int, None))
         elif node[0] == "object":
             checks.append((OBJECT, node[1], None))
         else:

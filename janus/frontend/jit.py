@@ -14,7 +14,7 @@ import inspect
 import time
 import warnings
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
 import numpy as np
@@ -42,7 +42,7 @@ class Version:
     graph: Graph
     call: Callable[..., list[np.ndarray]]  # (leaves, heap objects=()) -> results
     calls: int = 0
-    fast: FastEntry | None = None  # flat entry checks, built on the first hit (see ``fast_path``)
+    fast: FastEntry | None = field(default=None, repr=False)  # flat entry checks, built on the first hit (see ``fast_path``)
 
     def run(self, leaves: list[np.ndarray], positional: tuple) -> Any:
         """The compiled call; ``HeapMiss``/``HeapError`` (nothing committed) when the heap

@@ -73,10 +73,26 @@ def test_relaxed_dims_keep_their_equalities(shapes):
     assert (entry.match(args) is not None) == (key_and_leaves(args, dynamic)[0] == key)
 
 
+@pytest.mark.parametrize("value", [3, -7, 1 << 62, -(1 << 62) + 1, True, 3.0, np.int64(3), None])
+@pytest.mark.parametrize("base", [5, 1 << 62])
+def test_relaxed_ints_match_as_the_key_walk_decides(value, base):
+    dynamic = frozenset({("int", (1,))})
+    key = key_and_leaves((rand(2), base), dynamic)[0]
+    entry = fast_entry(None, key, dynamic)
+    assert entry is not None
+    args = (rand(2, seed=1), value)
+    matched = entry.match(args)
+    want_key, want = key_and_leaves(args, dynamic)
+    assert (matched is not None) == (want_key == key)
+    if matched is not None:
+        assert all(m.dtype == w.dtype and np.array_equal(m, w) for m, w in zip(matched, want))
+
+
 def test_keys_that_are_not_flat_take_the_full_walk():
     assert fast_entry(None, key_and_leaves(([rand(2)], rand(2)))[0], frozenset()) is None
     assert fast_entry(None, key_and_leaves((Node(Node()),))[0], frozenset()) is None
-    assert fast_entry(None, key_and_leaves((3,))[0], frozenset({("int", (0,))})) is None
+    stacked = frozenset({("list", (0,))})
+    assert fast_entry(None, key_and_leaves(([rand(2), rand(2)],), stacked)[0], stacked) is None
 
 
 def linear(x, W, b):
