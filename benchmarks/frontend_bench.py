@@ -2,7 +2,9 @@
 
 Not a test: run ``.venv/bin/python benchmarks/frontend_bench.py`` and read the table.
 Each function is warmed up (profiled, compiled), checked against NumPy, then timed
-best-of-``REPEATS`` over ``CALLS`` calls in this one process.
+best-of-``REPEATS`` over ``CALLS`` calls in this one process, in CPU time of this process
+(IREE's local-sync driver runs on the calling thread; wall time on a shared machine counts
+other processes' time slices).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from typing import Any, Callable
 import numpy as np
 
 import janus
+from iree import runtime as rt
+from janus.runtime import CompiledModule
 
 REPEATS, CALLS = 7, 200
 rng = np.random.default_rng(0)
@@ -72,10 +76,10 @@ def per_call(fn: Callable, calls: list[tuple]) -> float:
     """Best-of-REPEATS seconds per call, cycling through ``calls``."""
     best = float("inf")
     for _ in range(REPEATS):
-        start = time.perf_counter()
+        start = time.process_time()
         for i in range(CALLS):
             fn(*calls[i % len(calls)])
-        best = min(best, (time.perf_counter() - start) / CALLS)
+        best = min(best, (time.process_time() - start) / CALLS)
     return best
 
 
@@ -92,19 +96,32 @@ def main() -> None:
         rows.append(f"| {name} | {imperative * 1e6:.1f} | {compiled * 1e6:.1f} | {imperative / compiled:.2f}x "
                     f"| {jf.compiles} | {note} |")
     print("\n".join(rows))
-    print(f"\ndispatch overhead: {dispatch_overhead() * 1e6:.1f} µs per call of janus.jit before the compiled module runs")
+    print("\n" + overhead_breakdown())
 
 
-def dispatch_overhead() -> float:
-    """Per-call time of JitFunction.__call__ with the compiled module call replaced by a no-op."""
-    args = CASES[1][2][0]
-    jf = janus.jit(mlp)
+def overhead_breakdown() -> str:
+    """Where the time of a compiled call of ``linear`` goes: janus.jit (entry checks,
+    result rebuild), argument and result conversion, and the IREE invoke itself; and the
+    invoke of a trivial function (one i64 in and out: the VM's floor per call)."""
+    args = CASES[0][2][0]
+    jf = janus.jit(linear)
     for _ in range(3):
         jf(*args)
     (version,) = jf.versions.values()
-    result = version.call(*args)
-    version.call = lambda *arrays: result
-    return per_call(jf, [args])
+    function = version.call.__self__  # the runtime's CompiledFunction
+    total = per_call(jf, [args])
+    runtime = per_call(function.results, [(args,)])
+    pushed = rt.VmVariantList(len(args))
+    for kind, value in zip(function._inputs, args):
+        kind.push(pushed, value, function._device)
+    invoke = per_call(lambda: function._invoke(function._vm_function, pushed, rt.VmVariantList(1)), [()])
+    trivial = CompiledModule.from_mlir("func.func @f(%a: i64) -> i64 { return %a : i64 }")["f"]
+    seven = rt.VmVariantList(1)
+    seven.push_int(7)
+    floor = per_call(lambda: trivial._invoke(trivial._vm_function, seven, rt.VmVariantList(1)), [()])
+    return (f"compiled call of linear: {total * 1e6:.1f} µs = janus.jit {(total - runtime) * 1e6:.1f} "
+            f"+ conversion {(runtime - invoke) * 1e6:.1f} + IREE invoke {invoke * 1e6:.1f} "
+            f"(1 dispatch; a trivial function's invoke: {floor * 1e6:.1f} µs)")
 
 
 if __name__ == "__main__":

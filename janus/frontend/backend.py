@@ -15,19 +15,11 @@ AUTODIFF_PIPELINE = f"builtin.module(janus-autodiff,{DEFAULT_PIPELINE})"
 __all__ = ["GuardFailure", "compile_function"]
 
 
-def compile_function(module_text: str, func_name: str) -> Callable[..., list[np.ndarray]]:
+def compile_function(module_text: str, func_name: str) -> Callable[[Sequence[np.ndarray], Sequence[Any]], list[Any]]:
     """Compile ``module_text`` with the ``janus-to-iree`` pipeline for the CPU (after
     ``janus-autodiff`` when a function asks for its gradient); the result calls
-    ``func_name`` (``objects``: the heap object table, whose writes the runtime commits
-    after success) and returns its results as a list, raising ``GuardFailure`` for a
-    failed guard."""
+    ``func_name`` with a sequence of arrays and the heap object table (whose writes the
+    runtime commits after success) and returns its results as a list, raising
+    ``GuardFailure`` for a failed guard."""
     pipeline = AUTODIFF_PIPELINE if GRAD_ATTR in module_text else DEFAULT_PIPELINE
-    function = CompiledModule.from_mlir(module_text, target="cpu", pipeline=pipeline)[func_name]
-
-    def call(*arrays: np.ndarray, objects: Sequence[Any] = ()) -> list[np.ndarray]:
-        results = function(*arrays, objects=objects)
-        if results is None:
-            return []
-        return list(results) if isinstance(results, tuple) else [results]
-
-    return call
+    return CompiledModule.from_mlir(module_text, target="cpu", pipeline=pipeline)[func_name].results

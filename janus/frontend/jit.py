@@ -14,12 +14,13 @@ import inspect
 import time
 import warnings
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
 import numpy as np
 
 from janus.frontend.bytecode import SUPPORTED_VERSION, supported
+from janus.frontend.fast_path import FastEntry, fast_entry
 from janus.frontend.graph import Graph, Result, generate
 from janus.frontend.heap_rules import HeapMiss
 from janus.frontend.profiler import Profile, profiling, run_profiled
@@ -40,18 +41,19 @@ class Version:
 
     key: Hashable
     graph: Graph
-    call: Callable[..., list[np.ndarray]]
+    call: Callable[..., list[np.ndarray]]  # (leaves, heap objects=()) -> results
     calls: int = 0
+    fast: FastEntry | None = field(default=None, repr=False)  # flat entry checks, built on the first hit (see ``fast_path``)
 
     def run(self, leaves: list[np.ndarray], positional: tuple) -> Any:
         """The compiled call; ``HeapMiss``/``HeapError`` (nothing committed) when the heap
         is not what the version assumed."""
         heap = self.graph.heap
         if heap is None:
-            results = self.call(*leaves)
+            results = self.call(leaves)
         else:
             objects, entry = heap.prepare(positional, leaves)
-            results = heap.finish(objects, entry, leaves, self.call(*leaves, objects=objects))
+            results = heap.finish(objects, entry, leaves, self.call(leaves, objects))
         self.calls += 1
         return _rebuild(self.graph.output, results)
 
@@ -77,6 +79,7 @@ class JitFunction:
         #: ``specialize=False``: the first call's dims and ints are relaxed before its key is taken
         self._generalize_pending = not switches.specialize
         self.signature = inspect.signature(fn)
+        self._supported = supported()  # the interpreter cannot change under a function
         params = self.signature.parameters.values()
         #: calls with exactly this many positional arguments need no ``Signature.bind``
         self._plain_arity = len(params) if all(
@@ -96,6 +99,8 @@ class JitFunction:
         #: guard failures per (site, kind), and the branch sites no longer speculated
         self.failures: Counter[tuple[Any, str]] = Counter()
         self.unspeculated: frozenset = frozenset()
+        #: the entry checks of the version the last call hit, tried before the full key walk
+        self._fast: FastEntry | None = None
 
     def janus_trace(self, tracer: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """Called from code being traced: trace the plain function (inlined, or an invoke when recursive)."""
@@ -107,9 +112,15 @@ class JitFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if profiling():  # called from a run being profiled: part of that run
             return self.fn(*args, **kwargs)
-        if not supported():
+        if not self._supported:
             self._unsupported_interpreter()
             return self.fn(*args, **kwargs)
+        fast = self._fast
+        if fast is not None and not kwargs and len(args) == self._plain_arity and fast.dynamic is self.dynamic:
+            leaves = fast.match(args)
+            if leaves is not None and fast.version.graph.globals_unchanged():
+                return self._run_compiled(fast.version, fast.version.key, args, leaves, args, kwargs)
+        self._fast = None
         positional = args if not kwargs and len(args) == self._plain_arity else self._bind(args, kwargs)
         if positional is None:
             return self.fn(*args, **kwargs)
@@ -122,6 +133,7 @@ class JitFunction:
             return self.fn(*args, **kwargs)
         version = self.versions.get(key)
         if version is not None and version.graph.globals_unchanged():
+            self._fast = self._fast_entry(version)
             return self._run_compiled(version, key, positional, leaves, args, kwargs)
         if key in self.fallbacks:
             return self.fn(*args, **kwargs)
@@ -135,6 +147,11 @@ class JitFunction:
             del self.versions[key]
             self.warm[key] = 0
         return self._run_profiled(key, positional, args, kwargs)
+
+    def _fast_entry(self, version: Version) -> FastEntry | None:
+        if version.fast is None or version.fast.dynamic is not self.dynamic:
+            version.fast = fast_entry(version, version.key, self.dynamic)
+        return version.fast
 
     def _bind(self, args: tuple, kwargs: dict) -> tuple | None:
         """Positional arguments with defaults applied; None (run imperatively) when the call
@@ -189,16 +206,16 @@ class JitFunction:
     def _run_compiled(
         self, version: Version, key: Hashable, positional: tuple, leaves: list[np.ndarray], args: tuple, kwargs: dict
     ) -> Any:
-        from janus.frontend.backend import GuardFailure
-
         try:
             return version.run(leaves, positional)
         except (HeapMiss, HeapError) as miss:
+            self._fast = None
             self.events.append(f"heap check failed for {describe_args(self, key)} ({miss}); ran imperatively and regenerated")
             del self.versions[key]
             self.warm[key] = self.warmup - 1
             return self._run_profiled(key, positional, args, kwargs)
-        except GuardFailure as failure:
+        except _guard_failure() as failure:  # evaluated only when the call raised
+            self._fast = None
             site = version.graph.guard_sites.get(failure.guard_id)
             if failure.kind == "raise":  # Python raises the real exception; the graph stays right for other calls
                 return self._run_raising(failure, site, args, kwargs)
@@ -268,6 +285,14 @@ class JitFunction:
             version = ".".join(map(str, SUPPORTED_VERSION))
             self.fallbacks[None] = f"this interpreter is not CPython {version}; janus.jit runs imperatively"
             warnings.warn(self.fallbacks[None], RuntimeWarning, stacklevel=3)
+
+
+def _guard_failure() -> type[Exception]:
+    """``GuardFailure``, imported when a compiled call raised (the backend loads IREE; an
+    import statement costs about a microsecond on every call)."""
+    from janus.frontend.backend import GuardFailure
+
+    return GuardFailure
 
 
 def describe_args(jf: JitFunction, key: Hashable) -> str:

@@ -94,11 +94,18 @@ class CompiledFunction:
 
     def __call__(self, *args: Any, objects: Sequence[object] = ()) -> Any:
         """Results as NumPy arrays or Python scalars: one value, a tuple, or None."""
+        results = self.results(args, objects)
+        if len(results) == 1:
+            return results[0]
+        return tuple(results) if results else None
+
+    def results(self, args: Sequence[Any], objects: Sequence[object] = ()) -> list[Any]:
+        """The call as a list of results (the per-call path of ``janus.jit``)."""
         if len(args) != self._arity:
             raise TypeError(f"@{self.name} takes {self._arity} arguments, got {len(args)}")
         heap = self._heap
         if heap is not None:
-            args += tuple(heap.read_inputs(objects))
+            args = (*args, *heap.read_inputs(objects))
         device = self._device
         arg_list = rt.VmVariantList(len(args))
         for i, (kind, value) in enumerate(zip(self._inputs, args)):
@@ -118,9 +125,7 @@ class CompiledFunction:
         if heap is not None:
             heap.commit(objects, results[self._returned :])
             del results[self._returned :]
-        if len(results) == 1:
-            return results[0]
-        return tuple(results) if results else None
+        return results
 
     def _input_name(self, index: int) -> str:
         if index < self._arity:

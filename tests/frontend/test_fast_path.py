@@ -1,0 +1,154 @@
+"""The flat entry checks of ``janus.jit`` accept a call exactly when the full key walk
+gives the version's key, with the same leaves; compiled calls through them agree with Python."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import janus
+from janus.frontend.fast_path import fast_entry
+from janus.frontend.signature import key_and_leaves
+from tests.frontend.conftest import assert_same, compiled, rand
+
+
+class Box:
+    def __init__(self) -> None:
+        self.W = rand(3, 3)
+
+
+class Node:  # a tree: an attribute holds a node of its own class
+    def __init__(self, child=None) -> None:
+        self.child, self.value = child, rand(2)
+
+
+BOX = Box()
+BASE = (rand(2, 3), np.float32(1.5), 3, 0.5, BOX, None, "mode")
+VARIANTS = [
+    BASE,
+    (rand(2, 3, seed=1), np.float32(-2.0), 3, 0.5, Box(), None, "mode"),  # same key
+    (rand(2, 4), *BASE[1:]),
+    (rand(2, 3, dtype=np.float64), *BASE[1:]),
+    (rand(2, 3).T.copy().T, *BASE[1:]),  # other strides, same key
+    (rand(2, 3)[None], *BASE[1:]),
+    (BASE[0], np.float64(1.5), *BASE[2:]),
+    (BASE[0], BASE[1], 3.0, *BASE[3:]),
+    (BASE[0], BASE[1], True, *BASE[3:]),
+    (BASE[0], BASE[1], 4, *BASE[3:]),
+    (*BASE[:3], 0.25, *BASE[4:]),
+    (*BASE[:4], Node(Node()), *BASE[5:]),
+    (*BASE[:4], {"W": 1}, *BASE[5:]),
+    (*BASE[:5], 0, "mode"),
+    (*BASE[:6], "other"),
+    (*BASE[:6], [1]),
+    BASE[:-1],
+]
+
+
+@pytest.mark.parametrize("args", VARIANTS, ids=range(len(VARIANTS)))
+def test_flat_checks_agree_with_the_key_walk(args):
+    key, leaves = key_and_leaves(BASE)
+    entry = fast_entry(None, key, frozenset())
+    assert entry is not None
+    matched = entry.match(args)
+    try:
+        same_key = key_and_leaves(args)[0] == key
+    except janus.NotConvertible:
+        same_key = False
+    assert (matched is not None) == same_key
+    if matched is not None:
+        want = key_and_leaves(args)[1]
+        assert len(matched) == len(want) and all(type(m) is type(w) and np.array_equal(m, w) for m, w in zip(matched, want))
+    assert entry.match(BASE) is not None
+
+
+@pytest.mark.parametrize("shapes", [((3, 5), (5, 2)), ((4, 4), (4, 2)), ((3, 3), (5, 2)), ((3, 5), (5, 3)), ((7, 8), (8, 2))])
+def test_relaxed_dims_keep_their_equalities(shapes):
+    dynamic = frozenset({(0, 0), (0, 1), (1, 0)})
+    base = (np.zeros((3, 5), np.float32), np.zeros((5, 2), np.float32))
+    key = key_and_leaves(base, dynamic)[0]
+    entry = fast_entry(None, key, dynamic)
+    assert entry is not None and entry.symbolic
+    args = tuple(np.zeros(s, np.float32) for s in shapes)
+    assert (entry.match(args) is not None) == (key_and_leaves(args, dynamic)[0] == key)
+
+
+@pytest.mark.parametrize("value", [3, -7, 1 << 62, -(1 << 62) + 1, True, 3.0, np.int64(3), None])
+@pytest.mark.parametrize("base", [5, 1 << 62])
+def test_relaxed_ints_match_as_the_key_walk_decides(value, base):
+    dynamic = frozenset({("int", (1,))})
+    key = key_and_leaves((rand(2), base), dynamic)[0]
+    entry = fast_entry(None, key, dynamic)
+    assert entry is not None
+    args = (rand(2, seed=1), value)
+    matched = entry.match(args)
+    want_key, want = key_and_leaves(args, dynamic)
+    assert (matched is not None) == (want_key == key)
+    if matched is not None:
+        assert all(m.dtype == w.dtype and np.array_equal(m, w) for m, w in zip(matched, want))
+
+
+def test_keys_that_are_not_flat_take_the_full_walk():
+    assert fast_entry(None, key_and_leaves(([rand(2)], rand(2)))[0], frozenset()) is None
+    assert fast_entry(None, key_and_leaves((Node(Node()),))[0], frozenset()) is None
+    stacked = frozenset({("list", (0,))})
+    assert fast_entry(None, key_and_leaves(([rand(2), rand(2)],), stacked)[0], stacked) is None
+
+
+def linear(x, W, b):
+    return x @ W + b
+
+
+def test_steady_calls_take_the_fast_path_and_agree():
+    x, W, b = rand(4, 3), rand(3, 2), rand(2)
+    jf = compiled(linear, x, W, b)
+    (version,) = jf.versions.values()
+    for seed in range(3):
+        args = (rand(4, 3, seed=seed), W, b)
+        assert_same(jf(*args), linear(*args))
+    assert jf._fast is not None and jf._fast.version is version and version.calls == 3
+    other = (rand(4, 3, dtype=np.float64), W, b)  # another dtype: the full walk, a new signature
+    assert_same(jf(*other), linear(*other))
+    assert version.calls == 3
+    assert_same(jf(x, W, b), linear(x, W, b))
+    assert version.calls == 4 and jf._fast.version is version
+
+
+SCALE = 2.0
+
+
+def scaled(x):
+    return x * SCALE
+
+
+def test_a_rebound_global_is_checked_on_the_fast_path():
+    global SCALE
+    x = rand(3)
+    jf = compiled(scaled, x)
+    assert_same(jf(x), scaled(x))
+    assert jf._fast is not None
+    try:
+        SCALE = 5.0
+        assert_same(jf(x), scaled(x))
+        assert "rebound" in janus.explain(jf)
+    finally:
+        SCALE = 2.0
+
+
+class Layer:
+    def __init__(self, n: int) -> None:
+        self.W = rand(n, n)
+
+    @janus.jit
+    def forward(self, x):
+        return x @ self.W
+
+
+def test_heap_checks_still_run_on_the_fast_path():
+    layer, x = Layer(3), rand(2, 3)
+    for _ in range(4):
+        assert_same(layer.forward(x), x @ layer.W)
+    assert Layer.forward._fast is not None
+    layer.W = rand(3, 3, dtype=np.float64)  # the version assumed float32
+    assert_same(layer.forward(x), x @ layer.W)
+    assert "heap check failed" in janus.explain(Layer.forward)
