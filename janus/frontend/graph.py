@@ -30,6 +30,7 @@ from janus.frontend.heap_access import HeapRef, HeapTracker, holds_ref
 from janus.frontend.heap_rules import is_heap_object
 from janus.frontend.profiler import Profile
 from janus.frontend.recursion import Recursion, simplify
+from janus.frontend import recursion_results
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor
 
 MAX_STEPS = 200_000
@@ -220,6 +221,7 @@ class Tracer:
         if fn is abs and traced:
             return op_table.apply(self.em, op_table.OPS["absolute"], args, kwargs)
         if _hashable(fn) and fn in PURE_BUILTINS and (not traced or fn in STRUCTURAL_BUILTINS):
+            recursion_results.check_usable(*args)
             if fn is len and args and isinstance(args[0], Tensor):
                 return args[0].static_shape()[0]
             return fn(*args, **kwargs)
@@ -575,6 +577,7 @@ class Tracer:
     def IS_OP(self, frame: Frame, ins: Instr) -> None:
         """identity of static values"""
         a, b = frame.pop(2)
+        recursion_results.check_usable(a, b)
         if isinstance(a, (trees.SymNode, trees.OptionalRead)) or isinstance(b, (trees.SymNode, trees.OptionalRead)):
             frame.stack.append(trees.identity(self, a, b, negate=bool(ins.arg)))
             return
@@ -711,6 +714,7 @@ class Tracer:
             test = trees.is_none(self, value, negate=not ins.opname.endswith("NOT_NONE"))
             return self.branch(frame, ins, test, pop_on_fall=False)
         if ins.opname.endswith("NONE"):
+            recursion_results.check_usable(value)
             return ins.target if (value is None) == ins.opname.endswith("_IF_NONE") else None
         return self.branch(frame, ins, value, pop_on_fall=False)
 
@@ -726,7 +730,7 @@ class Tracer:
 
     def RETURN_VALUE(self, frame: Frame, ins: Instr) -> None:
         """return: the graph's results"""
-        frame.result = self.recursion.returned(frame.stack.pop())
+        frame.result = self.recursion.returned(frame.stack.pop(), frame.bc.code)
 
     def RAISE_VARARGS(self, frame: Frame, ins: Instr) -> None:
         """raise: the branch leading here is guarded (kind raise); reached on the traced path, NotConvertible"""

@@ -36,6 +36,13 @@ def describe(value: Any) -> tuple:
     return (typ.__name__,)
 
 
+def summarize(value: Any) -> tuple:
+    """``describe``, looking into tuples: ``("tuple", item summaries)`` (recursive results)."""
+    if type(value) is tuple:
+        return ("tuple", tuple(summarize(v) for v in value))
+    return describe(value)
+
+
 @dataclass
 class Profile:
     """Observations accumulated over every profiled run of one jit function."""
@@ -91,7 +98,7 @@ class _Tracer:
 
     def on_event(self, frame: FrameType, event: str, arg: Any) -> Callable:
         if event == "return":
-            self.profile.returns[frame.f_code][describe(arg)] += 1
+            self.profile.returns[frame.f_code][summarize(arg)] += 1
         if event != "opcode":
             return self.on_event
         code, offset = frame.f_code, frame.f_lasti

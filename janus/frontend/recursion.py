@@ -11,8 +11,9 @@ recursive calls find it, and ``janus-eliminate-recursion`` turns the cycle into 
 over an explicit, depth-guarded stack.
 
 The result type comes from the profile (what the code returned on profiled runs, one
-kind only); every ``return`` of the generated function is checked against it and a Python
-scalar is made a ``Weak`` of that type, so ``return 1`` joins ``return fib(n-1) + ...``.
+kind only, tuples looked into: ``recursion_results``); every ``return`` of the generated
+function is checked against it and a Python scalar is made a ``Weak`` of that type, so
+``return 1`` joins ``return fib(n-1) + ...``. A tuple result is several MLIR results.
 Scalars cross function boundaries as MLIR scalars (not 0-d tensors): the explicit stack
 then saves them in ``util.list`` slots instead of buffers.
 """
@@ -29,6 +30,7 @@ import numpy as np
 from janus.frontend.branches import SymFunction
 from janus.frontend.emitter import Emitter, function_text
 from janus.frontend.heap_access import HeapRef
+from janus.frontend import recursion_results as results
 from janus.frontend.recursion_heap import RecursionHeap, extra_operands
 from janus.frontend.scalars import PYTHON_DTYPES, weak_literal
 from janus.frontend.trees import SymNode, SymTree, TreeKind
@@ -94,23 +96,6 @@ def types_of(kind: Kind) -> list[str]:
     return []
 
 
-def result_kind(summaries: set[tuple]) -> Kind:
-    """The result kind of a generated function from the profiler's summaries of what its
-    code returned (``profiler.describe``)."""
-    if len(summaries) != 1:
-        raise NotConvertible(f"the profile saw {len(summaries)} kinds of return values (a recursive function needs one)")
-    summary = next(iter(summaries))
-    python = {t.__name__: dtype for t, dtype in PYTHON_DTYPES.items()}
-    if len(summary) == 1 and summary[0] in python:
-        return ("scalar", python[summary[0]].name, True)
-    if len(summary) == 3 and summary[1] in ELEMENT_TYPES:
-        if summary[0] == "ndarray" and summary[2]:
-            return ("tensor", summary[1], summary[2])
-        if summary[0] != "ndarray" and not summary[2]:
-            return ("scalar", summary[1], False)
-    raise NotConvertible(f"a recursive function returning {summary[0]} is not supported")
-
-
 class Recursion:
     """The generated functions of one module, and the ``janus.invoke``s that call them."""
 
@@ -135,15 +120,23 @@ class Recursion:
         extra, extra_types = extra_operands(self.tracer, self.tracing.get(fn.name), self.heap_reads.get(fn.name, []))
         operands += extra
         arg_types = ", ".join([t for kind in kinds for t in types_of(kind)] + extra_types)
+        leaves = results.leaves(fn.result)
         name = em.fresh()
-        em.lines.append(f'{name} = "janus.invoke"({", ".join(operands)}) {{callee = @{fn.name}}} '
-                        f": ({arg_types}) -> {types_of(fn.result)[0]}")
-        return self.value(em, name, fn.result)
+        em.lines.append(f'{name}{f":{len(leaves)}" if len(leaves) > 1 else ""} = "janus.invoke"({", ".join(operands)}) '
+                        f'{{callee = @{fn.name}}} : ({arg_types}) -> ({", ".join(types_of(k)[0] for k in leaves)})')
+        names = [f"{name}#{i}" for i in range(len(leaves))] if len(leaves) > 1 else [name]
+        return results.rebuild(fn.result, (self.value(em, n, k) for n, k in zip(names, leaves)))
 
-    def returned(self, value: Any) -> Any:
-        """A ``return`` in a generated function's own frame gives its declared result kind."""
+    def returned(self, value: Any, code: types.CodeType) -> Any:
+        """A ``return`` in a generated function's own frame gives its declared result kind;
+        one in another frame of a recursive function drops its varying positions."""
         kind = self.returning.get(self.tracer.depth)
-        return value if kind is None else self.coerce(value, kind)
+        if kind is not None:
+            return results.coerce(value, kind, self.coerce)
+        profile = self.tracer.profile
+        if code in profile.returns and any(site[0] is code and code in callees for site, callees in profile.callees.items()):
+            return results.drop_varying(value, results.structure(list(profile.returns[code])))
+        return value
 
     # ---- generation -----------------------------------------------------------------------
     def generate(self, code: types.CodeType, globals_: dict, bound: dict[str, Any], kinds: tuple[Kind, ...]) -> Generated:
@@ -151,7 +144,9 @@ class Recursion:
             raise NotConvertible(f"more than {MAX_FUNCTIONS} specializations of recursive functions")
         tracer = self.tracer
         name = re.sub(r"\W", "_", code.co_name)
-        fn = Generated(f"{name}_rec{len(self.generated)}", result_kind(set(tracer.profile.returns.get(code, ()))))
+        fn = Generated(f"{name}_rec{len(self.generated)}", results.merge(list(tracer.profile.returns.get(code, ()))))
+        if not results.leaves(fn.result):
+            raise NotConvertible(f"a recursive function ({code.co_name}) returning no array or scalar is not supported")
         self.generated[(code, kinds)] = fn  # before tracing: its own recursive calls find it
         outer = tracer.em
         em = tracer.em = outer.sibling()
@@ -163,13 +158,14 @@ class Recursion:
             self.returning[depth] = fn.result
             try:
                 value = tracer.run(code, globals_, arguments)
-                result = Slot(em.scalar(value), types_of(fn.result)[0]) if fn.result[0] == "scalar" else Slot(value.name, value.type)
+                returned = [Slot(em.scalar(v), types_of(k)[0]) if k[0] == "scalar" else Slot(v.name, v.type)
+                            for v, k in zip(results.flatten(value, fn.result), results.leaves(fn.result))]
             finally:
                 del self.returning[depth], self.tracing[fn.name]
                 tracer.heap.scope = heap.enclosing
             params += [Slot(t.name, t.type) for t in heap.parameters()]
             self.heap_reads[fn.name] = heap.reads
-            text = function_text(fn.name, params, [result], em.lines, private=True)  # type: ignore[list-item]
+            text = function_text(fn.name, params, returned, em.lines, private=True)  # type: ignore[list-item]
             tracer.functions.append(heap.finish(text, tracer.functions))
         finally:
             tracer.em = outer
