@@ -11,7 +11,7 @@ The tracer keeps a *shadow* of every location it touched (reads after writes see
 written value; a reference read twice is one ``HeapRef``) and records, per location, the
 ``Spec`` the graph is specialized on: arrays by type/dtype/shape, Python scalars by value,
 code by identity, objects by exact type. ``heap_plan.HeapPlan`` checks them on every call.
-Writes are only arrays computed by the graph and only outside ``scf`` regions (a write
+Writes are only arrays computed by the graph (or tuples/lists of them, ``heap_struct``) and only outside ``scf`` regions (a write
 under a data-dependent branch would need the shadow forked too); ``x op= y`` on an array
 read from the heap updates that very array, as NumPy does, when nothing else in the
 traced code refers to it.
