@@ -837,6 +837,7 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
         return len(outputs) - 1
 
     shape = _outputs(result, output)
+    tracer.heap.structure_outputs(output)
     func_name = re.sub(r"\W", "_", fn.__name__)
     functions = [function_text(func_name, inputs, outputs, tracer.heap.prologue + tracer.em.lines), *tracer.functions]
     text = "module {\n" + "\n".join(functions) + "\n}\n"

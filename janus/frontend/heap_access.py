@@ -11,7 +11,7 @@ The tracer keeps a *shadow* of every location it touched (reads after writes see
 written value; a reference read twice is one ``HeapRef``) and records, per location, the
 ``Spec`` the graph is specialized on: arrays by type/dtype/shape, Python scalars by value,
 code by identity, objects by exact type. ``heap_plan.HeapPlan`` checks them on every call.
-Writes are only arrays computed by the graph and only outside ``scf`` regions (a write
+Writes are only arrays computed by the graph (or tuples/lists of them, ``heap_struct``) and only outside ``scf`` regions (a write
 under a data-dependent branch would need the shadow forked too); ``x op= y`` on an array
 read from the heap updates that very array, as NumPy does, when nothing else in the
 traced code refers to it.
@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from janus.frontend import mutation, op_table
+from janus.frontend import heap_struct, mutation, op_table
 from janus.frontend.branches import Cell, SymFunction, SymIter
 from janus.frontend.heap_plan import HeapPlan
 from janus.frontend.heap_rules import HeapMiss, Spec, method_of, spec_of, step
@@ -123,6 +123,8 @@ class HeapTracker:
         self.parents: dict[AccessPath, tuple[HeapRef, str, Key]] = {}
         self.types: dict[AccessPath, str] = {}
         self.written: dict[AccessPath, Tensor] = {}
+        self.structures: dict[AccessPath, tuple | list] = {}  # tuples/lists of arrays written (``heap_struct``)
+        self.layouts: dict[AccessPath, heap_struct.Layout] = {}
         self.owners: dict[str, AccessPath] = {}  # tensor -> location whose entry array it is (or updates)
         self.mutated: dict[AccessPath, None] = {}
         self.methods: dict[tuple[AccessPath, str], types.FunctionType] = {}
@@ -186,7 +188,7 @@ class HeapTracker:
             result_type = tensor_type(value.shape, value.dtype)
             t = self.tracer.em.emit(f'"{op}"({ref.ssa}) {{{_step_attr(kind, key)}}} : ({OBJ_TYPE_ASM}) -> {result_type}',
                                     value.shape, value.dtype)
-            self._typed(path, t)
+            self._typed(path, t.type)
             self.owners[t.name] = path
             if self.at_root():
                 self.values[path] = t
@@ -208,7 +210,8 @@ class HeapTracker:
             raise NotConvertible(f"write to {label} {why}")
         if not self.at_root():
             raise NotConvertible(f"write to {label} inside a data-dependent branch or loop region")
-        if not isinstance(value, Tensor):
+        structured = type(value) in (tuple, list)
+        if not isinstance(value, Tensor) and not structured:
             raise NotConvertible(
                 f"writing a {type(value).__name__} to {label}: only arrays computed by the graph are stored on the heap"
             )
@@ -216,29 +219,37 @@ class HeapTracker:
             step(ref.obj, kind, key, write=True)
         except HeapMiss as e:
             raise NotConvertible(str(e)) from None
-        if isinstance(self.values.get(path), HeapRef):
-            raise NotConvertible(f"{label} holds an object the traced code uses; it cannot be replaced by an array")
-        if path in self.mutated and self.owners.get(value.name) != path:
+        old = self.values.get(path)
+        # a tuple or list read before stays valid through the old reference (reads see entry values)
+        if isinstance(old, HeapRef) and not (structured and type(old.obj) in (tuple, list)):
+            raise NotConvertible(f"{label} holds an object the traced code uses; it cannot be replaced")
+        if path in self.mutated and (structured or self.owners.get(value.name) != path):
             raise NotConvertible(f"{label} is rebound after an in-place update in the same call")
-        self._typed(path, value)
+        if structured:
+            heap_struct.check(value, label)
+        self._typed(path, heap_struct.type_text(value))
         self.checks.setdefault(path, Spec("write"))
         self.parents[path] = (ref, kind, key)
+        if structured:  # its leaves become results of the function (``heap_struct``)
+            self.values[path] = self.structures[path] = value
+            return
         op = "janus.set_attr" if kind == "attr" else "janus.set_item"
         self.tracer.em.lines.append(
             f'"{op}"({ref.ssa}, {value.name}) {{{_step_attr(kind, key)}}} : ({OBJ_TYPE_ASM}, {value.type}) -> ()'
         )
         self.values[path] = self.written[path] = value
 
-    def _typed(self, path: AccessPath, value: Tensor) -> None:
-        known = self.types.setdefault(path, value.type)
-        if known != value.type:
-            raise NotConvertible(f"{self.labels[path]} changes type within one call ({known} -> {value.type})")
+    def _typed(self, path: AccessPath, type_: str) -> None:
+        known = self.types.setdefault(path, type_)
+        if known != type_:
+            raise NotConvertible(f"{self.labels[path]} changes type within one call ({known} -> {type_})")
 
     def load_global(self, namespace: dict, name: str, value: Any) -> tuple[bool, Any]:
         """(handled, value) for ``LOAD_GLOBAL``: globals written in this trace and mutable ones
         (arrays, containers, objects) are heap reads; others are left to be baked in."""
         module = self.roots.get(("fixed", id(sys.modules.get(namespace.get("__name__", "")))))
-        written = module is not None and module.path.child("attr", name) in self.written
+        path = module.path.child("attr", name) if module is not None else None
+        written = path in self.written or path in self.structures
         spec = spec_of(value)
         if written or spec is not None and spec.kind in ("array", "object"):
             return True, self.read(self._module(namespace), "attr", name)
@@ -279,6 +290,14 @@ class HeapTracker:
         return result
 
     # ---- the result -------------------------------------------------------------------
+    def structure_outputs(self, output: Callable[[Tensor], int]) -> None:
+        """Append the leaves of every tuple/list written to the heap to the function's results."""
+        for path in self.structures:  # ``HeapPlan.finish`` reads plain writes back by path, after the new list is stored
+            if any(p.steps[: len(path.steps)] == path.steps and p != path for p in (*self.written, *self.mutated)
+                   if p.slot == path.slot):
+                raise NotConvertible(f"{self.labels[path]} is replaced after an item of it was written")
+        self.layouts = {p: heap_struct.layout(v, output, self.labels[p]) for p, v in self.structures.items()}
+
     def plan(self, inputs: list[Tensor], outputs: list[Tensor]) -> HeapPlan | None:
         """What each call must check and commit beyond the runtime's manifest; None without heap access."""
         if not self.sources:
@@ -293,4 +312,5 @@ class HeapTracker:
             mutated=tuple(self.mutated),
             outputs=tuple(t.name for t in outputs),
             labels=dict(self.labels),
+            structures=tuple(self.layouts.items()),
         )

@@ -28,6 +28,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from janus.frontend import heap_struct
 from janus.frontend.heap_rules import HeapMiss, Spec, method_of, resolve
 from janus.heap import AccessPath
 
@@ -45,6 +46,7 @@ class HeapPlan:
     mutated: tuple[AccessPath, ...]
     outputs: tuple[str, ...]  # result index -> tensor
     labels: dict[AccessPath, str]
+    structures: tuple[tuple[AccessPath, heap_struct.Layout], ...] = ()  # tuples/lists written, built here
 
     def prepare(self, positional: Sequence[Any], leaves: Sequence[np.ndarray]) -> tuple[list[Any], dict]:
         """The object table and the entry value of every checked location; ``HeapMiss``
@@ -80,18 +82,30 @@ class HeapPlan:
                 if committed.ndim:
                     continue
                 value = committed[()]
-            container, kind, key = path.location(objects)
-            if kind == "attr":
-                setattr(container, key, value)  # type: ignore[arg-type]
-            else:
-                container[key] = value  # type: ignore[index]
+            _store(path.location(objects), value)
         finals = {name: path for path, name in self.writes}
+        built: dict[str, Any] = {}  # tensor -> the object a structure holds for it
+
+        def leaf(index: int) -> Any:
+            name = self.outputs[index]
+            if name not in built:
+                value = self._original(name, entry, leaves)
+                if value is None:
+                    value = finals[name].read(objects) if name in finals else results[index]
+                    value = value[()] if type(value) is np.ndarray and not value.ndim else value
+                built[name] = value
+            return built[name]
+
+        for path, layout in self.structures:
+            _store(path.location(objects), heap_struct.build(layout, leaf))
         out = list(results)
         for i, name in enumerate(self.outputs):
             if name in finals:
                 out[i] = finals[name].read(objects)
             elif name in self.owners:
                 out[i] = entry[self.owners[name]]
+            elif name in built:
+                out[i] = built[name]
         return out
 
     def _original(self, name: str, entry: dict, leaves: Sequence[np.ndarray]) -> Any:
@@ -105,6 +119,14 @@ class HeapPlan:
         lines = [f"heap {self.labels[p]}: {spec.describe()}" for p, spec in self.checks]
         lines += [f"heap {self.labels[p]}.{name}: method {fn.__qualname__}" for p, name, fn in self.methods]
         return lines
+
+
+def _store(location: tuple[Any, str, Any], value: Any) -> None:
+    container, kind, key = location
+    if kind == "attr":
+        setattr(container, key, value)
+    else:
+        container[key] = value
 
 
 def _describe(value: Any) -> str:
