@@ -24,6 +24,7 @@ import numpy as np
 from janus.frontend import exceptions, indexing, loops, mutation, op_table, relax, scalars, speculation, supercall, trees
 from janus.frontend.branches import Cell, Copier, Joiner, SymFunction, SymIter
 from janus.frontend.bytecode import EXIT, Bytecode, Instr, decode
+from janus.frontend.certain import always_reached
 from janus.frontend.emitter import Emitter, function_text
 from janus.frontend.imperative import why_imperative
 from janus.frontend.heap_access import HeapRef, HeapTracker, holds_ref
@@ -145,7 +146,8 @@ class Tracer:
     # ---- driver -----------------------------------------------------------------------
     def run(self, code: types.CodeType, globals_: dict, arguments: dict[str, Any], closure: tuple = ()) -> Any:
         if code.co_flags & BAD_FLAGS:
-            raise NotConvertible(f"{code.co_name} is a generator/coroutine or takes *args/**kwargs")
+            raise NotConvertible(f"{code.co_name} is a generator/coroutine or takes *args/**kwargs",
+                                 any_signature=self.depth == 0)
         if self.depth >= MAX_INLINE_DEPTH:
             raise NotConvertible(f"call depth over {MAX_INLINE_DEPTH} (recursion is not inlined)")
         frame = Frame(decode(code), globals_, dict(arguments))
@@ -170,7 +172,8 @@ class Tracer:
             ins = frame.bc.at(offset)
             handler = getattr(self, ins.opname, None)
             if handler is None:
-                raise NotConvertible(f"bytecode {ins.opname} at {frame.bc.source(offset)}: {why_imperative(ins.opname)}")
+                raise NotConvertible(f"bytecode {ins.opname} at {frame.bc.source(offset)}: {why_imperative(ins.opname)}",
+                                     any_signature=self.depth == 1 and always_reached(frame.bc, offset))
             try:
                 target = handler(frame, ins)
             except exceptions.TracedRaise as e:
@@ -178,7 +181,7 @@ class Tracer:
             except NotConvertible as e:
                 if getattr(e, "located", False):
                     raise
-                located = NotConvertible(f"{e} (at {frame.bc.source(offset)})")
+                located = NotConvertible(f"{e} (at {frame.bc.source(offset)})", any_signature=e.any_signature)
                 located.located = True  # type: ignore[attr-defined]
                 raise located from None
             except Exception as e:  # Python raised while tracing: the real run will too

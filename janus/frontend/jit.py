@@ -101,6 +101,8 @@ class JitFunction:
         self.unspeculated: frozenset = frozenset()
         #: the entry checks of the version the last call hit, tried before the full key walk
         self._fast: FastEntry | None = None
+        #: generation failed for a reason that holds for any arguments: every call is plain
+        self.imperative = False
 
     def janus_trace(self, tracer: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """Called from code being traced: trace the plain function (inlined, or an invoke when recursive)."""
@@ -110,6 +112,8 @@ class JitFunction:
         return self if obj is None else functools.partial(self, obj)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.imperative:
+            return self.fn(*args, **kwargs)
         if profiling():  # called from a run being profiled: part of that run
             return self.fn(*args, **kwargs)
         if not self._supported:
@@ -275,10 +279,19 @@ class JitFunction:
                 self.events.append(f"? dims not possible ({e}); exact shapes kept")
                 return
             self.fallbacks[key] = str(e)
+            if e.any_signature and not self.versions:
+                self._imperative_for_good(str(e))
         except Exception as e:  # a compiler error must not become a wrong (or no) answer
             self.fallbacks[key] = f"compilation failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
         finally:
             self.compile_seconds += time.perf_counter() - started
+
+    def _imperative_for_good(self, reason: str) -> None:
+        """Stop keying calls: no argument signature could compile (``certain``)."""
+        self.imperative = True
+        self.fallbacks = {None: reason}
+        self.warm.clear()
+        self.events.append("the reason holds for any arguments: imperative for every call, no entry keys computed")
 
     def _unsupported_interpreter(self) -> None:
         if None not in self.fallbacks:

@@ -20,7 +20,15 @@ ELEMENT_TYPES = {"float32": "f32", "float64": "f64", "int64": "i64", "bool": "i1
 
 
 class NotConvertible(Exception):
-    """The function cannot be converted; the reason is shown by ``janus.explain``."""
+    """The function cannot be converted; the reason is shown by ``janus.explain``.
+
+    ``any_signature``: the raise site is certain the failure holds for every argument
+    signature (see ``certain``), so ``janus.jit`` stops keying calls; left False when unsure.
+    """
+
+    def __init__(self, message: str, *, any_signature: bool = False) -> None:
+        super().__init__(message)
+        self.any_signature = any_signature
 
 
 def check_dtype(dtype: np.dtype) -> np.dtype:
