@@ -10,6 +10,8 @@ closure cell) see the joined contents. Anything else that differs is ``NotConver
 
 from __future__ import annotations
 
+import copy
+
 import types
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -43,6 +45,12 @@ class SymIter:
 
     def __iter__(self) -> "SymIter":
         return self
+
+    def empty_copy(self) -> "SymIter":
+        """A copy at the same position with no items yet (subclasses keep their state)."""
+        new = copy.copy(self)
+        new.items = []
+        return new
 
     def __next__(self) -> Any:
         if self.pos >= len(self.items):
@@ -79,7 +87,7 @@ class Copier:
 
 def _empty_like(v: Any) -> Any:
     if isinstance(v, SymIter):
-        return SymIter([], v.pos)
+        return v.empty_copy()
     return Cell() if isinstance(v, Cell) else type(v)()
 
 

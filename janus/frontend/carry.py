@@ -85,7 +85,7 @@ class Walker:
             self.leaves[path] = Marker("cell", 1)
             new.contents = self(value.contents, path + ("contents",))
         elif isinstance(value, SymIter):
-            new = SymIter([], value.pos)
+            new = value.empty_copy()
             self.memo[id(value)] = new
             self.leaves[path] = Marker("iterator", (len(value.items), value.pos))
             new.items = [self(v, path + (i,)) for i, v in enumerate(value.items)]

@@ -13,7 +13,6 @@ effects, a generator) raises ``NotConvertible``.
 from __future__ import annotations
 
 import builtins
-import inspect
 import re
 import types
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from janus.frontend import exceptions, indexing, loops, mutation, op_table, relax, scalars, speculation, supercall, trees
+from janus.frontend import exceptions, generators, indexing, loops, mutation, op_table, relax, scalars, speculation, supercall, trees
 from janus.frontend.branches import Cell, Copier, Joiner, SymFunction, SymIter
 from janus.frontend.bytecode import EXIT, Bytecode, Instr, decode
 from janus.frontend.certain import always_reached
@@ -46,7 +45,6 @@ STRUCTURAL_BUILTINS = {len, list, tuple, zip, enumerate, reversed}
 PURE_BUILTINS = STRUCTURAL_BUILTINS | {range, min, max, abs, int, float, bool, isinstance, sum, slice, round, divmod, sorted, all, any}
 #: local containers whose methods may be called (they live only in the traced frame)
 LOCAL_CONTAINERS = (list, dict, tuple, str, range)
-BAD_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 
 
 class ArgumentList(list):
@@ -73,6 +71,8 @@ class Frame:
     result: Any = NULL
     #: branches this (forked) frame is a side of: reaching one again means a data-dependent loop
     forking: frozenset[int] = frozenset()
+    #: a generator's yields so far (None: not a generator; see ``generators``)
+    yields: list[Any] | None = None
 
     def pop(self, n: int) -> list[Any]:
         if n == 0:
@@ -145,13 +145,15 @@ class Tracer:
 
     # ---- driver -----------------------------------------------------------------------
     def run(self, code: types.CodeType, globals_: dict, arguments: dict[str, Any], closure: tuple = ()) -> Any:
-        if code.co_flags & BAD_FLAGS:
-            raise NotConvertible(f"{code.co_name} is a generator/coroutine or takes *args/**kwargs",
+        if code.co_flags & generators.UNSUPPORTED or self.depth == 0 and generators.is_generator(code):
+            raise NotConvertible(f"{code.co_name} is a coroutine/async generator, takes *args/**kwargs or is a jitted generator",
                                  any_signature=self.depth == 0)
         if self.depth >= MAX_INLINE_DEPTH:
             raise NotConvertible(f"call depth over {MAX_INLINE_DEPTH} (recursion is not inlined)")
         frame = Frame(decode(code), globals_, dict(arguments))
         frame.cells.update(zip(code.co_freevars, closure))
+        if generators.is_generator(code):
+            frame.yields = []
         self.depth += 1
         self.active.append(code)
         self.frames.append(frame)
@@ -161,7 +163,7 @@ class Tracer:
             self.depth -= 1
             self.active.pop()
             self.frames.pop()
-        return frame.result
+        return frame.result if frame.yields is None else generators.GenIter(frame.yields, code.co_name)
 
     def execute(self, frame: Frame, offset: int, stop: int = EXIT) -> None:
         """Step ``frame`` from ``offset`` until it returns or reaches ``stop``."""
@@ -227,7 +229,9 @@ class Tracer:
             recursion_results.check_usable(*args)
             if fn is len and args and isinstance(args[0], Tensor):
                 return args[0].static_shape()[0]
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
+            generators.check_consumed(args, fn.__name__)
+            return result
         if isinstance(fn, type) and issubclass(fn, np.generic) and not traced:
             return fn(*args, **kwargs)
         if isinstance(fn, types.BuiltinMethodType) and isinstance(fn.__self__, LOCAL_CONTAINERS):
@@ -690,6 +694,7 @@ class Tracer:
     def GET_ITER(self, frame: Frame, ins: Instr) -> None:
         """iteration over a container or an array's rows (static length); over a relaxed list, range or ? rows, a graph loop"""
         value = frame.stack.pop()
+        generators.refuse_loop(value)
         graph_loop = loops.iterator(self, value)
         frame.stack.append(graph_loop if graph_loop is not None else SymIter(self.iterate(value)))
 
@@ -734,6 +739,15 @@ class Tracer:
     def RETURN_VALUE(self, frame: Frame, ins: Instr) -> None:
         """return: the graph's results"""
         frame.result = self.recursion.returned(frame.stack.pop(), frame.bc.code)
+
+    def RETURN_GENERATOR(self, frame: Frame, ins: Instr) -> None:
+        """generator start: the body runs eagerly, its yields collected (whole consumers only)"""
+        frame.stack.append(None)  # what the first resumption sends (popped by the next POP_TOP)
+
+    def YIELD_VALUE(self, frame: Frame, ins: Instr) -> None:
+        """yield in a generator run eagerly: the value is collected, None is sent back"""
+        generators.collect(frame.yields, frame.stack.pop(), frame.bc.code, self.loops.active)
+        frame.stack.append(None)
 
     def RAISE_VARARGS(self, frame: Frame, ins: Instr) -> None:
         """raise: the branch leading here is guarded (kind raise); reached on the traced path, NotConvertible"""

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 #: reason -> the opcodes it covers
 IMPERATIVE_ONLY: dict[str, frozenset[str]] = {
-    "generators run imperatively (a suspended frame is not a graph)": frozenset(
-        {"RETURN_GENERATOR", "YIELD_VALUE", "SEND", "GET_YIELD_FROM_ITER", "ASYNC_GEN_WRAP"}),
+    "generators run imperatively unless consumed whole (a suspended frame is not a graph)": frozenset(
+        {"SEND", "GET_YIELD_FROM_ITER", "ASYNC_GEN_WRAP"}),
     "coroutines run imperatively (async code waits on the event loop)": frozenset(
         {"GET_AWAITABLE", "GET_AITER", "GET_ANEXT", "BEFORE_ASYNC_WITH", "END_ASYNC_FOR"}),
     "class definitions run imperatively (a new type is a heap effect)": frozenset(

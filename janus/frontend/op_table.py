@@ -299,9 +299,10 @@ def _dot_bind(a: Any, b: Any, out: Any = None) -> Args:
 
 
 def _matmul_rule(args: Args) -> Spec:
+    """N-d ``a`` with a 1-d or 2-d ``b`` (where matmul and dot agree) or 1-d/2-d operands."""
     sa, sb = shape_of(args["a"]), shape_of(args["b"])
-    if args.get("out") is not None or not (1 <= len(sa) <= 2 and 1 <= len(sb) <= 2):
-        raise NotConvertible(f"matmul of shapes {sa} and {sb} (only 1-d and 2-d operands)")
+    if args.get("out") is not None or not (1 <= len(sa) and 1 <= len(sb) <= 2):
+        raise NotConvertible(f"matmul of shapes {sa} and {sb} (only an N-d operand times a 1-d or 2-d one)")
     if sa[-1] != sb[0]:
         raise NotConvertible(f"matmul shapes {sa} and {sb} do not align")
     dtype = result_dtype(np.matmul, sample(args["a"]), sample(args["b"]))
@@ -311,7 +312,11 @@ def _matmul_rule(args: Args) -> Spec:
 
 
 def _matmul_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+    """An N-d ``a`` is flattened to 2-d, multiplied and reshaped back (no batch dims on ``b``)."""
     a, b = (cast(em, args[k], spec[1]) for k in ("a", "b"))
+    if a.ndim > 2:
+        flat = em.reshape(a, (int(np.prod(a.shape[:-1])), a.shape[-1]))
+        return em.reshape(_matmul_lower(em, {"a": flat, "b": b}, spec), spec[0])
     a2 = em.insert_unit_dims(a, [1], (1,) + a.shape) if a.ndim == 1 else a
     b2 = em.insert_unit_dims(b, [0], b.shape + (1,)) if b.ndim == 1 else b
     product = em.matmul(a2, b2)

@@ -89,8 +89,8 @@ def extremum_vjp(g: np.ndarray, out: Any, args: Args) -> Cotangents:
 def matmul_vjp(g: np.ndarray, out: Any, args: Args) -> Cotangents:
     """``a @ b`` with 1-d operands promoted as NumPy does; batch dims are unbroadcast."""
     a, b = np.asarray(args["a"]), np.asarray(args["b"])
-    if a.ndim == 0 or b.ndim == 0 or "out" in args and max(a.ndim, b.ndim) > 2:
-        raise NotImplementedError("no VJP for np.dot of 0-d or more than 2-d operands")
+    if a.ndim == 0 or b.ndim == 0 or "out" in args and b.ndim > 2:
+        raise NotImplementedError("no VJP for np.dot of 0-d operands or a more than 2-d second operand")
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
     g2 = np.asarray(g)

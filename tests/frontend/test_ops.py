@@ -7,6 +7,7 @@ import pytest
 
 from tests.frontend.conftest import check_compiled, rand
 from janus.frontend.op_table import OPS
+from janus.frontend.values import NotConvertible
 from tests.frontend.test_nn import COMPILED
 
 f32, f64, i64 = np.float32, np.float64, np.int64
@@ -46,6 +47,9 @@ CASES = {
     "dot_vectors": (lambda a, b: np.dot(a, b), v3, v3 * 2),
     "dot_method": (lambda a, b: a.dot(b), x23, rand(3, 2)),
     "matmul_int": (lambda a, b: a @ b, rand(2, 3, dtype=i64), rand(3, 2, dtype=i64)),
+    "matmul_3d_matrix": (lambda a, b: a @ b, rand(2, 3, 4), rand(4, 5)),
+    "matmul_3d_vector": (lambda a, b: np.matmul(a, b), rand(2, 3, 4), rand(4)),
+    "dot_4d_matrix": (lambda a, b: np.dot(a, b), rand(2, 1, 3, 4), rand(4, 2)),
     "outer": (lambda a, b: np.outer(a, b), v3, rand(4)),
     "outer_flattens_and_promotes": (lambda a, b: np.outer(a, b), x23, rand(2, dtype=i64)),
     "sum_all": (lambda a: np.sum(a), x23),
@@ -96,6 +100,13 @@ CASES = {
 def test_op_matches_numpy(name: str) -> None:
     fn, *args = CASES[name]
     check_compiled(fn, *args)
+
+
+@pytest.mark.parametrize("b", [rand(2, 4, 5), rand(1, 4, 5)])
+def test_matmul_batched_second_operand_falls_back(b: np.ndarray) -> None:
+    """A second operand with batch dims is not lowered (dot and matmul differ there)."""
+    with pytest.raises(NotConvertible, match="matmul of shapes"):
+        OPS["matmul"].rule({"a": rand(2, 3, 4), "b": b})
 
 
 def test_every_table_entry_is_exercised() -> None:
