@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from janus.frontend import exceptions, indexing, loops, mutation, op_table, relax, scalars, speculation, supercall, trees
+from janus.frontend import exceptions, indexing, loops, mutation, op_table, relax, scalar_abi, scalars, speculation, supercall, trees
 from janus.frontend.branches import Cell, Copier, Joiner, SymFunction, SymIter
 from janus.frontend.bytecode import EXIT, Bytecode, Instr, decode
 from janus.frontend.certain import always_reached
@@ -805,8 +805,12 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
     tracer.unspeculated = unspeculated
     tracer.speculation = switches
     inputs: list[Tensor] = []
+    scalar_inputs: set[int] = set()
 
     def argument(a: Any) -> Tensor:
+        if type(a) is int:  # a relaxed int leaf: an i64 parameter (see ``scalar_abi``)
+            scalar_inputs.add(len(inputs))
+            a = np.asarray(a, np.int64)
         shape = shapes[len(inputs)] if shapes is not None else np.shape(a)
         t = Tensor(f"%arg{len(inputs)}", shape, a.dtype)
         inputs.append(t)
@@ -840,9 +844,11 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
         return len(outputs) - 1
 
     shape = _outputs(result, output)
+    scalar_outputs = scalar_abi.scalar_results(outputs, range(len(outputs)))
     tracer.heap.structure_outputs(output)
     func_name = re.sub(r"\W", "_", fn.__name__)
-    functions = [function_text(func_name, inputs, outputs, tracer.heap.prologue + tracer.em.lines), *tracer.functions]
+    functions = [scalar_abi.entry_function(func_name, inputs, outputs, tracer.heap.prologue + tracer.em.lines,
+                                           scalar_inputs, scalar_outputs), *tracer.functions]
     text = "module {\n" + "\n".join(functions) + "\n}\n"
     if tracer.functions:
         text = simplify(text)

@@ -59,11 +59,11 @@ class Version:
 
 
 def _rebuild(shape: Any, results: list[np.ndarray]) -> Any:
-    """The Python value ``shape`` describes; 0-d results become NumPy scalars, as in NumPy."""
+    """The Python value ``shape`` describes; 0-d array results become NumPy scalars, as in NumPy."""
     if isinstance(shape, Result):
         value = results[shape.index]
-        if shape.python is not None:
-            return shape.python(value.item())
+        if shape.python is not None:  # a Python scalar result (a 0-d array when a heap structure holds it too)
+            return shape.python(value)
         return value[()] if value.ndim == 0 else value
     if type(shape) in (list, tuple):
         return type(shape)(_rebuild(s, results) for s in shape)
