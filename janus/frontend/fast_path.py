@@ -32,7 +32,7 @@ class FastEntry:
     version: Any = field(repr=False)  # jit.Version (not imported: jit imports this module)
     dynamic: frozenset
     #: per argument: (kind, exact type, dtype and shape (array) | value (static) | None)
-    #: (a relaxed int is a SCALAR: an int64 leaf, any value in ``relaxed_int`` range)
+    #: (a relaxed int is a SCALAR: a Python int leaf, any value in ``relaxed_int`` range)
     checks: tuple[tuple[int, type, Any], ...]
     #: whether any array dim is relaxed (a symbol): sizes must then be checked jointly
     symbolic: bool
@@ -57,7 +57,7 @@ class FastEntry:
             elif kind == SCALAR:
                 if not relaxed_int(value):
                     return None
-                leaves.append(np.asarray(value, np.int64))
+                leaves.append(value)
             elif not is_heap_object(value) or is_tree(value):
                 return None
         if sizes is not None and len(set(sizes.values())) != len(sizes):

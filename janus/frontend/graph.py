@@ -20,7 +20,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from janus.frontend import exceptions, generators, indexing, loops, mutation, op_table, relax, scalars, speculation, supercall, trees
+from janus.frontend import (exceptions, generators, indexing, loops, mutation, op_table, relax, scalar_abi, scalars,
+                            speculation, supercall, trees)
 from janus.frontend.branches import Cell, Copier, Joiner, SymFunction, SymIter
 from janus.frontend.bytecode import EXIT, Bytecode, Instr, decode
 from janus.frontend.certain import always_reached
@@ -819,8 +820,12 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
     tracer.unspeculated = unspeculated
     tracer.speculation = switches
     inputs: list[Tensor] = []
+    scalar_inputs: set[int] = set()
 
     def argument(a: Any) -> Tensor:
+        if type(a) is int:  # a relaxed int leaf: an i64 parameter (see ``scalar_abi``)
+            scalar_inputs.add(len(inputs))
+            a = np.asarray(a, np.int64)
         shape = shapes[len(inputs)] if shapes is not None else np.shape(a)
         t = Tensor(f"%arg{len(inputs)}", shape, a.dtype)
         inputs.append(t)
@@ -854,9 +859,13 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
         return len(outputs) - 1
 
     shape = _outputs(result, output)
+    # not with recursive functions: a scalar result out of eliminate-recursion's frame stack
+    # fails at run time in IREE ("variant ... is not a value type", ackermann)
+    scalar_outputs = frozenset() if tracer.functions else scalar_abi.scalar_results(outputs, range(len(outputs)))
     tracer.heap.structure_outputs(output)
     func_name = re.sub(r"\W", "_", fn.__name__)
-    functions = [function_text(func_name, inputs, outputs, tracer.heap.prologue + tracer.em.lines), *tracer.functions]
+    functions = [scalar_abi.entry_function(func_name, inputs, outputs, tracer.heap.prologue + tracer.em.lines,
+                                           scalar_inputs, scalar_outputs), *tracer.functions]
     text = "module {\n" + "\n".join(functions) + "\n}\n"
     if tracer.functions:
         text = simplify(text)

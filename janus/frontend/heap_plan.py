@@ -112,7 +112,7 @@ class HeapPlan:
         if name in self.owners:
             return entry[self.owners[name]]
         index = self.arguments.get(name)
-        return leaves[index] if index is not None and leaves[index].ndim else None
+        return leaves[index] if index is not None and np.ndim(leaves[index]) else None
 
     def describe(self) -> list[str]:
         """One line per assumption, for ``janus.explain``."""

@@ -59,11 +59,11 @@ class Version:
 
 
 def _rebuild(shape: Any, results: list[np.ndarray]) -> Any:
-    """The Python value ``shape`` describes; 0-d results become NumPy scalars, as in NumPy."""
+    """The Python value ``shape`` describes; 0-d array results become NumPy scalars, as in NumPy."""
     if isinstance(shape, Result):
         value = results[shape.index]
-        if shape.python is not None:
-            return shape.python(value.item())
+        if shape.python is not None:  # a Python scalar result (a 0-d array when a heap structure holds it too)
+            return shape.python(value)
         return value[()] if value.ndim == 0 else value
     if type(shape) in (list, tuple):
         return type(shape)(_rebuild(s, results) for s in shape)
@@ -239,6 +239,13 @@ class JitFunction:
             del self.versions[key]
             self.warm[key] = self.warmup - 1
             return self._run_profiled(key, positional, args, kwargs)
+        except RuntimeError as error:  # the compiled module failed (not a guard): nothing was committed
+            self._fast = None
+            del self.versions[key]
+            reason = f"the compiled call failed: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
+            self.fallbacks[key] = reason
+            self.events.append(f"{reason}; {describe_args(self, key)} runs imperatively")
+            return self.fn(*args, **kwargs)
 
     def _run_raising(self, failure: Any, site: Any, args: tuple, kwargs: dict) -> Any:
         """A ``raise`` guard failed: run imperatively (it raises, or an outer handler

@@ -12,8 +12,8 @@ relaxing, abandoning (``unrelaxable``) and the cache key work the same way for b
   (``np.stack``) into one graph input ``tensor<?x...>``, a ``SymList`` in the graph (a
   ``for`` over it becomes ``scf.for``); a call whose items cannot be stacked (an empty
   list, mixed shapes) keeps the exact list key for that call only;
-- a relaxed int becomes a 0-d ``i64`` graph input, a ``Weak`` (``range`` over it
-  becomes ``scf.for``).
+- a relaxed int becomes an ``i64`` graph input (a plain int leaf, see ``scalar_abi``),
+  a ``Weak`` (``range`` over it becomes ``scf.for``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable
 
-import numpy as np
 
 from janus.frontend.scalars import weak
 from janus.frontend.signature import relaxed_int, stack_items, walk
@@ -51,7 +50,7 @@ def symbolic_argument(value: Any, path: tuple[int, ...], dynamic: frozenset, arg
     if type(value) is list and ("list", path) in dynamic and stack_items(value) is not None:
         return SymList(argument(stack_items(value)[1]))
     if type(value) is int and ("int", path) in dynamic and relaxed_int(value):
-        return weak(argument(np.asarray(value, np.int64)))
+        return weak(argument(value))
     if type(value) in (list, tuple):
         return on_sequence(type(value), [symbolic_argument(v, path + (i,), dynamic, argument, on_sequence, on_tree)
                                          for i, v in enumerate(value)])

@@ -83,7 +83,7 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
     their size is replaced by a symbol ``s0``, ``s1``... numbered by first appearance
     of each size, so the key still says which relaxed dims are equal. Positions
     ``("list" | "int", path)`` in ``dynamic`` are relaxed values (see ``relax``): nodes
-    ``("stacked", item)`` (one stacked array leaf) and ``("scalar", "int")`` (an int64 leaf).
+    ``("stacked", item)`` (one stacked array leaf) and ``("scalar", "int")`` (a Python int leaf, an i64 parameter).
     """
     leaves: list[np.ndarray] = []
     symbols: dict[int, str] = {}
@@ -104,7 +104,7 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
             return ("array", typ.__name__, name, shape)
         if path is not None:
             if typ is int and ("int", path) in dynamic and relaxed_int(v):
-                leaves.append(np.asarray(v, np.int64))
+                leaves.append(v)  # an i64 parameter (see ``scalar_abi``)
                 return ("scalar", "int")
             stacked = stack_items(v) if typ is list and ("list", path) in dynamic else None
             if stacked is not None:

@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from janus.frontend.signature import key_and_leaves, relaxed_int
 
 UNROLL_OFF = 0
@@ -55,4 +57,4 @@ def general_positions(args: tuple) -> frozenset:
     every dim of every array leaf (leaf indices count the int leaves, as the key does)."""
     ints = frozenset().union(*(_int_positions(a, (i,)) for i, a in enumerate(args)))
     _, leaves = key_and_leaves(args, ints)
-    return ints | {(i, d) for i, leaf in enumerate(leaves) for d in range(leaf.ndim)}
+    return ints | {(i, d) for i, leaf in enumerate(leaves) for d in range(np.ndim(leaf))}

@@ -299,3 +299,22 @@ def test_bool_fill_constants_parse():
     filled = em.filled((2,), np.dtype(bool), True)
     with make_context():
         parse_module("module {\n" + function_text("f", [], [filled], em.lines) + "\n}")
+
+
+def test_a_compiled_call_that_fails_at_run_time_falls_back(monkeypatch):
+    """An error of the compiled module that is not a guard (nothing was committed) gives
+    the imperative answer and makes that signature imperative, with the reason."""
+    def f(x):
+        return np.tanh(x) * 2.0
+
+    x = rand(4)
+    jf = compiled(f, x)
+    (version,) = jf.versions.values()
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("Error invoking function: FAILED_PRECONDITION; variant at index 0 is not a value type")
+
+    monkeypatch.setattr(version, "call", broken)
+    assert_same(jf(x), f(x))
+    assert not jf.versions and "the compiled call failed" in janus.explain(jf)
+    assert_same(jf(x), f(x))

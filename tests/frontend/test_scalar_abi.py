@@ -1,0 +1,76 @@
+"""Relaxed int arguments and Python scalar results cross the compiled call as plain
+``i64``/``f64``/``i1`` values (``scalar_abi``), and come back as exact Python scalars."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import janus
+from janus.frontend.jit import explain
+
+
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+
+def scalar_stats(n, x):
+    total = n * n - 3 * n
+    return total, total / 3 + 0.5, total > 4, x * n
+
+
+def entry_signature(jf) -> tuple[str, str]:
+    """The entry function's parameter and result types (MLIR text)."""
+    (version,) = jf.versions.values()
+    m = re.search(rf"func\.func @{version.graph.func_name}\((.*?)\) -> \(?(.*?)\)? \{{", version.graph.text)
+    return re.sub(r"%\w+: ", "", m.group(1)), m.group(2)
+
+
+@pytest.fixture(scope="module")
+def jit_fib():
+    jf = janus.jit(fib)
+    for n in (5, 6, 7, 8):  # warm up, relax n, compile the relaxed version
+        assert jf(n) == fib(n)
+    assert jf.versions, explain(jf)
+    return jf
+
+
+@pytest.fixture(scope="module")
+def jit_stats():
+    jf = janus.jit(scalar_stats)
+    x = np.arange(3, dtype=np.float32)
+    for n in (3, 4, 5, 6):
+        jf(n, x)
+    assert jf.versions, explain(jf)
+    return jf
+
+
+def test_relaxed_int_entry_takes_i64(jit_fib):
+    # recursive graphs keep 0-d tensor results (see ``graph.generate``); simplify may make them i64
+    assert entry_signature(jit_fib)[0] == "i64"
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 10, 20])
+def test_relaxed_int_results_are_python_ints(jit_fib, n):
+    calls = jit_fib.versions[next(iter(jit_fib.versions))].calls
+    result = jit_fib(n)
+    assert type(result) is int and result == fib(n)
+    assert jit_fib.versions[next(iter(jit_fib.versions))].calls == calls + 1  # the compiled path ran
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 30])
+def test_int_float_bool_results_are_exact_python_scalars(jit_stats, n):
+    x = np.array([1.0, -2.0, 0.25], dtype=np.float32)
+    version = next(iter(jit_stats.versions.values()))
+    calls = version.calls
+    got, expected = jit_stats(n, x), scalar_stats(n, x)
+    assert version.calls == calls + 1, explain(jit_stats)
+    assert [type(v) for v in got[:3]] == [int, float, bool]
+    assert got[:3] == expected[:3]
+    assert got[3].dtype == expected[3].dtype and np.array_equal(got[3], expected[3])
+
+
+def test_scalar_results_are_scalars_and_arrays_stay_tensors(jit_stats):
+    assert entry_signature(jit_stats) == ("i64, tensor<3xf32>", "i64, f64, i1, tensor<3xf32>")
