@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from janus.benchmark import compare, measure
-from janus.benchmark.report import _num
+from janus.benchmark.report import NO_PLOT, explanations, number, pyplot
 from janus.frontend.speculation import FULL, Speculation
 from janus.models.workload import ModelSpec
 
@@ -54,7 +54,7 @@ def record(spec: ModelSpec, size: str, on_run: Callable[[str], None], min_second
 def _cell(stage: dict[str, Any]) -> str:
     note = "" if stage["stage"] == "imperative" or stage["compiled_calls"] else " (imperative)"
     bad = "" if stage["agree"] else " **DISAGREES**"
-    return f"{_num(stage['items_per_second'])} ({_num(stage['speedup'])}x){note}{bad}"
+    return f"{number(stage['items_per_second'])} ({number(stage['speedup'])}x){note}{bad}"
 
 
 def markdown(records: list[dict[str, Any]], command: str) -> str:
@@ -62,25 +62,16 @@ def markdown(records: list[dict[str, Any]], command: str) -> str:
     lines = [f"`{command}` — items/s (speed-up over imperative)", "",
              f"| model | unit | {header} |", "|---|---|" + "---:|" * len(STAGES)]
     lines += [f"| {r['model']} | {r['unit']} | " + " | ".join(_cell(s) for s in r["stages"]) + " |" for r in records]
-    reasons = [(r["model"], s["stage"], f["reason"]) for r in records for s in r["stages"] for f in s["fallbacks"]]
-    if reasons:
-        lines += ["", "Why calls ran imperatively:", ""]
-        lines += [f"- {m}, {stage}: {reason}" for m, stage, reason in dict.fromkeys(reasons)]
-    bad = [(r["model"], s["stage"], m) for r in records for s in r["stages"] for m in s["mismatches"]]
-    if bad:
-        lines += ["", "Disagreements:", ""] + [f"- {m}, {stage}: {text}" for m, stage, text in bad]
-    return "\n".join(lines) + "\n"
+    reasons = [f"{r['model']}, {s['stage']}: {f['reason']}" for r in records for s in r["stages"] for f in s["fallbacks"]]
+    bad = [f"{r['model']}, {s['stage']}: {m}" for r in records for s in r["stages"] for m in s["mismatches"]]
+    return "\n".join(lines + explanations(reasons, bad)) + "\n"
 
 
 def plot(records: list[dict[str, Any]], path: Path) -> str:
     """Grouped bars: speed-up of each stage per model, as in JANUS's Figure 7."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return "no PNG: matplotlib is not installed (pip install -e '.[bench]')"
+    plt = pyplot()
+    if plt is None:
+        return NO_PLOT
     fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(records) + 2), 4))
     width = 0.8 / len(STAGES)
     for j, (label, _) in enumerate(STAGES):

@@ -68,7 +68,7 @@ def record(spec: ModelSpec, size: str, plain: Run, jitted: Run, peak: float, rto
     }
 
 
-def _num(value: float | None, digits: int = 2) -> str:
+def number(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{value:,.{digits}f}"
 
 
@@ -82,32 +82,49 @@ def markdown(records: list[dict[str, Any]], env: dict[str, Any], command: str) -
     ]
     for r in records:
         c = r["compiled"]
-        flops = (f"{_num(r['imperative']['gflops'])} / {_num(c['gflops'])} ({_num(c['percent_of_peak'], 1)}%)"
+        flops = (f"{number(r['imperative']['gflops'])} / {number(c['gflops'])} ({number(c['percent_of_peak'], 1)}%)"
                  if r["flops_per_step"] else "—")
         lines.append(
-            f"| {r['model']} | {r['bound']} | {r['unit']} | {_num(r['imperative']['items_per_second'])} "
-            f"| {_num(c['items_per_second'])} | {_num(r['speedup'])}x | {c['compile_seconds']:.2f} | {c['versions']} "
+            f"| {r['model']} | {r['bound']} | {r['unit']} | {number(r['imperative']['items_per_second'])} "
+            f"| {number(c['items_per_second'])} | {number(r['speedup'])}x | {c['compile_seconds']:.2f} | {c['versions']} "
             f"| {flops} | {r['status']} | {'yes' if r['agree'] else '**NO**'} |"
         )
-    reasons = [(r["model"], f["function"], f["reason"]) for r in records for f in r["compiled"]["fallbacks"]]
+    reasons = [f"{r['model']}, `{f['function']}`: {f['reason']}" for r in records for f in r["compiled"]["fallbacks"]]
+    bad = [f"{r['model']}: {m}" for r in records if not r["agree"] for m in r["mismatches"]]
+    return "\n".join(lines + explanations(reasons, bad)) + "\n"
+
+
+def explanations(reasons: list[str], disagreements: list[str]) -> list[str]:
+    """The Markdown lists under a table: why calls ran imperatively (each reason once) and
+    what disagreed."""
+    lines: list[str] = []
     if reasons:
-        lines += ["", "Why calls ran imperatively (`janus.explain`):", ""]
-        lines += [f"- {model}, `{fn}`: {reason}" for model, fn, reason in dict.fromkeys(reasons)]
-    bad = [r for r in records if not r["agree"]]
-    if bad:
-        lines += ["", "Disagreements:", ""] + [f"- {r['model']}: {m}" for r in bad for m in r["mismatches"]]
-    return "\n".join(lines) + "\n"
+        lines += ["", "Why calls ran imperatively (`janus.explain`):", ""] + [f"- {r}" for r in dict.fromkeys(reasons)]
+    if disagreements:
+        lines += ["", "Disagreements:", ""] + [f"- {d}" for d in disagreements]
+    return lines
 
 
-def plot(records: list[dict[str, Any]], path: Path) -> str:
-    """Speed-up per model as a bar chart; says why when matplotlib is missing."""
+NO_PLOT = "no PNG: matplotlib is not installed (pip install -e '.[bench]')"
+
+
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` with a file-only backend, or None when matplotlib is missing."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        return "no PNG: matplotlib is not installed (pip install -e '.[bench]')"
+        return None
+    return plt
+
+
+def plot(records: list[dict[str, Any]], path: Path) -> str:
+    """Speed-up per model as a bar chart; says why when matplotlib is missing."""
+    plt = pyplot()
+    if plt is None:
+        return NO_PLOT
     shown = [r for r in records if r["speedup"]]
     fig, ax = plt.subplots(figsize=(max(6, 0.5 * len(shown) + 2), 4))
     colors = ["tab:green" if r["status"] == "compiled" else "tab:orange" if r["status"] == "partly compiled"

@@ -78,22 +78,7 @@ def _wrapped(em: Emitter, index: Any, size: int, shape: tuple[int, ...]) -> Tens
 
 
 def _loop_i64(b: Body, dim: int) -> str:
-    index, name = b.em.fresh(), b.em.fresh()
-    b.lines.append(f"{index} = linalg.index {dim} : index")
-    b.lines.append(f"{name} = arith.index_cast {index} : index to i64")
-    return name
-
-
-def _true(b: Body) -> str:
-    name = b.em.fresh()
-    b.lines.append(f"{name} = arith.constant true")
-    return name
-
-
-def _as_index(b: Body, x: str) -> str:
-    name = b.em.fresh()
-    b.lines.append(f"{name} = arith.index_cast {x} : i64 to index")
-    return name
+    return b.index_cast(b.loop_index(dim), "index", "i64")
 
 
 # ---- gather: the op-table entry -----------------------------------------------------------
@@ -110,9 +95,9 @@ def _lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     wrapped = [_wrapped(em, k, x.shape[i], bshape) for i, k in enumerate(indices)]
 
     def body(b: Body, a: list[str]) -> str:
-        coords = [_as_index(b, a[i]) for i in range(n)]
+        coords = [b.index_cast(a[i], "i64", "index") for i in range(n)]
         for d in range(len(shape) - r):
-            coords.append(_as_index(b, _loop_i64(b, r + d)))
+            coords.append(b.loop_index(r + d))
         name = b.em.fresh()
         b.lines.append(f"{name} = tensor.extract {x.name}[{', '.join(coords)}] : {x.type}")
         return name
@@ -144,12 +129,12 @@ def scatter(tracer: "Tracer", target: Tensor, key: Any, value: Any, accumulate: 
                         (count,) + trailing)
 
     def last(b: Body, a: list[str]) -> str:  # over (k, l): no later l writes k's target
-        same = _true(b)
+        same = b.constant(True, np.dtype(bool))
         for i in range(n):
             same = b.op("arith.andi", [same, b.cmp(_I64, ("", "eq", ""), a[i], a[n + i])], np.dtype(bool))
         later = b.cmp(_I64, ("", "sgt", ""), _loop_i64(b, 1), _loop_i64(b, 0))
         overwritten = b.op("arith.andi", [same, later], np.dtype(bool))
-        keep = b.op("arith.xori", [overwritten, _true(b)], np.dtype(bool))
+        keep = b.op("arith.xori", [overwritten, b.constant(True, np.dtype(bool))], np.dtype(bool))
         return b.op("arith.andi", [a[-1], keep], np.dtype(bool))
 
     keep = em.literal(np.ones(count, bool)) if accumulate else em.generic(2, (1,), [(f, ["d0"]) for f in flat] + [(f, ["d1"]) for f in flat],

@@ -83,6 +83,18 @@ class Body:
         self.lines.append(f"{name} = {constant_op(value, dtype)}")
         return name
 
+    def loop_index(self, dim: int) -> str:
+        """The ``index`` of the iteration along loop dimension ``dim``."""
+        name = self.em.fresh()
+        self.lines.append(f"{name} = linalg.index {dim} : index")
+        return name
+
+    def index_cast(self, x: str, src: str, dst: str) -> str:
+        """``x`` between ``index`` and an integer type (MLIR type names)."""
+        name = self.em.fresh()
+        self.lines.append(f"{name} = arith.index_cast {x} : {src} to {dst}")
+        return name
+
     def cmp(self, dtype: np.dtype, predicate: str, x: str, y: str) -> str:
         """Comparison with NumPy semantics: ordered floats (``!=`` unordered), signed ints."""
         if dtype.kind == "f":

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from janus.frontend.heap_access import HeapRef
+from janus.frontend.heap_access import HeapRef, read_in_caller
 from janus.frontend.heap_rules import is_heap_object
 from janus.frontend.values import NotConvertible, Tensor
 from janus.heap import AccessPath, Key
@@ -71,12 +71,8 @@ class GradHeap:
         path = ref.path.child(kind, key)
         if path in self.arguments:
             return self.arguments[path]
-        tracker, inside = self.tracer.heap, self.tracer.em
-        tracker.scope, self.tracer.em = self.enclosing, self.caller
-        try:
-            value = tracker.read(ref, kind, key)
-        finally:
-            tracker.scope, self.tracer.em = self, inside
+        value = read_in_caller(self, ref, kind, key)
+        tracker = self.tracer.heap
         if not isinstance(value, Tensor):
             return value  # a constant, code, or an object reference (read through here too)
         differentiated = kind == "attr" and ref.path in self.objects and value.dtype.kind == "f"

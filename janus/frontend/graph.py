@@ -25,7 +25,7 @@ from janus.frontend import (exceptions, generators, indexing, loops, mutation, o
 from janus.frontend.branches import Cell, Copier, Joiner, SymFunction, SymIter
 from janus.frontend.bytecode import EXIT, Bytecode, Instr, decode
 from janus.frontend.certain import always_reached
-from janus.frontend.emitter import Emitter, function_text
+from janus.frontend.emitter import Emitter
 from janus.frontend.imperative import why_imperative
 from janus.frontend.heap_access import HeapRef, HeapTracker, holds_ref
 from janus.frontend.heap_rules import is_heap_object
@@ -545,7 +545,7 @@ class Tracer:
         a, b = frame.pop(2)
         symbol = ins.argrepr
         if symbol.endswith("=") and symbol != "==":
-            updated = self.heap.inplace(self.frames, symbol, a, b)
+            updated = self.heap.inplace(symbol, a, b)
             if updated is not None:
                 frame.stack.append(updated)
                 return

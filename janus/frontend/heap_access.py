@@ -34,7 +34,7 @@ from janus.heap import AccessPath, Key
 from janus.ir import OBJ_TYPE_ASM
 
 if TYPE_CHECKING:
-    from janus.frontend.graph import Frame, Tracer
+    from janus.frontend.graph import Tracer
 
 
 class HeapRef:
@@ -105,6 +105,19 @@ def _text(key: Key) -> str:
     if not isinstance(key, str) or not key.isprintable() or not key.isascii() or any(c in key for c in '"\\'):
         raise NotConvertible(f"heap key {key!r} cannot be written in MLIR")
     return key
+
+
+def read_in_caller(scope: Any, ref: HeapRef, kind: str, key: Key) -> Any:
+    """``ref.kind[key]`` read by the function that calls the private function ``scope``
+    is tracing (a janus.grad or recursive function): emitted with the caller's emitter
+    (``scope.caller``) and its enclosing scope, so the value can be passed in as an argument."""
+    tracer = scope.tracer
+    tracker, inside = tracer.heap, tracer.em
+    tracker.scope, tracer.em = scope.enclosing, scope.caller
+    try:
+        return tracker.read(ref, kind, key)
+    finally:
+        tracker.scope, tracer.em = scope, inside
 
 
 class HeapTracker:
@@ -265,7 +278,7 @@ class HeapTracker:
             self.methods[(ref.path, name)] = fn
         return fn
 
-    def inplace(self, frames: list["Frame"], symbol: str, a: Any, b: Any) -> Tensor | None:
+    def inplace(self, symbol: str, a: Any, b: Any) -> Tensor | None:
         """``a op= b`` on an array read from the heap: NumPy updates that array, so the
         result is written back to its location (and into the very array at commit).
         None when ``a`` is not such an array."""

@@ -68,18 +68,6 @@ def _indices(em: Emitter, ids: Any, size: int, what: str) -> Tensor:
     return ids
 
 
-def _index_cast(b: Body, x: str, dtype: np.dtype) -> str:
-    name = b.em.fresh()
-    b.lines.append(f"{name} = arith.index_cast {x} : {ELEMENT_TYPES[dtype.name]} to index")
-    return name
-
-
-def _loop_index(b: Body, dim: int) -> str:
-    name = b.em.fresh()
-    b.lines.append(f"{name} = linalg.index {dim} : index")
-    return name
-
-
 # ---- elementwise ----------------------------------------------------------------------------
 def _x_bind(x: Any) -> Args:
     return {"x": x}
@@ -154,7 +142,8 @@ def _ce_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
 
     def body(b: Body, a: list[str]) -> str:
         hit, name = b.em.fresh(), b.em.fresh()
-        b.lines.append(f"{hit} = arith.cmpi eq, {_loop_index(b, 1)}, {_index_cast(b, a[1], labels.dtype)} : index")
+        label = b.index_cast(a[1], ELEMENT_TYPES[labels.dtype.name], "index")
+        b.lines.append(f"{hit} = arith.cmpi eq, {b.loop_index(1)}, {label} : index")
         b.lines.append(f"{name} = arith.select {hit}, {a[0]}, {b.constant(0, dtype)} : {ELEMENT_TYPES[dtype.name]}")
         return b.op("arith.addf", [name, a[2]], dtype)
 
@@ -180,9 +169,9 @@ def _embedding_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     k = len(shape) - 1
 
     def body(b: Body, a: list[str]) -> str:
-        row = _index_cast(b, a[0], ids.dtype)
+        row = b.index_cast(a[0], ELEMENT_TYPES[ids.dtype.name], "index")
         name = b.em.fresh()
-        b.lines.append(f"{name} = tensor.extract {table.name}[{row}, {_loop_index(b, k)}] : {table.type}")
+        b.lines.append(f"{name} = tensor.extract {table.name}[{row}, {b.loop_index(k)}] : {table.type}")
         return name
 
     every = [f"d{i}" for i in range(k + 1)]

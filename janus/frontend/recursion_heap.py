@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from janus.frontend.heap_access import HeapRef
+from janus.frontend.heap_access import HeapRef, read_in_caller
 from janus.frontend.values import NotConvertible, Tensor
 from janus.heap import AccessPath, Key
 
@@ -45,12 +45,8 @@ class RecursionHeap:
         path = ref.path.child(kind, key)
         if path in self.arguments:
             return self.arguments[path]
-        tracker, inside = self.tracer.heap, self.tracer.em
-        tracker.scope, self.tracer.em = self.enclosing, self.caller
-        try:
-            value = tracker.read(ref, kind, key)
-        finally:
-            tracker.scope, self.tracer.em = self, inside
+        value = read_in_caller(self, ref, kind, key)
+        tracker = self.tracer.heap
         if not isinstance(value, Tensor):
             return value  # a constant, code, or an object reference (read through here too)
         if not value.static:

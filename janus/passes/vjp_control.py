@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from janus.ir import ir
-from janus.passes.ad_builder import Adjoints, GradBuilder, body_ops, fail, free_floats, is_float
+from janus.passes.ad_builder import Adjoints, GradBuilder, fail, free_floats, is_float
 
 Pairs = list[tuple[ir.Value, str]]
 
