@@ -100,15 +100,29 @@ class FrameStack:
     def _encode(v: ir.Value, ip: ir.InsertionPoint) -> list[ir.Value]:
         if not isinstance(v.type, ir.RankedTensorType):
             return [v]
-        t = v.type
-        dims = [tensor.dim(v, _index(i, ip), ip=ip) for i in _dynamic_dims(t)]
-        view = hal.tensor_export(ir.Type.parse(BUFFER_VIEW_TYPE), v, ir.TypeAttr.get(t), dims, ip=ip)
-        return dims + [view]
+        dims = [tensor.dim(v, _index(i, ip), ip=ip) for i in _dynamic_dims(v.type)]
+        return dims + [export_tensor(v, ip, dims)]
 
     @staticmethod
     def _decode(t: ir.Type, read: Callable[[ir.Type], ir.Value], ip: ir.InsertionPoint) -> ir.Value:
         if not isinstance(t, ir.RankedTensorType):
             return read(t)
         dims = [read(ir.IndexType.get()) for _ in _dynamic_dims(t)]
-        view = read(ir.Type.parse(BUFFER_VIEW_TYPE))
-        return hal.tensor_import(t, view, ir.TypeAttr.get(t), dims, ip=ip)
+        return import_tensor(t, read(ir.Type.parse(BUFFER_VIEW_TYPE)), ip, dims)
+
+
+def export_tensor(v: ir.Value, ip: ir.InsertionPoint, dims: Sequence[ir.Value] | None = None) -> ir.Value:
+    """``v`` as a ``!hal.buffer_view`` (``dims``: its dynamic sizes, read here when not given)."""
+    if dims is None:
+        dims = [tensor.dim(v, _index(i, ip), ip=ip) for i in _dynamic_dims(v.type)]
+    return hal.tensor_export(ir.Type.parse(BUFFER_VIEW_TYPE), v, ir.TypeAttr.get(v.type), dims, ip=ip)
+
+
+def import_tensor(
+    t: ir.RankedTensorType, view: ir.Value, ip: ir.InsertionPoint, dims: Sequence[ir.Value] | None = None
+) -> ir.Value:
+    """The tensor of type ``t`` a buffer view holds (``dims``: its dynamic sizes, read
+    from the view when not given)."""
+    if dims is None:
+        dims = [hal.buffer_view_dim(view, i, ip=ip) for i in _dynamic_dims(t)]
+    return hal.tensor_import(t, view, ir.TypeAttr.get(t), dims, ip=ip)

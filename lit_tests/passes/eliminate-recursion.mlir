@@ -7,8 +7,12 @@
 // READY-COUNT-2: cf.assert %{{.+}}, "janus.guard id={{[12]}} kind=stack_depth source=@fib"
 // READY-NOT: "janus.{{[a-z_]+}}"(
 
-// Self recursion, two call sites: one state machine over one explicit stack.
+// Self recursion, two call sites: one state machine over one explicit stack, private,
+// called by the entry under its own name.
 // CHECK-LABEL: func.func @fib(%arg0: i64) -> i64
+// CHECK-NEXT: %[[R:.+]] = call @fib.state_machine(%arg0) <no_inline> : (i64) -> i64
+// CHECK-NEXT: return %[[R]] : i64
+// CHECK-LABEL: func.func private @fib.state_machine(%arg0: i64) -> i64
 // CHECK-NOT: janus.invoke
 // CHECK: %[[STACK:.+]] = util.list.create %{{.+}} : !util.list<?>
 // CHECK: cf.br ^[[ENTRY:.+]](%arg0 : i64)
@@ -52,7 +56,9 @@ func.func @fib(%n: i64) -> i64 {
 // Fresh guard ids follow the module's existing ones.
 // CHECK-LABEL: func.func @main
 // CHECK-NEXT: call @is_even(%arg0) : (i64) -> i1
-// CHECK-LABEL: func.func private @is_even
+// CHECK-LABEL: func.func private @is_even(
+// CHECK-NEXT: call @is_even.state_machine
+// CHECK-LABEL: func.func private @is_even.state_machine
 // CHECK-NOT: janus.invoke
 // CHECK-NOT: call
 // CHECK: "janus.guard"(%{{.+}}) {id = 7 : i64, kind = "value", source = "m.py:3"}
@@ -90,9 +96,16 @@ func.func private @is_odd(%n: i64) -> i1 {
 
 // -----
 
+// Tensor parameters enter the state machine as buffer views (iree-compile copies
+// tensors passed to a private multi-block function before each dispatch reading them).
 // A tensor live across the call is saved as its dynamic size and a buffer view; the
 // argument passed unchanged to every call (%t) is read from the entry, never saved.
-// CHECK-LABEL: func.func @sum_rows
+// CHECK-LABEL: func.func @sum_rows(%arg0: tensor<?x4xf32>, %arg1: index)
+// CHECK: %[[ARG:.+]] = hal.tensor.export %arg0 : tensor<?x4xf32>{%{{.+}}} -> !hal.buffer_view
+// CHECK-NEXT: call @sum_rows.state_machine(%[[ARG]], %arg1) <no_inline> : (!hal.buffer_view, index) -> tensor<?x4xf32>
+// CHECK-LABEL: func.func private @sum_rows.state_machine(%arg0: !hal.buffer_view, %arg1: index)
+// CHECK-NEXT: %[[D0:.+]] = hal.buffer_view.dim<%arg0 : !hal.buffer_view>[0] : index
+// CHECK-NEXT: hal.tensor.import %arg0 : !hal.buffer_view -> tensor<?x4xf32>{%[[D0]]}
 // CHECK: %[[D:.+]] = tensor.dim %[[SAVED:.+]], %{{.+}} : tensor<?x4xf32>
 // CHECK-NEXT: %[[VIEW:.+]] = hal.tensor.export %[[SAVED]] : tensor<?x4xf32>{%[[D]]} -> !hal.buffer_view
 // CHECK: util.list.set %{{.+}}[%{{.+}}], %[[D]] : index -> !util.list<?>
@@ -120,7 +133,7 @@ func.func @sum_rows(%t: tensor<?x4xf32>, %n: index) -> tensor<?x4xf32> {
 // -----
 
 // A value used inside a nested region (linalg.generic) and live across the call is saved too.
-// CHECK-LABEL: func.func @scale
+// CHECK-LABEL: func.func private @scale.state_machine
 // CHECK: util.list.set %{{.+}}[%{{.+}}], %{{.+}} : f32 -> !util.list<?>
 // CHECK: ^[[CONTINUATION:bb[0-9]+]](%{{.+}}: tensor<4xf32>, %[[F:.+]]: f32):
 // CHECK-NEXT: linalg.generic
