@@ -12,7 +12,8 @@ import pytest
 from janus.ir import ir, parse_module
 from janus.passes import run_pipeline
 from janus.passes.eliminate_recursion import eliminate_recursion
-from janus.runtime import CompiledModule, GuardFailure, compile_module
+from janus.passes import recursion_to_dispatch
+from janus.runtime import CompiledModule, GuardFailure, compile_module, lower
 
 MODULES = Path(__file__).parent / "modules"
 AFTER_ELIMINATION = "janus-lower-guards,canonicalize,cse,symbol-dce,janus-check-iree-ready"
@@ -137,6 +138,56 @@ def test_check_iree_ready_rejects_a_cycle_before_compiling():
     messages = " ".join(d.message for d in failure.value.error_diagnostics)
     assert "call graph has a cycle (@fib)" in messages
     assert "run janus-eliminate-recursion first" in messages
+
+
+# -- scalar recursion in one dispatch (janus-to-iree-cpu) -------------------------------
+
+FACT = """
+func.func @fact(%n: i64) -> i64 {
+  %c1 = arith.constant 1 : i64
+  %c0 = arith.constant 0 : i64
+  %base = arith.cmpi slt, %n, %c1 : i64
+  %r = scf.if %base -> (i64) {
+    scf.yield %c1 : i64
+  } else {
+    %n1 = arith.subi %n, %c1 : i64
+    %f = "janus.invoke"(%n1) {callee = @fact} : (i64) -> i64
+    %p = arith.muli %n, %f : i64
+    %ok = arith.cmpi sge, %p, %c0 : i64
+    "janus.guard"(%ok) {id = 7, kind = "type", source = "m.py:4"} : (i1) -> ()
+    scf.yield %p : i64
+  }
+  return %r : i64
+}
+"""
+
+
+def test_cpu_pipeline_runs_scalar_recursion_in_a_dispatch_and_keeps_the_host_machine():
+    text = (MODULES / "fib.mlir").read_text()
+    device = str(lower(text, "janus-to-iree-cpu"))
+    assert "scf.index_switch" in device and "linalg.generic" in device
+    assert "@fib.state_machine.host" in device and "util.list.create" in device
+    portable = str(lower(text, "janus-to-iree"))
+    assert "linalg.generic" not in portable and "@fib.state_machine.host" not in portable
+
+
+def test_guard_failing_inside_the_dispatch_is_the_guard_that_fails():
+    """21! leaves int64 (the product turns negative): guard 7 fails after the dispatch."""
+    fact = CompiledModule.from_mlir(FACT, target="cpu")["fact"]
+    assert fact(20) == 2432902008176640000
+    with pytest.raises(GuardFailure) as failure:
+        fact(21)
+    assert (failure.value.guard_id, failure.value.kind, failure.value.source) == (7, "type", "m.py:4")
+    assert fact(5) == 120  # the module is still usable
+
+
+def test_recursion_too_deep_for_the_dispatch_stack_is_redone_by_the_host_machine(monkeypatch):
+    """With 8 in-dispatch entries fib(4) fits (3 frames) and fib(12) does not: the host
+    machine gives the answer; a dispatch left with a full stack would return 0."""
+    monkeypatch.setattr(recursion_to_dispatch, "DEVICE_STACK_ENTRIES", 8)
+    fib_small = CompiledModule.from_mlir((MODULES / "fib.mlir").read_text(), target="cpu")["fib"]
+    assert "tensor<8xi64>" in str(lower((MODULES / "fib.mlir").read_text(), "janus-to-iree-cpu"))
+    assert [fib_small(n) for n in (4, 12, 20)] == [py_fib(4), py_fib(12), py_fib(20)]
 
 
 # -- TreeRNN over a tree encoded as index arrays --------------------------------------

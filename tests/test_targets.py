@@ -39,6 +39,7 @@ def test_presets() -> None:
     assert "--iree-vulkan-target-features=spirv:v1.3,cap:Shader,cap:Float64,cap:Int64" in vulkan.compile_flags()
     assert "--iree-cuda-target=sm_80" in cuda.compile_flags()
     assert (cpu.driver, vulkan.driver, cuda.driver) == ("local-sync", "vulkan", "cuda")
+    assert (cpu.pipeline, vulkan.pipeline, cuda.pipeline) == ("janus-to-iree-cpu", "janus-to-iree", "janus-to-iree")
 
 
 def test_extra_flags_replace_the_preset_flags_they_name_or_refine() -> None:

@@ -59,8 +59,10 @@ IP = ir.InsertionPoint | None
 
 
 class GuardOp(JanusOp):
-    """`id` is unique within the module. Lowered to `cf.assert`, whose message carries
-    the id and kind so a failure maps back to this guard."""
+    """`id` names one assumption within the module: guards sharing an id (copies a pass
+    made, such as the host fallback of `janus-recursion-to-dispatch`) have the same kind
+    and source. Lowered to `cf.assert`, whose message carries the id and kind so a
+    failure maps back to this guard."""
 
     OPERATION_NAME = "janus.guard"
     SUMMARY = "A speculative assumption; the run fails (and falls back) when it is false."

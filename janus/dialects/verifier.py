@@ -26,7 +26,8 @@ def verify_module(module_op: ir.Operation) -> list[Problem]:
     module_op = getattr(module_op, "operation", module_op)
     symbols = SymbolLookup(module_op)
     problems: list[Problem] = []
-    guard_ids: dict[int, ir.Location] = {}
+    #: id -> where it was first used, and the assumption (kind, source) it names
+    guard_ids: dict[int, tuple[ir.Location, tuple[str, str]]] = {}
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         name = op.name
@@ -41,11 +42,9 @@ def verify_module(module_op: ir.Operation) -> list[Problem]:
         if not messages:
             messages = view.verify_in_module(symbols)
         if not messages and cls is GuardOp:
-            first = guard_ids.get(view.id)
-            if first is None:
-                guard_ids[view.id] = op.location
-            else:
-                messages = [f"guard id {view.id} is already used at {describe_location(first)}"]
+            first = guard_ids.setdefault(view.id, (op.location, (view.kind, view.source)))
+            if first[1] != (view.kind, view.source):
+                messages = [f"guard id {view.id} is already used at {describe_location(first[0])}"]
         problems.extend(Problem(op.location, name, m) for m in messages)
         return ir.WalkResult.ADVANCE
 

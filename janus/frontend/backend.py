@@ -8,9 +8,9 @@ import numpy as np
 
 from janus.passes.autodiff import GRAD_ATTR
 from janus.runtime import CompiledModule, GuardFailure
-from janus.runtime.compiler import DEFAULT_PIPELINE
+from janus.runtime.targets import get_target
 
-AUTODIFF_PIPELINE = f"builtin.module(janus-autodiff,{DEFAULT_PIPELINE})"
+AUTODIFF_PIPELINE = f"builtin.module(janus-autodiff,{get_target('cpu').pipeline})"
 
 __all__ = ["GuardFailure", "compile_function"]
 
@@ -21,5 +21,5 @@ def compile_function(module_text: str, func_name: str) -> Callable[[Sequence[np.
     ``func_name`` with a sequence of arrays and the heap object table (whose writes the
     runtime commits after success) and returns its results as a list, raising
     ``GuardFailure`` for a failed guard."""
-    pipeline = AUTODIFF_PIPELINE if GRAD_ATTR in module_text else DEFAULT_PIPELINE
+    pipeline = AUTODIFF_PIPELINE if GRAD_ATTR in module_text else None
     return CompiledModule.from_mlir(module_text, target="cpu", pipeline=pipeline)[func_name].results

@@ -11,6 +11,7 @@ from janus.passes import (  # noqa: F401  (importing registers the passes)
     inline_invokes,
     lower_guards,
     pipelines,
+    recursion_to_dispatch,
     verify,
 )
 from janus.passes.registry import (

@@ -61,7 +61,7 @@ def replace_uses_in_block(value: ir.Value, new: ir.Value, block: ir.Block) -> No
             owner.operands[use.operand_number] = new
 
 
-def _successor_groups(term: ir.Operation) -> tuple[list[ir.Value], list[list[ir.Value]]]:
+def successor_groups(term: ir.Operation) -> tuple[list[ir.Value], list[list[ir.Value]]]:
     """(leading non-successor operands, operands forwarded to each successor)."""
     operands = list(term.operands)
     if term.name == "cf.br":
@@ -81,7 +81,7 @@ def _successor_groups(term: ir.Operation) -> tuple[list[ir.Value], list[list[ir.
 
 def append_successor_operands(term: ir.Operation, extra: Sequence[Sequence[ir.Value]]) -> ir.Operation:
     """Rebuild branch ``term`` forwarding ``extra[i]`` after its operands to successor i."""
-    prefix, groups = _successor_groups(term)
+    prefix, groups = successor_groups(term)
     groups = [list(g) + list(e) for g, e in zip(groups, extra)]
     attributes = {name: term.attributes[name] for name in term.attributes}
     if term.name != "cf.br":

@@ -37,6 +37,8 @@ from janus.passes.registry import PassError, register_pass, run_pipeline
 
 #: Stack entries (not frames) a state machine may hold before its guard fails.
 DEFAULT_MAX_STACK_ENTRIES = 1 << 20
+#: Unit attribute marking a state machine (``janus-recursion-to-dispatch`` looks for it).
+STATE_MACHINE_ATTR = "janus.state_machine"
 #: Return-point id of the outermost activation: its return leaves the state machine.
 EXIT_ID = 0
 
@@ -87,6 +89,7 @@ class _StateMachine:
                 "sym_name": ir.StringAttr.get(machine_name(self.entry)),
                 "function_type": ir.TypeAttr.get(ir.FunctionType.get(boundary, list(signature.results))),
                 "sym_visibility": ir.StringAttr.get("private"),
+                STATE_MACHINE_ATTR: ir.UnitAttr.get(),
             }
             self.fn = ir.Operation.create("func.func", attributes=attributes, regions=1, ip=ir.InsertionPoint(original))
             self.region = self.fn.regions[0]

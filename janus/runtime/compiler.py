@@ -22,6 +22,7 @@ from janus.heap import HeapManifest
 from janus.runtime.targets import get_target
 from janus.tools.diagnostics import STRING_BUFFER, Diagnostic, from_mlir_error, located
 
+#: The portable lowering (any target); each target preset names the one it compiles with.
 DEFAULT_PIPELINE = "janus-to-iree"
 #: Name diagnostics give the module when the caller names no file.
 DEFAULT_FILENAME = "<input>"
@@ -54,16 +55,18 @@ def compile_module(
     module: ModuleLike,
     target: str = "cpu",
     *,
-    pipeline: str = DEFAULT_PIPELINE,
+    pipeline: str | None = None,
     filename: str = DEFAULT_FILENAME,
     extra_flags: Sequence[str] = (),
 ) -> Artifact:
-    """Lower ``module`` with ``pipeline`` and compile it for the ``target`` preset.
+    """Lower ``module`` with ``pipeline`` (default: the target's) and compile it for the
+    ``target`` preset.
 
     ``extra_flags`` go to iree-compile and replace preset flags of the same name.
     """
-    flags = get_target(target).compile_flags(extra_flags)
-    lowered = lower(module, pipeline, filename=filename)
+    preset = get_target(target)
+    flags = preset.compile_flags(extra_flags)
+    lowered = lower(module, pipeline or preset.pipeline, filename=filename)
     problems = ready_for_iree_problems(lowered.operation)
     if problems:
         raise CompileError([located("error", loc, message, filename) for loc, message in problems])

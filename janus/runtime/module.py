@@ -15,7 +15,7 @@ from typing import Any, Sequence
 from iree import runtime as rt
 
 from janus.runtime.artifact import Artifact, FunctionInfo
-from janus.runtime.compiler import DEFAULT_FILENAME, DEFAULT_PIPELINE, ModuleLike, compile_module
+from janus.runtime.compiler import DEFAULT_FILENAME, ModuleLike, compile_module
 from janus.runtime.errors import GuardFailure
 from janus.runtime.targets import get_target
 from janus.runtime.values import parse_type
@@ -49,10 +49,10 @@ class CompiledModule:
         target: str = "cpu",
         driver: str | None = None,
         *,
-        pipeline: str = DEFAULT_PIPELINE,
+        pipeline: str | None = None,
         filename: str = DEFAULT_FILENAME,
     ) -> "CompiledModule":
-        """Compile ``module`` in memory and load it."""
+        """Compile ``module`` in memory (``pipeline`` default: the target's) and load it."""
         return cls(compile_module(module, target, pipeline=pipeline, filename=filename), driver)
 
     @classmethod

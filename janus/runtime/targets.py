@@ -22,6 +22,8 @@ class Target:
     flags: tuple[str, ...]
     #: Runtime driver a module compiled for this target runs on unless the user overrides it.
     driver: str
+    #: janus-opt pipeline that lowers a janus module for this target unless the user names one.
+    pipeline: str = "janus-to-iree"
 
     def compile_flags(self, extra: Sequence[str] = ()) -> list[str]:
         """The iree-compile flags, ``extra`` last. An extra flag replaces the preset flags
@@ -54,6 +56,8 @@ TARGETS: dict[str, Target] = {
             ),
             # local-sync costs about 8-12 us per call, local-task (thread pool) 75-90 us.
             "local-sync",
+            # scalar recursion as native code (janus-recursion-to-dispatch)
+            "janus-to-iree-cpu",
         ),
         Target(
             "vulkan",

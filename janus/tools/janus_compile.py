@@ -14,7 +14,7 @@ from pathlib import Path
 
 from janus.aot import export
 from janus.frontend.values import NotConvertible
-from janus.runtime.compiler import DEFAULT_PIPELINE, compile_module, lower
+from janus.runtime.compiler import compile_module, lower
 from janus.runtime.errors import CompileError
 from janus.runtime.targets import TARGETS
 from janus.tools.export_args import example_args, is_python_target, load_function
@@ -32,7 +32,8 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
     p.add_argument("input", help="input .mlir file, or file.py:function to export a Python function")
     p.add_argument("-o", "--output", help="output .vmfb (default: the input with .vmfb; stdout with --emit-mlir)")
     p.add_argument("--target", default="cpu", choices=sorted(TARGETS), help="target preset (default: cpu)")
-    p.add_argument("--pipeline", default=DEFAULT_PIPELINE, help=f"janus-opt pipeline run first (default: {DEFAULT_PIPELINE})")
+    p.add_argument("--pipeline", help="janus-opt pipeline run first (default: the target's; "
+                   + ", ".join(f"{t.name}: {t.pipeline}" for t in TARGETS.values()) + ")")
     p.add_argument("--emit-mlir", action="store_true", help="write the lowered module iree-compile would get, not a .vmfb")
     python = p.add_argument_group("file.py:function (janus.export)")
     python.add_argument("--example-args", metavar="NPZ", help="example arguments by parameter name (np.savez)")
@@ -54,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         text = Path(args.input).read_text(encoding="utf-8")
         if args.emit_mlir:
-            printed = lower(text, args.pipeline, filename=args.input).operation.get_asm()
+            pipeline = args.pipeline or TARGETS[args.target].pipeline
+            printed = lower(text, pipeline, filename=args.input).operation.get_asm()
             if args.output in (None, "-"):
                 sys.stdout.write(printed)
             else:

@@ -91,7 +91,8 @@ func.func @duplicate_id(%c: i1) {
 
 // -----
 
-// Ids are unique across the whole module, not only within a function.
+// Ids are unique across the whole module, not only within a function. (A copy of a
+// guard, with the same kind and source, may share its id: see guard.mlir.)
 func.func @first(%c: i1) {
   "janus.guard"(%c) {id = 9, kind = "branch", source = "a.py:1"} : (i1) -> ()
   return

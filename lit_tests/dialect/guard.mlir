@@ -42,3 +42,17 @@ func.func @kinds(%c: i1) {
   "janus.guard"(%c) {id = 16, kind = "stack_depth", source = "m.py:7"} : (i1) -> ()
   return
 }
+
+// Copies of one guard (same id, kind and source) in two functions: one assumption.
+// CHECK-LABEL: func.func @copy_a
+// CHECK: "janus.guard"(%{{.*}}) {id = 20 : i64, kind = "type", source = "m.py:9"}
+// CHECK-LABEL: func.func @copy_b
+// CHECK: "janus.guard"(%{{.*}}) {id = 20 : i64, kind = "type", source = "m.py:9"}
+func.func @copy_a(%c: i1) {
+  "janus.guard"(%c) {id = 20, kind = "type", source = "m.py:9"} : (i1) -> ()
+  return
+}
+func.func @copy_b(%c: i1) {
+  "janus.guard"(%c) {id = 20, kind = "type", source = "m.py:9"} : (i1) -> ()
+  return
+}
