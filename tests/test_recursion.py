@@ -190,6 +190,36 @@ def test_recursion_too_deep_for_the_dispatch_stack_is_redone_by_the_host_machine
     assert [fib_small(n) for n in (4, 12, 20)] == [py_fib(4), py_fib(12), py_fib(20)]
 
 
+# -- index arrays read on the host (janus-host-index-arrays) ------------------------------
+
+WALK = """
+func.func @walk(%t: tensor<?xi64>, %i: index) -> i64 {
+  %c0 = arith.constant 0 : index
+  %stop = arith.cmpi eq, %i, %c0 : index
+  %r = scf.if %stop -> (i64) {
+    %v = tensor.extract %t[%c0] : tensor<?xi64>
+    scf.yield %v : i64
+  } else {
+    %v = tensor.extract %t[%i] : tensor<?xi64>
+    %j = arith.index_cast %v : i64 to index
+    %n = "janus.invoke"(%t, %j) {callee = @walk} : (tensor<?xi64>, index) -> i64
+    scf.yield %n : i64
+  }
+  return %r : i64
+}
+"""
+
+
+def test_index_arrays_become_buffers_the_host_reads():
+    """Follow next[i] until 0: the array is a !util.buffer; NumPy int64 arrays go in."""
+    walk = CompiledModule.from_mlir(WALK, target="cpu")["walk"]
+    assert walk._info.inputs[0] == "!util.buffer"
+    chain = np.array([42, 3, 0, 5, 7, 2, 4, 1], np.int64)  # 6 -> 4 -> 7 -> 1 -> 3 -> 5 -> 2 -> 0
+    assert walk(chain, 6) == 42
+    with pytest.raises(TypeError, match="1-D int64 NumPy array"):
+        walk(chain.astype(np.int32), 6)
+
+
 # -- TreeRNN over a tree encoded as index arrays --------------------------------------
 
 

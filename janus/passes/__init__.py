@@ -8,6 +8,7 @@ from janus.passes import (  # noqa: F401  (importing registers the passes)
     callgraph,
     eliminate_recursion,
     externalize_heap,
+    host_index_arrays,
     inline_invokes,
     lower_guards,
     pipelines,

@@ -22,8 +22,9 @@ INITIAL_CAPACITY = 64
 
 
 def storable(t: ir.Type) -> bool:
-    """Whether a value of type ``t`` can be saved on the stack."""
-    return str(t) in _SCALARS or isinstance(t, ir.RankedTensorType)
+    """Whether a value of type ``t`` can be saved on the stack (scalars, tensors, and
+    the VM buffers of ``janus-host-index-arrays``, stored as refs)."""
+    return str(t) in (*_SCALARS, "!util.buffer") or isinstance(t, ir.RankedTensorType)
 
 
 def entry_count(types: Sequence[ir.Type]) -> int:

@@ -2,7 +2,13 @@
 
 from janus.passes.registry import register_pipeline
 
-_FRONT = ["janus-verify", "janus-externalize-heap", "janus-inline-invokes", "janus-eliminate-recursion"]
+_FRONT = [
+    "janus-verify",
+    "janus-externalize-heap",
+    "janus-inline-invokes",
+    "janus-host-index-arrays",
+    "janus-eliminate-recursion",
+]
 _BACK = ["janus-lower-guards", "inline", "canonicalize", "cse", "symbol-dce", "janus-check-iree-ready"]
 
 JANUS_TO_IREE = register_pipeline(

@@ -105,7 +105,25 @@ class TensorType:
         return rt.DeviceArray(device, view, implicit_host_transfer=True, override_dtype=self.dtype).to_host()
 
 
-ValueType = BoolType | IntType | FloatType | TensorType
+@dataclass(frozen=True, slots=True)
+class IndexArrayType:
+    """``!util.buffer`` (see ``janus-host-index-arrays``): a 1-D int64 array the compiled
+    code reads on the host, copied into a VM buffer."""
+
+    text = "!util.buffer"
+
+    def push(self, values: rt.VmVariantList, value: Any, device: rt.HalDevice) -> None:
+        if not isinstance(value, np.ndarray) or value.dtype != np.int64 or value.ndim != 1:
+            raise TypeError(f"expected a 1-D int64 NumPy array for {self.text}, got {value!r}")
+        buffer = rt.VmBuffer(value.nbytes)
+        np.frombuffer(memoryview(buffer), np.int64)[:] = value
+        values.push_ref(buffer.ref)
+
+    def pull(self, values: rt.VmVariantList, index: int, device: rt.HalDevice) -> np.ndarray:
+        raise TypeError(f"compiled code does not return {self.text}")
+
+
+ValueType = BoolType | IntType | FloatType | TensorType | IndexArrayType
 
 
 def _shape_text(shape: tuple[int | None, ...]) -> str:
@@ -139,6 +157,8 @@ def parse_type(text: str) -> ValueType:
     """The converter for the MLIR type ``text``; ``TypeError`` when Python cannot pass it."""
     if text in _SCALARS:
         return _SCALARS[text]
+    if text == IndexArrayType.text:
+        return IndexArrayType()
     m = _TENSOR.fullmatch(text)
     if m and m.group(2) in _ELEMENTS:
         shape = tuple(None if d == "?" else int(d) for d in m.group(1).split("x")[:-1])
