@@ -42,6 +42,8 @@ NULL = object()  # the stack marker PUSH_NULL / LOAD_GLOBAL / LOAD_METHOD leave 
 
 #: builtins that only rearrange their arguments, safe on graph values inside containers
 STRUCTURAL_BUILTINS = {len, list, tuple, zip, enumerate, reversed}
+#: structural builtins that iterate their arguments: an array argument is its rows
+ITERATING_BUILTINS = {list, tuple, zip, enumerate, reversed}
 #: builtins that are pure on static values
 PURE_BUILTINS = STRUCTURAL_BUILTINS | {range, min, max, abs, int, float, bool, isinstance, sum, slice, round, divmod, sorted, all, any}
 #: local containers whose methods may be called (they live only in the traced frame)
@@ -230,6 +232,8 @@ class Tracer:
             recursion_results.check_usable(*args)
             if fn is len and args and isinstance(args[0], Tensor):
                 return args[0].static_shape()[0]
+            if fn in ITERATING_BUILTINS:
+                args = [self.iterate(a) if isinstance(a, Tensor) else a for a in args]
             result = fn(*args, **kwargs)
             generators.check_consumed(args, fn.__name__)
             return result

@@ -452,6 +452,30 @@ def join(name: str, eager: Callable[..., Any], new_axis: bool) -> Op:
     return Op(name, eager, _join_bind, rule, lower, vjp=vjp_numpy.join_vjp(new_axis))
 
 
+def _array_bind(object: Any, dtype: Any = None, *, copy: bool = True, order: str = "K", subok: bool = False,
+                ndmin: int = 0, like: Any = None) -> Args:
+    items = object if isinstance(object, (list, tuple)) else None
+    if not items or any(isinstance(x, (list, tuple)) for x in items) or ndmin or like is not None:
+        raise NotConvertible("np.array of traced values takes a flat, non-empty list or tuple of arrays or numbers")
+    return {"arrays": list(items), "axis": 0, "out": None, "dtype": dtype}
+
+
+def array_op(stack: Op) -> Op:
+    """``np.array([a, b, ...])`` of traced values: their stack, cast as NumPy would."""
+
+    def rule(args: Args) -> Spec:
+        shapes = {shape_of(x) for x in args["arrays"]}
+        if len(shapes) != 1:
+            raise NotConvertible(f"np.array of items of different shapes {sorted(shapes)}")
+        dtype = result_dtype(np.array, [sample(x) for x in args["arrays"]], dtype=args["dtype"])
+        return (len(args["arrays"]), *shapes.pop()), dtype
+
+    def lower(em: Emitter, args: Args, spec: Spec) -> Tensor:  # the stack casts each item to spec's dtype
+        return stack.lower(em, {**args, "dtype": None}, spec)
+
+    return Op("array", np.array, _array_bind, rule, lower, vjp=stack.vjp)
+
+
 # ---- basic indexing -----------------------------------------------------------------------
 def _getitem_bind(a: Any, key: Any) -> Args:
     return {"a": a, "key": key}
@@ -560,6 +584,8 @@ def creation(name: str, eager: Callable[..., Any]) -> Op:
     return Op(name, eager, _creation_bind, _unreachable_rule, lambda em, args, spec: _unreachable_rule(args))
 
 
+STACK = join("stack", np.stack, new_axis=True)
+
 OTHERS = [
     Op("matmul", np.matmul, _matmul_bind, _matmul_rule, _matmul_lower, dynamic=True, vjp=vjp_numpy.matmul_vjp),
     Op("dot", np.dot, _dot_bind, _matmul_rule, _matmul_lower, dynamic=True, vjp=vjp_numpy.matmul_vjp),
@@ -569,7 +595,8 @@ OTHERS = [
     Op("astype", np.astype, _astype_bind, _astype_rule, lambda em, args, spec: cast(em, args["a"], spec[1]), dynamic=True,
        vjp=vjp_numpy.astype_vjp),
     join("concatenate", np.concatenate, new_axis=False),
-    join("stack", np.stack, new_axis=True),
+    STACK,
+    array_op(STACK),
     Op("getitem", operator.getitem, _getitem_bind, _getitem_rule, _getitem_lower, vjp=vjp_numpy.getitem_vjp),
     Op("copy", np.copy, _copy_bind, lambda args: (shape_of(args["a"]), args["a"].dtype), _copy_lower, dynamic=True,
        vjp=vjp_numpy.astype_vjp),

@@ -93,6 +93,11 @@ CASES = {
     "copy": (lambda a: np.copy(a) * 2.0, x23),
     "copy_method": (lambda a: a.copy() + a, rand(3, dtype=i64)),
     "arange": (lambda a: a + np.arange(a.shape[1]) * np.arange(1, 7, 2, dtype=np.float32), x23),
+    "array_of_elements": (lambda a: np.array([a[0, 0], a[1, 2] * 2, 3]), x23),
+    "array_of_rows_dtype": (lambda a, b: np.array((a, b), dtype=np.float64), v3, v3 * 2),
+    "array_int_label": (lambda a, b: np.array([b[1]]) + a.sum(), x23, rand(3, dtype=i64)),
+    "zip_over_rows": (lambda a, b: [x * y for x, y in zip(a, b)][1], x23, rand(2, dtype=i64)),
+    "enumerate_list_over_rows": (lambda a: [i * r for i, r in enumerate(list(a))][-1], x23),
 }
 
 
@@ -114,6 +119,6 @@ def test_every_table_entry_is_exercised() -> None:
                "maximum", "minimum", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal",
                "where", "matmul", "dot", "outer", "sum", "mean", "max", "min", "reshape", "transpose", "concatenate",
                "stack", "getitem", "zeros_like", "ones_like", "full_like", "astype", "zeros", "ones", "full",
-               "arange", "pad", "copy"}
+               "arange", "pad", "copy", "array"}
     covered |= set(COMPILED)  # the janus.nn entries: tests/frontend/test_nn.py
     assert covered == set(OPS)
