@@ -473,7 +473,9 @@ def array_op(stack: Op) -> Op:
     def lower(em: Emitter, args: Args, spec: Spec) -> Tensor:  # the stack casts each item to spec's dtype
         return stack.lower(em, {**args, "dtype": None}, spec)
 
-    return Op("array", np.array, _array_bind, rule, lower, vjp=stack.vjp)
+    # no tape VJP: np.array does not dispatch through __array_function__, so the eager tape
+    # never sees it (it refuses the conversion instead); compiled gradients use the MLIR rules
+    return Op("array", np.array, _array_bind, rule, lower)
 
 
 # ---- basic indexing -----------------------------------------------------------------------
