@@ -1,0 +1,129 @@
+"""The CPU driver choice (``janus.runtime.drivers``): slow functions are timed on
+local-sync and local-task and run on the faster; fast ones never leave local-sync; the
+results are the same whichever driver computed them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import janus
+from janus.runtime import CompiledModule, compile_module, drivers
+from janus.runtime.drivers import EXPLORE_EVERY, WINDOW, DriverChoice
+
+MS = 1e-3
+
+
+def test_fast_calls_stay_on_the_first_driver() -> None:
+    choice = DriverChoice()
+    for _ in range(50):
+        assert choice.next() == 0
+        choice.record(0, 0.1 * MS)
+    assert not choice.compared and choice.current == 0
+
+
+def test_slow_calls_try_the_second_driver_and_keep_the_faster() -> None:
+    choice = DriverChoice()
+    for _ in range(WINDOW):
+        choice.record(choice.next(), 5 * MS)
+    assert choice.compared and choice.next() == 1
+    choice.record(1, 80 * MS)  # its warm-up call (thread pool start) is not counted
+    assert choice.next() == 1 and not choice.times[1]
+    for _ in range(WINDOW):
+        choice.record(choice.next(), 2 * MS)
+    assert choice.current == 1
+    picks = []
+    for _ in range(2 * EXPLORE_EVERY):
+        picks.append(choice.next())
+        choice.record(picks[-1], 2 * MS if picks[-1] == 1 else 5 * MS)
+    assert picks.count(0) == 2  # one call in EXPLORE_EVERY keeps the other driver's time current
+
+
+def test_the_choice_follows_a_change_of_load() -> None:
+    choice = DriverChoice()
+    for seconds in (5, 5, 5, 80, 2, 2, 2):  # driver 0 x3, driver 1 warm-up + x3
+        choice.record(choice.next(), seconds * MS)
+    assert choice.current == 1
+    for _ in range(4 * EXPLORE_EVERY):  # the other cores got busy: driver 1 now takes 20 ms
+        driver = choice.next()
+        choice.record(driver, 20 * MS if driver == 1 else 5 * MS)
+    assert choice.current == 0
+
+
+MATMULS = """
+func.func @chain(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %ab = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%init : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %abb = linalg.matmul ins(%ab, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%init : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %abb : tensor<256x256xf32>
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def matmuls() -> object:
+    return compile_module(MATMULS, "cpu", pipeline="canonicalize")
+
+
+def operands() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    return tuple(rng.standard_normal((256, 256)).astype(np.float32) / 16 for _ in range(2))  # type: ignore[return-value]
+
+
+def test_both_drivers_compute_the_same_bits(matmuls) -> None:
+    a, b = operands()
+    sync = CompiledModule(matmuls, driver="local-sync")["chain"](a, b)
+    task = CompiledModule(matmuls, driver="local-task")["chain"](a, b)
+    np.testing.assert_array_equal(sync, task)
+    np.testing.assert_allclose(sync, a @ b @ b, rtol=1e-4, atol=1e-5)
+
+
+def test_every_call_runs_on_the_chosen_driver_and_matches_numpy(matmuls, monkeypatch) -> None:
+    monkeypatch.setattr(drivers, "MIN_SECONDS", 0.0)  # compare even this short call
+    module = CompiledModule(matmuls)
+    fn = module["chain"]
+    a, b = operands()
+    first = fn(a, b)
+    for _ in range(3 * WINDOW):
+        np.testing.assert_array_equal(fn(a, b), first)
+    np.testing.assert_allclose(first, a @ b @ b, rtol=1e-4, atol=1e-5)
+    assert module.loaded_drivers == ["local-sync", "local-task"]
+    assert fn.choice.compared and all(len(t) == WINDOW for t in fn.choice.times)
+    faster = min((0, 1), key=lambda d: drivers.median(fn.choice.times[d]))
+    assert fn.driver == ("local-sync", "local-task")[faster]
+    assert fn.describe_driver().startswith(f"runs on {fn.driver} (median call: local-sync ")
+
+
+def test_short_calls_never_load_the_second_driver(matmuls, monkeypatch) -> None:
+    monkeypatch.setattr(drivers, "MIN_SECONDS", float("inf"))
+    module = CompiledModule(matmuls)
+    for _ in range(2 * WINDOW):
+        module["chain"](*operands())
+    assert module.loaded_drivers == ["local-sync"] and module["chain"].driver == "local-sync"
+
+
+def test_an_explicit_driver_is_kept(matmuls, monkeypatch) -> None:
+    monkeypatch.setattr(drivers, "MIN_SECONDS", 0.0)
+    module = CompiledModule(matmuls, driver="local-sync")
+    for _ in range(2 * WINDOW):
+        module["chain"](*operands())
+    assert module["chain"].choice is None and module.loaded_drivers == ["local-sync"]
+
+
+def mlp_step(x, W1, W2):
+    h = np.tanh(x @ W1)
+    return (h @ W2).sum(axis=0)
+
+
+def test_jit_versions_choose_a_driver_and_agree_with_python(monkeypatch) -> None:
+    monkeypatch.setattr(drivers, "MIN_SECONDS", 0.0)
+    rng = np.random.default_rng(1)
+    x, W1, W2 = (rng.standard_normal(s).astype(np.float32) / 8 for s in ((64, 128), (128, 256), (256, 32)))
+    jf = janus.jit(mlp_step, warmup=1)
+    for _ in range(1 + 3 * WINDOW):
+        np.testing.assert_allclose(jf(x, W1, W2), mlp_step(x, W1, W2), rtol=1e-4, atol=1e-5)
+    (version,) = jf.versions.values()
+    assert version.calls == 3 * WINDOW and version.call.__self__.choice.compared
+    assert f"  runs on {version.call.__self__.driver} (median call: local-sync" in janus.explain(jf)
