@@ -11,10 +11,13 @@ each output element either way), so the results do not depend on the choice.
 
 The policy, per function: every call is timed. Calls go to the first driver until
 ``WINDOW`` of them show a median of at least ``MIN_SECONDS``; then to the second driver
-(its first call is a warm-up, not counted) until it has ``WINDOW`` timed calls too. From
-then on each call goes to the driver with the lower median of its last ``WINDOW`` calls,
-except every ``EXPLORE_EVERY``-th call, which goes to the other driver so that its time
-stays current as the machine's load changes.
+(its first call is a warm-up, not counted) until it has ``WINDOW`` timed calls, or one
+call ``REJECT_FACTOR`` times slower than the first driver's median (a recursive model's
+hundreds of tiny dispatches: 3 ms on local-sync, 100 ms on local-task). From then on each
+call goes to the driver with the lower median of its last ``WINDOW`` calls, except that
+now and then one call goes to the other driver so that its time stays current as the
+machine's load changes: after ``EXPLORE_EVERY`` calls, then twice as many each time the
+choice stood (up to ``MAX_EXPLORE_EVERY``), back to ``EXPLORE_EVERY`` when it changed.
 """
 
 from __future__ import annotations
@@ -26,14 +29,17 @@ from collections import deque
 MIN_SECONDS = 1e-3
 #: timed calls per driver the choice is the median of
 WINDOW = 3
-#: once chosen, one call in this many runs on the other driver
+#: a second-driver call this many times slower than the first's median ends its trial
+REJECT_FACTOR = 2.0
+#: calls between two calls on the other driver, at first and at most
 EXPLORE_EVERY = 16
+MAX_EXPLORE_EVERY = 1024
 
 
 class DriverChoice:
     """The running choice between driver 0 (the preset's) and driver 1 for one function."""
 
-    __slots__ = ("times", "compared", "warm", "current", "calls")
+    __slots__ = ("times", "compared", "warm", "tried", "current", "calls", "interval", "explore_at")
 
     def __init__(self) -> None:
         #: the last call times of each driver (seconds), at most ``WINDOW``
@@ -41,16 +47,19 @@ class DriverChoice:
         #: whether the calls were slow enough to try driver 1 (from then on, for good)
         self.compared = False
         self.warm = False  # whether driver 1 made its warm-up call
+        self.tried = False  # whether driver 1's first timed calls are done
         self.current = 0  # the driver most calls go to
         self.calls = 0
+        self.interval = EXPLORE_EVERY
+        self.explore_at = 0  # the call count at which the other driver runs next
 
     def next(self) -> int:
-        """The driver for the next call (a few attribute reads while ``compared`` is False)."""
+        """The driver for the next call (two attribute reads while ``compared`` is False)."""
         if not self.compared:
             return 0
-        if len(self.times[1]) < WINDOW:
+        if not self.tried:
             return 1
-        return 1 - self.current if self.calls % EXPLORE_EVERY == 0 else self.current
+        return 1 - self.current if self.calls >= self.explore_at else self.current
 
     def record(self, driver: int, seconds: float) -> None:
         """The call ``next`` chose took ``seconds``."""
@@ -62,8 +71,28 @@ class DriverChoice:
         times.append(seconds)
         if not self.compared:
             self.compared = len(times) == WINDOW and median(times) >= MIN_SECONDS
-        elif len(self.times[1]) == WINDOW:
-            self.current = 0 if median(self.times[0]) <= median(self.times[1]) else 1
+            return
+        if not self.tried:
+            if len(times) < WINDOW and seconds <= REJECT_FACTOR * median(self.times[0]):
+                return
+            self.tried = True
+            self._choose()
+            self.explore_at = self.calls + self.interval
+            return
+        before = self._choose()
+        if self.current != before:
+            self.interval = EXPLORE_EVERY
+        elif driver != self.current:  # an exploration that left the choice as it was
+            self.interval = min(2 * self.interval, MAX_EXPLORE_EVERY)
+        else:
+            return
+        self.explore_at = self.calls + self.interval
+
+    def _choose(self) -> int:
+        """Point ``current`` at the driver with the lower median; the previous choice."""
+        before = self.current
+        self.current = 0 if median(self.times[0]) <= median(self.times[1]) else 1
+        return before
 
 
 def median(times: deque[float]) -> float:
