@@ -14,9 +14,9 @@ The policy, per function: every call is timed. Calls go to the first driver unti
 (its first call is a warm-up, not counted) until it has ``WINDOW`` timed calls, or one
 call ``REJECT_FACTOR`` times slower than the first driver's median (a recursive model's
 hundreds of tiny dispatches: 3 ms on local-sync, 100 ms on local-task). From then on each
-call goes to the driver with the lower median of its last ``WINDOW`` calls, except that
-now and then one call goes to the other driver so that its time stays current as the
-machine's load changes: after ``EXPLORE_EVERY`` calls, then twice as many each time the
+call goes to the driver with the lower median of its last ``WINDOW`` calls (the second
+only when below ``MARGIN`` times the first's), except that now and then one call goes to
+the other driver so that its time stays current as the machine's load changes: after ``EXPLORE_EVERY`` calls, then twice as many each time the
 choice stood (up to ``MAX_EXPLORE_EVERY``), back to ``EXPLORE_EVERY`` when it changed.
 """
 
@@ -31,6 +31,9 @@ MIN_SECONDS = 1e-3
 WINDOW = 3
 #: a second-driver call this many times slower than the first's median ends its trial
 REJECT_FACTOR = 2.0
+#: the second driver is chosen only when its median is below this fraction of the first's
+#: (equal times keep the preset's driver, whose per-call cost is lower)
+MARGIN = 0.9
 #: calls between two calls on the other driver, at first and at most
 EXPLORE_EVERY = 16
 MAX_EXPLORE_EVERY = 1024
@@ -89,9 +92,9 @@ class DriverChoice:
         self.explore_at = self.calls + self.interval
 
     def _choose(self) -> int:
-        """Point ``current`` at the driver with the lower median; the previous choice."""
+        """Point ``current`` at the driver with the lower median (by ``MARGIN``); the previous choice."""
         before = self.current
-        self.current = 0 if median(self.times[0]) <= median(self.times[1]) else 1
+        self.current = 1 if median(self.times[1]) < MARGIN * median(self.times[0]) else 0
         return before
 
 
