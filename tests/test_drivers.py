@@ -37,7 +37,8 @@ def test_slow_calls_try_the_second_driver_and_keep_the_faster() -> None:
     assert choice.compared and choice.next() == 1
     choice.record(1, 80 * MS)  # its warm-up call (thread pool start) is not counted
     assert choice.next() == 1 and not choice.times[1]
-    assert run(choice, WINDOW, (5 * MS, 2 * MS)) == [1] * WINDOW
+    # alternating, so that both drivers are timed under the same load
+    assert run(choice, 2 * WINDOW - 1, (5 * MS, 2 * MS)) == [1, 0] * (WINDOW - 1) + [1]
     assert choice.current == 1
     picks = run(choice, EXPLORE_EVERY * 7, (5 * MS, 2 * MS))
     # the other driver is re-timed now and then, half as often each time the choice stands
@@ -54,14 +55,14 @@ def test_a_much_slower_second_driver_is_rejected_after_one_call() -> None:
 
 def test_a_tie_keeps_the_first_driver() -> None:
     choice = DriverChoice()
-    run(choice, 1 + 2 * WINDOW, (20 * MS, 19 * MS))  # fib: no dispatches, the VM alone
+    run(choice, 3 * WINDOW, (20 * MS, 19 * MS))  # fib: no dispatches, the VM alone
     assert choice.tried and choice.current == 0
 
 
 def test_the_choice_follows_a_change_of_load() -> None:
     choice = DriverChoice()
     run(choice, WINDOW, (5 * MS, 0))
-    run(choice, 1 + WINDOW, (5 * MS, 2 * MS))
+    run(choice, 2 * WINDOW, (5 * MS, 2 * MS))
     assert choice.current == 1
     run(choice, 4, (5 * MS, 20 * MS))  # the other cores got busy: driver 1 now takes 20 ms
     assert choice.current == 0

@@ -10,8 +10,9 @@ themselves are timed. Both drivers run the same compiled code (one workgroup com
 each output element either way), so the results do not depend on the choice.
 
 The policy, per function: every call is timed. Calls go to the first driver until
-``WINDOW`` of them show a median of at least ``MIN_SECONDS``; then to the second driver
-(its first call is a warm-up, not counted) until it has ``WINDOW`` timed calls, or one
+``WINDOW`` of them show a median of at least ``MIN_SECONDS``; then alternately to the
+second driver (its first call is a warm-up, not counted) and the first, so that both are
+timed under the same load, until the second has ``WINDOW`` timed calls, or one
 call ``REJECT_FACTOR`` times slower than the first driver's median (a recursive model's
 hundreds of tiny dispatches: 3 ms on local-sync, 100 ms on local-task). From then on each
 call goes to the driver with the lower median of its last ``WINDOW`` calls (the second
@@ -42,7 +43,7 @@ MAX_EXPLORE_EVERY = 1024
 class DriverChoice:
     """The running choice between driver 0 (the preset's) and driver 1 for one function."""
 
-    __slots__ = ("times", "compared", "warm", "tried", "current", "calls", "interval", "explore_at")
+    __slots__ = ("times", "compared", "warm", "tried", "last", "current", "calls", "interval", "explore_at")
 
     def __init__(self) -> None:
         #: the last call times of each driver (seconds), at most ``WINDOW``
@@ -51,6 +52,7 @@ class DriverChoice:
         self.compared = False
         self.warm = False  # whether driver 1 made its warm-up call
         self.tried = False  # whether driver 1's first timed calls are done
+        self.last = 0  # the driver of the last call
         self.current = 0  # the driver most calls go to
         self.calls = 0
         self.interval = EXPLORE_EVERY
@@ -61,12 +63,13 @@ class DriverChoice:
         if not self.compared:
             return 0
         if not self.tried:
-            return 1
+            return 0 if self.last == 1 and self.times[1] else 1
         return 1 - self.current if self.calls >= self.explore_at else self.current
 
     def record(self, driver: int, seconds: float) -> None:
         """The call ``next`` chose took ``seconds``."""
         self.calls += 1
+        self.last = driver
         if driver == 1 and not self.warm:
             self.warm = True
             return
@@ -76,7 +79,7 @@ class DriverChoice:
             self.compared = len(times) == WINDOW and median(times) >= MIN_SECONDS
             return
         if not self.tried:
-            if len(times) < WINDOW and seconds <= REJECT_FACTOR * median(self.times[0]):
+            if driver == 0 or len(times) < WINDOW and seconds <= REJECT_FACTOR * median(self.times[0]):
                 return
             self.tried = True
             self._choose()
