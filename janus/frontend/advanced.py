@@ -5,7 +5,7 @@ broadcast together, then only full slices. The result has the broadcast index sh
 followed by the remaining dims, and is a copy. Indices are wrapped as NumPy wraps
 negatives and guarded in range (kind ``raise``: out of range, Python raises the real
 IndexError). Assignment ``a[idx] = v`` is exact for duplicate targets too: the last
-write wins, as in NumPy (a mask keeps only each target's last position).
+write wins, as in NumPy (every update aimed at a target carries its last value).
 """
 
 from __future__ import annotations
@@ -116,7 +116,11 @@ def gather(tracer: "Tracer", x: Tensor, key: Any) -> Tensor:
 # ---- scatter: ``a[idx] = v`` ----------------------------------------------------------------
 def scatter(tracer: "Tracer", target: Tensor, key: Any, value: Any, accumulate: bool = False) -> Tensor:
     """``target`` with ``value`` written at the indexed positions (the last write wins), or
-    with ``accumulate``, added there (``np.add.at``: every duplicate adds)."""
+    with ``accumulate``, added there (``np.add.at``: every duplicate adds, in order).
+
+    One ``iree_linalg_ext.scatter`` over the updates: O(updates x slice) work, where a
+    ``linalg.generic`` must visit every target element once per update (in the LSTM's
+    embedding gradient, 1000x128 x 32 compares per step, 45% of its time)."""
     from janus.frontend.mutation import conform
 
     em = tracer.em
@@ -124,34 +128,53 @@ def scatter(tracer: "Tracer", target: Tensor, key: Any, value: Any, accumulate: 
     n = len(indices)
     trailing = target.shape[n:]
     count = int(np.prod(bshape, dtype=np.int64))
+    if count == 0:
+        return target
     flat = [em.reshape(_wrapped(em, k, target.shape[i], bshape), (count,)) for i, k in enumerate(indices)]
     values = em.reshape(conform(tracer, value, Tensor("", bshape + trailing, target.dtype), "item assignment"),
                         (count,) + trailing)
+    if not accumulate and count > 1:
+        values = _final_values(em, flat, values)
+    coords = em.concat([em.reshape(f, (count, 1)) for f in flat], 1, (count, n))
+    element = ELEMENT_TYPES[target.dtype.name]
+    update, current, combined = em.fresh(), em.fresh(), em.fresh()
+    if not accumulate:
+        combined = update
+        body = []
+    else:
+        opname = "arith.addf" if target.dtype.kind == "f" else "arith.ori" if target.dtype.kind == "b" else "arith.addi"
+        body = [f"{combined} = {opname} {current}, {update} : {element}"]
+    dims = ", ".join(map(str, range(n)))
+    region = "\n".join(["{", f"^bb0({update}: {element}, {current}: {element}):", *body,
+                        f"iree_linalg_ext.yield {combined} : {element}", f"}} -> {target.type}"])
+    return em.emit(
+        f"iree_linalg_ext.scatter dimension_map = [{dims}] unique_indices(false) "
+        f"ins({values.name}, {coords.name} : {values.type}, {coords.type}) outs({target.name} : {target.type}) {region}",
+        target.shape, target.dtype)
 
-    def last(b: Body, a: list[str]) -> str:  # over (k, l): no later l writes k's target
+
+def _final_values(em: Emitter, flat: list[Tensor], values: Tensor) -> Tensor:
+    """``values`` with each update replaced by the last one aimed at the same target: every
+    write to a position then stores the value NumPy leaves there, in whatever order a
+    backend applies duplicate updates."""
+    n, count = len(flat), values.shape[0]
+
+    def last(b: Body, a: list[str]) -> str:  # over (k, l): the largest l hitting k's target
         same = b.constant(True, np.dtype(bool))
         for i in range(n):
             same = b.op("arith.andi", [same, b.cmp(_I64, ("", "eq", ""), a[i], a[n + i])], np.dtype(bool))
-        later = b.cmp(_I64, ("", "sgt", ""), _loop_i64(b, 1), _loop_i64(b, 0))
-        overwritten = b.op("arith.andi", [same, later], np.dtype(bool))
-        keep = b.op("arith.xori", [overwritten, b.constant(True, np.dtype(bool))], np.dtype(bool))
-        return b.op("arith.andi", [a[-1], keep], np.dtype(bool))
-
-    keep = em.literal(np.ones(count, bool)) if accumulate else em.generic(2, (1,), [(f, ["d0"]) for f in flat] + [(f, ["d1"]) for f in flat],
-                      em.literal(np.ones(count, bool)), ["d0"], last)
-    rank = target.ndim + 1  # the target's dims, then the index position k (a reduction)
-    k = f"d{target.ndim}"
-    trail = [f"d{n + d}" for d in range(len(trailing))]
-
-    def write(b: Body, a: list[str]) -> str:
-        hit = a[n]
-        for i in range(n):
-            hit = b.op("arith.andi", [hit, b.cmp(_I64, ("", "eq", ""), a[i], _loop_i64(b, i))], np.dtype(bool))
-        written = b.op("arith.addf" if target.dtype.kind == "f" else "arith.addi", [a[n + 2], a[n + 1]], target.dtype) \
-            if accumulate else a[n + 1]
         name = b.em.fresh()
-        b.lines.append(f"{name} = arith.select {hit}, {written}, {a[n + 2]} : {ELEMENT_TYPES[target.dtype.name]}")
+        b.lines.append(f"{name} = arith.select {same}, {_loop_i64(b, 1)}, {a[-1]} : i64")
+        return b.op("arith.maxsi", [a[-1], name], _I64)
+
+    position = em.generic(2, (1,), [(f, ["d0"]) for f in flat] + [(f, ["d1"]) for f in flat],
+                          em.filled((count,), _I64, 0), ["d0"], last)
+
+    def pick(b: Body, a: list[str]) -> str:
+        coords = [b.index_cast(a[0], "i64", "index")] + [b.loop_index(d) for d in range(1, values.ndim)]
+        name = b.em.fresh()
+        b.lines.append(f"{name} = tensor.extract {values.name}[{', '.join(coords)}] : {values.type}")
         return name
 
-    inputs = [(f, [k]) for f in flat] + [(keep, [k]), (values, [k, *trail])]
-    return em.generic(rank, (target.ndim,), inputs, target, [f"d{i}" for i in range(target.ndim)], write)
+    every = [f"d{i}" for i in range(values.ndim)]
+    return em.generic(values.ndim, (), [(position, ["d0"])], em.empty(values.shape, values.dtype), every, pick)

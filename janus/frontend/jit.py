@@ -344,6 +344,9 @@ def explain(fn: Any) -> str:
              f"{fn.switches.describe()}"]
     for key, version in fn.versions.items():
         lines.append(f"compiled: {describe_args(fn, key)} ({version.calls} compiled call(s))")
+        describe_driver = getattr(getattr(version.call, "__self__", None), "describe_driver", None)
+        if describe_driver is not None:  # the runtime's CompiledFunction: which driver runs the calls
+            lines.append(f"  {describe_driver()}")
         lines.extend(f"  guard {gid}: {kind} at {source}" for gid, kind, source in version.graph.guards)
         lines.extend(f"  global {name} is {value!r}" for _, name, value in version.graph.globals_read)
         lines.extend(f"  {line}" for line in (version.graph.heap.describe() if version.graph.heap else ()))

@@ -4,18 +4,26 @@ A call converts arguments with converters built once per function, reads the fun
 heap inputs from live Python objects, invokes the VM function directly (cheaper than
 ``iree.runtime.FunctionInvoker``) and commits heap writes only after the call returned
 and every result was converted: a failed guard or any other error commits nothing.
+
+A module loaded without an explicit driver on a target with a ``parallel_driver`` (the
+CPU: local-sync, then local-task) is loaded on the second driver too once one of its
+functions is slow enough to compare them; ``drivers.DriverChoice`` picks per call.
 """
 
 from __future__ import annotations
 
 import functools
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 from iree import runtime as rt
 
+from janus.runtime import drivers
 from janus.runtime.artifact import Artifact, FunctionInfo
 from janus.runtime.compiler import DEFAULT_FILENAME, ModuleLike, compile_module
+from janus.runtime.drivers import DriverChoice, median
 from janus.runtime.errors import GuardFailure
 from janus.runtime.targets import get_target
 from janus.runtime.values import parse_type
@@ -30,17 +38,38 @@ def device_config(driver: str) -> rt.Config:
     return rt.Config(driver)
 
 
+@dataclass(frozen=True)
+class Loaded:
+    """The module loaded on one driver's device."""
+
+    context: rt.SystemContext
+    vm_module: rt.VmModule
+
+
 class CompiledModule:
     """A loaded .vmfb; ``module[name](*args, objects=...)`` calls a function."""
 
     def __init__(self, artifact: Artifact, driver: str | None = None) -> None:
-        """Load ``artifact`` on ``driver`` (default: its target's driver)."""
+        """Load ``artifact`` on ``driver``; by default on its target's driver, each function
+        timed against the target's ``parallel_driver`` (see ``drivers``) where it has one."""
+        target = get_target(artifact.target)
         self.artifact = artifact
-        self.driver = driver or get_target(artifact.target).driver
-        self._context = rt.SystemContext(config=device_config(self.driver))
-        self._vm_module = rt.VmModule.copy_buffer(self._context.instance, artifact.vmfb)
-        self._context.add_vm_module(self._vm_module)
+        self.driver = driver or target.driver
+        #: the driver slow calls are compared with (None: every call runs on ``driver``)
+        self.parallel_driver = target.parallel_driver if driver is None else None
+        self._loaded: dict[str, Loaded] = {}
+        self.on_driver(self.driver)
         self._functions: dict[str, CompiledFunction] = {}
+
+    def on_driver(self, driver: str) -> Loaded:
+        """The module on ``driver``'s device, loaded on first use (one context per driver)."""
+        loaded = self._loaded.get(driver)
+        if loaded is None:
+            context = rt.SystemContext(config=device_config(driver))
+            vm_module = rt.VmModule.copy_buffer(context.instance, self.artifact.vmfb)
+            context.add_vm_module(vm_module)
+            loaded = self._loaded[driver] = Loaded(context, vm_module)
+        return loaded
 
     @classmethod
     def from_mlir(
@@ -61,6 +90,11 @@ class CompiledModule:
         return cls(Artifact.load(path), driver)
 
     @property
+    def loaded_drivers(self) -> list[str]:
+        """The drivers the module is loaded on so far."""
+        return list(self._loaded)
+
+    @property
     def function_names(self) -> list[str]:
         return list(self.artifact.functions)
 
@@ -77,14 +111,31 @@ class CompiledModule:
         return self[name](*args, objects=objects)
 
 
+@dataclass(frozen=True)
+class Runner:
+    """What calling one function on one driver needs."""
+
+    driver: str
+    invoke: Any
+    function: rt.VmFunction
+    device: rt.HalDevice
+
+    @classmethod
+    def of(cls, module: CompiledModule, driver: str, name: str) -> "Runner":
+        loaded = module.on_driver(driver)
+        return cls(driver, loaded.context.vm_context.invoke, loaded.vm_module.lookup_function(name),
+                   loaded.context.config.device)
+
+
 class CompiledFunction:
     """One exported function, with its converters and heap manifest ready for calls."""
 
     def __init__(self, module: CompiledModule, info: FunctionInfo) -> None:
         self.name = info.name
-        self._invoke = module._context.vm_context.invoke
-        self._vm_function = module._vm_module.lookup_function(info.name)
-        self._device = module._context.config.device
+        self._module = module
+        self._runners = [Runner.of(module, module.driver, info.name)]
+        #: the running choice of driver, when the module has a second one to compare with
+        self.choice = DriverChoice() if module.parallel_driver else None
         self._inputs = [parse_type(t) for t in info.inputs]
         self._results = [parse_type(t) for t in info.results]
         self._heap = info.heap if info.heap.reads or info.heap.writes else None
@@ -106,7 +157,22 @@ class CompiledFunction:
         heap = self._heap
         if heap is not None:
             args = (*args, *heap.read_inputs(objects))
-        device = self._device
+        choice = self.choice
+        if choice is None:
+            results = self._run(self._runners[0], args)
+        else:
+            driver = choice.next()
+            started = time.perf_counter()
+            results = self._run(self._runner(driver), args)
+            choice.record(driver, time.perf_counter() - started)
+        if heap is not None:
+            heap.commit(objects, results[self._returned :])
+            del results[self._returned :]
+        return results
+
+    def _run(self, runner: Runner, args: Sequence[Any]) -> list[Any]:
+        """Push ``args`` to ``runner``'s device, invoke, pull every result."""
+        device = runner.device
         arg_list = rt.VmVariantList(len(args))
         for i, (kind, value) in enumerate(zip(self._inputs, args)):
             try:
@@ -115,17 +181,31 @@ class CompiledFunction:
                 raise type(e)(f"{self._input_name(i)}: {e}") from None
         result_list = rt.VmVariantList(len(self._results))
         try:
-            self._invoke(self._vm_function, arg_list, result_list)
+            runner.invoke(runner.function, arg_list, result_list)
         except RuntimeError as e:
             failure = GuardFailure.from_error(e, self.name)
             if failure is None:
                 raise
             raise failure from e
-        results = [kind.pull(result_list, i, device) for i, kind in enumerate(self._results)]
-        if heap is not None:
-            heap.commit(objects, results[self._returned :])
-            del results[self._returned :]
-        return results
+        return [kind.pull(result_list, i, device) for i, kind in enumerate(self._results)]
+
+    def _runner(self, driver: int) -> Runner:
+        if driver == len(self._runners):  # the parallel driver's first call
+            self._runners.append(Runner.of(self._module, self._module.parallel_driver, self.name))
+        return self._runners[driver]
+
+    @property
+    def driver(self) -> str:
+        """The driver most calls run on now."""
+        return self._runners[self.choice.current if self.choice else 0].driver
+
+    def describe_driver(self) -> str:
+        """Where the calls run and why, for ``janus.explain``."""
+        choice = self.choice
+        if choice is None or not choice.compared:
+            return f"runs on {self.driver}" + (f" (calls under {drivers.MIN_SECONDS * 1e3:g} ms)" if choice else "")
+        timed = [f"{r.driver} {1e3 * median(t):.3g} ms" for r, t in zip(self._runners, choice.times) if t]
+        return f"runs on {self.driver} (median call: {', '.join(timed)})"
 
     def _input_name(self, index: int) -> str:
         if index < self._arity:

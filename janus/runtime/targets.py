@@ -24,6 +24,9 @@ class Target:
     driver: str
     #: janus-opt pipeline that lowers a janus module for this target unless the user names one.
     pipeline: str = "janus-to-iree"
+    #: A second driver each function's slow calls are timed on too, the faster one kept
+    #: (``janus.runtime.drivers``); None, or a driver given explicitly, runs every call on one.
+    parallel_driver: str | None = None
 
     def compile_flags(self, extra: Sequence[str] = ()) -> list[str]:
         """The iree-compile flags, ``extra`` last. An extra flag replaces the preset flags
@@ -48,16 +51,18 @@ TARGETS: dict[str, Target] = {
     for t in (
         Target(
             "cpu",
-            "the host CPU through llvm-cpu; small graphs want the single-threaded local-sync driver",
+            "the host CPU through llvm-cpu; small graphs run on the single-threaded local-sync driver, "
+            "graphs whose calls take 1 ms or more on local-task (a thread pool) when timing says it is faster",
             (
                 "--iree-hal-target-device=local",
                 "--iree-hal-local-target-device-backends=llvm-cpu",
                 "--iree-llvmcpu-target-cpu=host",
             ),
-            # local-sync costs about 8-12 us per call, local-task (thread pool) 75-90 us.
+            # local-sync costs about 8-12 us per call, local-task (thread pool) 75-90 us but
+            # spreads large dispatches over the cores: calls of 1 ms or more try both.
             "local-sync",
-            # scalar recursion as native code (janus-recursion-to-dispatch)
-            "janus-to-iree-cpu",
+            pipeline="janus-to-iree-cpu",  # scalar recursion as native code (janus-recursion-to-dispatch)
+            parallel_driver="local-task",
         ),
         Target(
             "vulkan",

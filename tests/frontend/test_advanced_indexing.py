@@ -76,4 +76,23 @@ def add_at(x, ids, v):
 
 def test_add_at_accumulates_duplicates():
     jf = check_compiled(add_at, rand(5, 3), np.array([4, 0, 4, -1]), rand(4, 3))
-    assert "arith.select" in next(iter(jf.versions.values())).graph.text
+    assert "iree_linalg_ext.scatter" in next(iter(jf.versions.values())).graph.text
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.bool_])
+def test_add_at_of_ints_and_bools(dtype):
+    """Ints add (wrapping as NumPy does); bools ``or`` (True + True is True in NumPy)."""
+    values = rand(5, dtype=dtype) if dtype is np.int64 else np.ones(5, bool)  # True twice: not xor
+    check_compiled(add_at, rand(6, dtype=dtype), np.array([1, 1, 5, 0, -6]), values)
+
+
+def assign_pairs(x, rows, cols, v):
+    a = x * 1.0
+    a[rows, cols] = v
+    a[rows, cols] += 1.0
+    return a
+
+
+def test_scatter_pairs_with_duplicates():
+    """Index pairs, the same pair written twice: the last value wins, then ``+=`` reads it."""
+    check_compiled(assign_pairs, rand(4, 5), np.array([0, 3, 0, 2, 0]), np.array([1, 4, 1, -1, 2]), rand(5))

@@ -1,0 +1,149 @@
+"""The CPU driver choice (``janus.runtime.drivers``): slow functions are timed on
+local-sync and local-task and run on the faster; fast ones never leave local-sync; the
+results are the same whichever driver computed them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import janus
+from janus.runtime import CompiledModule, compile_module, drivers
+from janus.runtime.drivers import EXPLORE_EVERY, WINDOW, DriverChoice
+
+MS = 1e-3
+
+
+def test_fast_calls_stay_on_the_first_driver() -> None:
+    choice = DriverChoice()
+    for _ in range(50):
+        assert choice.next() == 0
+        choice.record(0, 0.1 * MS)
+    assert not choice.compared and choice.current == 0
+
+
+def run(choice: DriverChoice, calls: int, seconds: tuple[float, float]) -> list[int]:
+    """``calls`` calls taking ``seconds[driver]``; the drivers they went to."""
+    picks = []
+    for _ in range(calls):
+        picks.append(choice.next())
+        choice.record(picks[-1], seconds[picks[-1]])
+    return picks
+
+
+def test_slow_calls_try_the_second_driver_and_keep_the_faster() -> None:
+    choice = DriverChoice()
+    assert run(choice, WINDOW, (5 * MS, 0)) == [0] * WINDOW
+    assert choice.compared and choice.next() == 1
+    choice.record(1, 80 * MS)  # its warm-up call (thread pool start) is not counted
+    assert choice.next() == 1 and not choice.times[1]
+    # alternating, so that both drivers are timed under the same load
+    assert run(choice, 2 * WINDOW - 1, (5 * MS, 2 * MS)) == [1, 0] * (WINDOW - 1) + [1]
+    assert choice.current == 1
+    picks = run(choice, EXPLORE_EVERY * 7, (5 * MS, 2 * MS))
+    # the other driver is re-timed now and then, half as often each time the choice stands
+    assert [i for i, d in enumerate(picks) if d == 0] == [EXPLORE_EVERY, 3 * EXPLORE_EVERY + 1]
+
+
+def test_a_much_slower_second_driver_is_rejected_after_one_call() -> None:
+    choice = DriverChoice()
+    run(choice, WINDOW, (3 * MS, 0))
+    assert run(choice, 2, (3 * MS, 100 * MS)) == [1, 1]  # warm-up, then one timed call
+    assert choice.current == 0 and len(choice.times[1]) == 1
+    assert run(choice, EXPLORE_EVERY + 1, (3 * MS, 100 * MS)).count(1) == 1
+
+
+def test_a_tie_keeps_the_first_driver() -> None:
+    choice = DriverChoice()
+    run(choice, 3 * WINDOW, (20 * MS, 19 * MS))  # fib: no dispatches, the VM alone
+    assert choice.tried and choice.current == 0
+
+
+def test_the_choice_follows_a_change_of_load() -> None:
+    choice = DriverChoice()
+    run(choice, WINDOW, (5 * MS, 0))
+    run(choice, 2 * WINDOW, (5 * MS, 2 * MS))
+    assert choice.current == 1
+    run(choice, 4, (5 * MS, 20 * MS))  # the other cores got busy: driver 1 now takes 20 ms
+    assert choice.current == 0
+    run(choice, 4 * EXPLORE_EVERY, (5 * MS, 2 * MS))  # and idle again: an exploration sees it
+    assert choice.current == 1
+
+
+MATMULS = """
+func.func @chain(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %ab = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%init : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %abb = linalg.matmul ins(%ab, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%init : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %abb : tensor<256x256xf32>
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def matmuls() -> object:
+    return compile_module(MATMULS, "cpu", pipeline="canonicalize")
+
+
+def operands() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    return tuple(rng.standard_normal((256, 256)).astype(np.float32) / 16 for _ in range(2))  # type: ignore[return-value]
+
+
+def test_both_drivers_compute_the_same_bits(matmuls) -> None:
+    a, b = operands()
+    sync = CompiledModule(matmuls, driver="local-sync")["chain"](a, b)
+    task = CompiledModule(matmuls, driver="local-task")["chain"](a, b)
+    np.testing.assert_array_equal(sync, task)
+    np.testing.assert_allclose(sync, a @ b @ b, rtol=1e-4, atol=1e-5)
+
+
+def test_every_call_runs_on_the_chosen_driver_and_matches_numpy(matmuls, monkeypatch) -> None:
+    monkeypatch.setattr(drivers, "MIN_SECONDS", 0.0)  # compare even this short call
+    module = CompiledModule(matmuls)
+    fn = module["chain"]
+    a, b = operands()
+    first = fn(a, b)
+    for _ in range(3 * WINDOW):
+        np.testing.assert_array_equal(fn(a, b), first)
+    np.testing.assert_allclose(first, a @ b @ b, rtol=1e-4, atol=1e-5)
+    assert module.loaded_drivers == ["local-sync", "local-task"]
+    assert fn.choice.tried and len(fn.choice.times[0]) == WINDOW and fn.choice.times[1]
+    faster = drivers.median(fn.choice.times[1]) < drivers.MARGIN * drivers.median(fn.choice.times[0])
+    assert fn.driver == ("local-sync", "local-task")[faster]
+    assert fn.describe_driver().startswith(f"runs on {fn.driver} (median call: local-sync ")
+
+
+def test_short_calls_never_load_the_second_driver(matmuls, monkeypatch) -> None:
+    monkeypatch.setattr(drivers, "MIN_SECONDS", float("inf"))
+    module = CompiledModule(matmuls)
+    for _ in range(2 * WINDOW):
+        module["chain"](*operands())
+    assert module.loaded_drivers == ["local-sync"] and module["chain"].driver == "local-sync"
+
+
+def test_an_explicit_driver_is_kept(matmuls, monkeypatch) -> None:
+    monkeypatch.setattr(drivers, "MIN_SECONDS", 0.0)
+    module = CompiledModule(matmuls, driver="local-sync")
+    for _ in range(2 * WINDOW):
+        module["chain"](*operands())
+    assert module["chain"].choice is None and module.loaded_drivers == ["local-sync"]
+
+
+def mlp_step(x, W1, W2):
+    h = np.tanh(x @ W1)
+    return (h @ W2).sum(axis=0)
+
+
+def test_jit_versions_choose_a_driver_and_agree_with_python(monkeypatch) -> None:
+    monkeypatch.setattr(drivers, "MIN_SECONDS", 0.0)
+    rng = np.random.default_rng(1)
+    x, W1, W2 = (rng.standard_normal(s).astype(np.float32) / 8 for s in ((64, 128), (128, 256), (256, 32)))
+    jf = janus.jit(mlp_step, warmup=1)
+    for _ in range(1 + 3 * WINDOW):
+        np.testing.assert_allclose(jf(x, W1, W2), mlp_step(x, W1, W2), rtol=1e-4, atol=1e-5)
+    (version,) = jf.versions.values()
+    assert version.calls == 3 * WINDOW and version.call.__self__.choice.tried
+    assert f"  runs on {version.call.__self__.driver} (median call: local-sync" in janus.explain(jf)
