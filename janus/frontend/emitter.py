@@ -127,23 +127,19 @@ BodyFn = Callable[[Body, list[str]], str]
 class Emitter:
     """Collects the ops of one function body, in order."""
 
-    def __init__(self, guard_ids: Iterator[int] | None = None, differentiated: bool = False) -> None:
+    def __init__(self, guard_ids: Iterator[int] | None = None) -> None:
         self.lines: list[str] = []
         self._count = 0
         self._guard_ids = guard_ids if guard_ids is not None else itertools.count()
-        #: the body of a function janus-autodiff differentiates (or one it calls): ops keep
-        #: the forms its VJP rules know, not their faster equivalents
-        self.differentiated = differentiated
         #: symbol of each ``?`` dim -> the ``index`` SSA value holding its size
         self.dims: dict[str, str] = {}
         #: arrays this function made: None for a fresh buffer, else the array it is a view of
         #: (``mutation`` updates only fresh, unaliased ones in place)
         self.provenance: dict[Tensor, Tensor | None] = {}
 
-    def sibling(self, differentiated: bool = False) -> "Emitter":
-        """An emitter for another function of the same module (guard ids stay module-unique);
-        functions called from a differentiated one are differentiated too."""
-        return Emitter(self._guard_ids, differentiated or self.differentiated)
+    def sibling(self) -> "Emitter":
+        """An emitter for another function of the same module (guard ids stay module-unique)."""
+        return Emitter(self._guard_ids)
 
     def fresh(self) -> str:
         self._count += 1
@@ -242,7 +238,7 @@ class Emitter:
 
     def matmul(self, a: Tensor, b: Tensor) -> Tensor:
         shape = (a.shape[0], b.shape[1])
-        if a.shape[1] == 1 and not self.differentiated:  # an outer product: elementwise, fused by IREE with its consumers
+        if a.shape[1] == 1:  # an outer product: elementwise, fused by IREE with its consumers
             mul = "arith.mulf" if a.dtype.kind == "f" else "arith.muli"
             return self.elementwise([a, b], shape, a.dtype, lambda body, x: body.op(mul, x[:2], a.dtype))
         init = self.filled(shape, a.dtype, 0)

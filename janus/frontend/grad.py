@@ -155,7 +155,7 @@ class GradSpec:
         params = [tree_map(lambda v, d=i in positions: parameter(v, d), a) for i, a in enumerate(args)]
         keywords = {k: tree_map(lambda v: parameter(v, False), v) for k, v in kwargs.items()}
         bound = bind_arguments(fn.__code__, fn.__defaults__ or (), fn.__kwdefaults__ or {}, params, keywords)
-        em, caller = tracer.em.sibling(differentiated=True), tracer.em
+        em, caller = tracer.em.sibling(), tracer.em
         tracer.em, tracer.heap.scope = em, heap
         try:
             loss, aux = self.split(tracer.run(fn.__code__, fn.__globals__, bound))

@@ -114,33 +114,43 @@ def generic(b: GradBuilder, op: ir.OpView, gs: list) -> Pairs:
     pairs: Pairs = [(outs[0], gs[0])] if summed else []
     if not wanted:
         return pairs
-    full_types = [_tensor(sizes, _element(ins[i].type)) for i in wanted]
-    inits = [b.op(f"tensor.empty() : {t}") for t in full_types]
-    identity = _map_text(n, [f"d{i}" for i in range(n)])
-    map_list = ", ".join([str(m) for m in maps[: len(ins)]] + [str(maps[-1])] + [identity] * len(wanted))
+    # One generic per input: a multi-result generic's inits are identical tensor.empty ops
+    # that cse merges, and iree-compile 3.13 then fails on the generic ("expected number
+    # of yield values (2) to match the number of inits")
+    for i in wanted:
+        full_type = _tensor(sizes, _element(ins[i].type))
+        pairs.append((ins[i], sum_to(b, _input_gradient(b, op, sizes, i, gs[0], full_type), full_type,
+                                     _map_dims(maps[i])[1], ins[i].type)))
+    return pairs
+
+
+def _input_gradient(b: GradBuilder, op: ir.OpView, sizes: list[int], i: int, g_out: str, full_type: ir.Type) -> str:
+    """The cotangent of input ``i`` of the generic ``op`` at every point of its loop space."""
+    ins, outs = list(op.inputs), list(op.outputs)
+    block = op.regions[0].blocks[0]
+    in_args, acc = list(block.arguments)[: len(ins)], block.arguments[len(ins)]
+    maps = list(op.attributes["indexing_maps"])
+    n = len(sizes)
+    identity = _map_text(n, [f"d{k}" for k in range(n)])
+    map_list = ", ".join([str(m) for m in maps[: len(ins)]] + [str(maps[-1]), identity])
     parallel = ", ".join('"parallel"' for _ in range(n))
-    in_names = [b.name(v) for v in ins] + [gs[0]]
+    in_names = [b.name(v) for v in ins] + [g_out]
     in_types = [str(v.type) for v in ins] + [str(outs[0].type)]
-    types = ", ".join(str(t) for t in full_types)
-    fulls = b.ops(
+    init = b.op(f"tensor.empty() : {full_type}")
+    full = b.op(
         f"linalg.generic {{indexing_maps = [{map_list}], iterator_types = [{parallel}]}} "
-        f"ins({', '.join(in_names)} : {', '.join(in_types)}) outs({', '.join(inits)} : {types}) {{",
-        len(wanted),
+        f"ins({', '.join(in_names)} : {', '.join(in_types)}) outs({init} : {full_type}) {{"
     )
     args = [b.fresh() for _ in ins]
-    g, slots = b.fresh(), [b.fresh() for _ in wanted]
+    g, slot = b.fresh(), b.fresh()
     arg_types = [_element(v.type) if isinstance(v.type, ir.RankedTensorType) else v.type for v in ins]
-    header = [f"{a}: {t}" for a, t in zip(args, arg_types)] + [f"{g}: {acc.type}"]
-    header += [f"{s}: {_element(t)}" for s, t in zip(slots, full_types)]
+    header = [f"{a}: {t}" for a, t in zip(args, arg_types)] + [f"{g}: {acc.type}", f"{slot}: {_element(full_type)}"]
     b.line(f"^bb0({', '.join(header)}):")
     b.bind(in_args + [acc], args + [g])
-    grads = b.block_vjp(block, [g], [in_args[i] for i in wanted])
-    yields = [b.or_zeros(in_args[i], d) for i, d in zip(wanted, grads)]
-    b.line(f"linalg.yield {', '.join(yields)} : {', '.join(str(_element(t)) for t in full_types)}")
-    b.line(f"}} -> ({types})")
-    for i, full, t in zip(wanted, fulls, full_types):
-        pairs.append((ins[i], sum_to(b, full, t, _map_dims(maps[i])[1], ins[i].type)))
-    return pairs
+    (grad,) = b.block_vjp(block, [g], [in_args[i]])
+    b.line(f"linalg.yield {b.or_zeros(in_args[i], grad)} : {_element(full_type)}")
+    b.line(f"}} -> {full_type}")
+    return full
 
 
 def _transpose(b: GradBuilder, x: str, t: ir.Type, perm: list[int]) -> tuple[str, ir.Type]:
