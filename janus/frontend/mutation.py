@@ -185,8 +185,8 @@ def _walk(values: Any) -> Any:
             stack.append(v.items[v.pos :])
         elif isinstance(v, SymFunction):
             stack.extend((v.defaults, v.closure))
-        elif hasattr(v, "receiver"):  # a bound array method
-            stack.append(v.receiver)
+        elif "receiver" in getattr(v, "__dict__", ()):  # a bound array method (not hasattr: a
+            stack.append(v.receiver)  # dropped recursive result refuses every attribute)
 
 
 def _found_in(values: Any, target: Tensor) -> bool:
