@@ -111,14 +111,15 @@ def overhead_breakdown() -> str:
     function = version.call.__self__  # the runtime's CompiledFunction
     total = per_call(jf, [args])
     runtime = per_call(function.results, [(args,)])
+    runner = function._runners[0]  # local-sync: calls under 1 ms never try the parallel driver
     pushed = rt.VmVariantList(len(args))
     for kind, value in zip(function._inputs, args):
-        kind.push(pushed, value, function._device)
-    invoke = per_call(lambda: function._invoke(function._vm_function, pushed, rt.VmVariantList(1)), [()])
-    trivial = CompiledModule.from_mlir("func.func @f(%a: i64) -> i64 { return %a : i64 }")["f"]
+        kind.push(pushed, value, runner.device)
+    invoke = per_call(lambda: runner.invoke(runner.function, pushed, rt.VmVariantList(1)), [()])
+    trivial = CompiledModule.from_mlir("func.func @f(%a: i64) -> i64 { return %a : i64 }")["f"]._runners[0]
     seven = rt.VmVariantList(1)
     seven.push_int(7)
-    floor = per_call(lambda: trivial._invoke(trivial._vm_function, seven, rt.VmVariantList(1)), [()])
+    floor = per_call(lambda: trivial.invoke(trivial.function, seven, rt.VmVariantList(1)), [()])
     return (f"compiled call of linear: {total * 1e6:.1f} µs = janus.jit {(total - runtime) * 1e6:.1f} "
             f"+ conversion {(runtime - invoke) * 1e6:.1f} + IREE invoke {invoke * 1e6:.1f} "
             f"(1 dispatch; a trivial function's invoke: {floor * 1e6:.1f} µs)")

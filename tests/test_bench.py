@@ -14,6 +14,7 @@ import pytest
 
 import janus
 from janus.benchmark.compare import differences
+from janus.benchmark.measure import run
 from janus.benchmark.swap import fresh_jit, plain_python
 from janus.frontend.jit import JitFunction
 from janus.models import MODELS, ModelSpec, Workload, recursion
@@ -33,6 +34,18 @@ def build_affine(size: str) -> Workload:
     xs = rng.standard_normal((6, 8, 16)).astype(np.float32)
     W, b = rng.standard_normal((16, 32)).astype(np.float32), rng.standard_normal(32).astype(np.float32)
     return Workload(lambda i: affine_tanh(xs[i % 6], W, b), lambda: {"W": W}, 6, 4, "rows", 8, 2 * 8 * 16 * 32)
+
+
+@janus.jit(warmup=1)
+def row_sums(x: np.ndarray) -> np.ndarray:
+    return np.tanh(x).sum(axis=1)
+
+
+def build_resizing(size: str) -> Workload:
+    """Batches of 4 rows, then of 7 from step 4 on: the jit compiles again (relaxing the
+    batch dim) in the middle of the run."""
+    xs = [np.ones((4 if i < 4 else 7, 3), np.float32) * i for i in range(8)]
+    return Workload(lambda i: row_sums(xs[i]), dict, 8, 0, "rows", 4, 0.0)
 
 
 builds = itertools.count()
@@ -94,6 +107,16 @@ def test_ablation_reports_a_disagreeing_stage(zoo, tmp_path: Path, capsys) -> No
     assert main(["--ablation", "--models", "drifting", "-o", str(tmp_path), "--no-plot", FAST]) == 1
     assert "**DISAGREES**" in (tmp_path / "ablation.md").read_text()
     assert "a stage disagrees with plain Python for: drifting" in capsys.readouterr().err
+
+
+def test_steps_that_compile_are_not_steady_state() -> None:
+    """The first call compiles (jit warm-up 1) and the new batch size compiles again:
+    neither step is timed as steady state, though the workload claims no warm-up."""
+    spec = ModelSpec("resizing", "row sums, batch 4 then 7", "overhead", build_resizing, (__name__,))
+    result = run(spec, "quick", compiled=True, min_seconds=0.0, max_extra_steps=0)
+    compiles = result.jit_summary()["compiles"]
+    assert compiles >= 2 and result.error is None
+    assert len(result.steady_times) == 8 - compiles
 
 
 def test_unknown_model_is_a_usage_error(capsys) -> None:

@@ -1,8 +1,10 @@
 """One benchmark, twice in this process: as plain Python, then under fresh ``janus.jit``
 functions; each step timed, what the steps returned and the final state kept for comparison.
 
-Steps before ``Workload.warmup`` are timed apart (profiling and compilation happen there).
-The steps after them are the steady state; as this machine is shared and steps can take
+Steps before ``Workload.warmup`` are timed apart (profiling and compilation happen there),
+and so is any later step during which a jit function compiled (a relaxed signature, a
+regenerated version: seconds of iree-compile are not a step of the model). The other
+steps are the steady state; as this machine is shared and steps can take
 well under a millisecond, more steps follow (results not compared) until ``min_seconds`` of
 steady state were timed, and throughput comes from the median step time.
 """
@@ -29,6 +31,7 @@ class Run:
 
     outputs: list[Any] = field(default_factory=list)
     state: dict[str, Any] = field(default_factory=dict)
+    #: time of the warm-up steps and of any later step during which a jit function compiled
     warmup_seconds: float = 0.0
     #: times of the steady-state steps, extra timing steps included
     steady_times: list[float] = field(default_factory=list)
@@ -74,16 +77,18 @@ def run(spec: ModelSpec, size: Size, compiled: bool, on_step: Callable[[int, int
         try:
             workload = spec.build(size)
             result.items_per_step, result.unit = workload.items_per_step, workload.unit
+            compiles = lambda: sum(f.compiles for f in result.jit.values())  # noqa: E731
             i = 0
             while i < workload.steps or (
                     sum(result.steady_times) < min_seconds and i < workload.steps + max_extra_steps):
                 on_step(i, workload.steps)
+                compiled_before = compiles()
                 start = time.perf_counter()
                 output = workload.step(i)
                 elapsed = time.perf_counter() - start
                 if i < workload.steps:
                     result.outputs.append(copy.deepcopy(output))
-                if i < workload.warmup:
+                if i < workload.warmup or compiles() != compiled_before:
                     result.warmup_seconds += elapsed
                 else:
                     result.steady_times.append(elapsed)
