@@ -33,6 +33,9 @@ from janus.heap import HeapError
 DEFAULT_WARMUP = 3
 #: a speculated assumption whose guard failed this often is no longer made
 MAX_FAILURES = 3
+#: compiled versions kept per function (TorchDynamo's cache_size_limit): argument
+#: signatures beyond them run imperatively instead of profiling and compiling again
+MAX_VERSIONS = 8
 
 
 @dataclass
@@ -150,6 +153,10 @@ class JitFunction:
             self.events.append(f"a global read by version {describe_args(self, key)} was rebound; re-profiling")
             del self.versions[key]
             self.warm[key] = 0
+        if len(self.versions) >= MAX_VERSIONS:
+            self.fallbacks[key] = (f"{len(self.versions)} versions are compiled already (janus.frontend.jit.MAX_VERSIONS); "
+                                   "this signature runs imperatively")
+            return self.fn(*args, **kwargs)
         return self._run_profiled(key, positional, args, kwargs)
 
     def _fast_entry(self, version: Version) -> FastEntry | None:

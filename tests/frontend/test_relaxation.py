@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 import janus
@@ -64,3 +66,17 @@ def test_relaxation_that_the_graph_cannot_take_keeps_exact_shapes():
         assert_same(jf(rand(n, 3)), reshaping(rand(n, 3)))
     assert "? dims not possible" in janus.explain(jf)
     assert jf.compiles == 2 and len(jf.versions) == 2  # one exact version per size
+
+
+def test_signatures_beyond_the_version_limit_run_imperatively(monkeypatch):
+    """Sizes the graph cannot relax compile one version each, up to MAX_VERSIONS; later
+    sizes run as plain Python (no profiling, no compile) with the reason."""
+    monkeypatch.setattr(importlib.import_module("janus.frontend.jit"), "MAX_VERSIONS", 2)
+    jf = janus.jit(reshaping, warmup=1)
+    for n in (4, 6, 4, 6):
+        assert_same(jf(rand(n, 3)), reshaping(rand(n, 3)))
+    profiled = jf.profile.runs
+    for n in (8, 8, 10):
+        assert_same(jf(rand(n, 3)), reshaping(rand(n, 3)))
+    assert jf.compiles == 2 and len(jf.versions) == 2 and jf.profile.runs == profiled
+    assert "2 versions are compiled already" in janus.explain(jf)
