@@ -53,7 +53,7 @@ def _eligible(fn: ir.Operation) -> bool:
             return False
         for op in block.operations:
             name = op.operation.name
-            if op.operation.regions and len(op.operation.regions):
+            if len(op.operation.regions):
                 return False
             if name in _STACK_OPS:
                 continue
@@ -107,6 +107,9 @@ def _index(n: int, ip: ir.InsertionPoint) -> ir.Value:
 class _Machine:
     """The rewrite of one state machine (see the module doc)."""
 
+    #: the first registers; the block arguments of each case and the results follow
+    PC, FAILED, SIZE, STACK = range(4)
+
     def __init__(self, fn: ir.Operation) -> None:
         self.fn = fn
         self.blocks = list(fn.regions[0].blocks)
@@ -124,8 +127,6 @@ class _Machine:
         self.result_slots = list(range(len(self.types), len(self.types) + len(self.results)))
         self.types += self.results
         self.env: dict[ir.Value, ir.Value] = {}
-
-    PC, FAILED, SIZE, STACK = range(4)
 
     def rewrite(self) -> None:
         signature = self.fn.attributes["function_type"].value
