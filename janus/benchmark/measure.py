@@ -77,7 +77,10 @@ def run(spec: ModelSpec, size: Size, compiled: bool, on_step: Callable[[int, int
         try:
             workload = spec.build(size)
             result.items_per_step, result.unit = workload.items_per_step, workload.unit
-            compiles = lambda: sum(f.compiles for f in result.jit.values())  # noqa: E731
+
+            def compiles() -> int:
+                return sum(f.compiles for f in result.jit.values())
+
             i = 0
             while i < workload.steps or (
                     sum(result.steady_times) < min_seconds and i < workload.steps + max_extra_steps):

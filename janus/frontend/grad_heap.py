@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from janus.frontend.heap_access import HeapRef, read_in_caller
+from janus.frontend.heap_access import HeapRef, HoistedReads
 from janus.frontend.heap_rules import is_heap_object
-from janus.frontend.values import NotConvertible, Tensor
+from janus.frontend.values import Tensor
 from janus.heap import AccessPath, Key
 
 if TYPE_CHECKING:
@@ -54,8 +54,10 @@ def shallow_copy(obj: Any, leaves: dict[str, Any]) -> Any:
     return copy
 
 
-class GradHeap:
+class GradHeap(HoistedReads):
     """The heap tracker's reads while a ``janus.grad`` function is traced (see the module)."""
+
+    DYNAMIC_READ = "janus.grad reads {label}, an array with ? dims (gradients need static shapes)"
 
     def __init__(self, tracer: "Tracer", caller: "Emitter", inner: list[Tensor], outer: list[Tensor], wrt: list[int]) -> None:
         self.tracer, self.caller = tracer, caller
@@ -67,22 +69,11 @@ class GradHeap:
     def differentiate(self, ref: HeapRef) -> None:
         self.objects.add(ref.path)
 
-    def read(self, ref: HeapRef, kind: str, key: Key) -> Any:
-        path = ref.path.child(kind, key)
-        if path in self.arguments:
-            return self.arguments[path]
-        value = read_in_caller(self, ref, kind, key)
-        tracker = self.tracer.heap
-        if not isinstance(value, Tensor):
-            return value  # a constant, code, or an object reference (read through here too)
-        differentiated = kind == "attr" and ref.path in self.objects and value.dtype.kind == "f"
-        if not value.static:
-            raise NotConvertible(f"janus.grad reads {tracker.labels[path]}, an array with ? dims (gradients need static shapes)")
-        if differentiated:
+    def parameter(self, ref: HeapRef, kind: str, key: Key, value: Tensor) -> Tensor:
+        if kind == "attr" and ref.path in self.objects and value.dtype.kind == "f":
             self.wrt.append(len(self.inner))
         self.outer.append(value)
         self.inner.append(Tensor(f"%arg{len(self.inner)}", value.shape, value.dtype))
-        self.arguments[path] = self.inner[-1]
         return self.inner[-1]
 
     def parameters(self, ref: HeapRef) -> dict[str, Tensor]:

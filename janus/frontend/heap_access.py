@@ -107,17 +107,44 @@ def _text(key: Key) -> str:
     return key
 
 
-def read_in_caller(scope: Any, ref: HeapRef, kind: str, key: Key) -> Any:
-    """``ref.kind[key]`` read by the function that calls the private function ``scope``
-    is tracing (a janus.grad or recursive function): emitted with the caller's emitter
-    (``scope.caller``) and its enclosing scope, so the value can be passed in as an argument."""
-    tracer = scope.tracer
-    tracker, inside = tracer.heap, tracer.em
-    tracker.scope, tracer.em = scope.enclosing, scope.caller
-    try:
-        return tracker.read(ref, kind, key)
-    finally:
-        tracker.scope, tracer.em = scope, inside
+class HoistedReads:
+    """The heap scope of a private function being traced (a janus.grad or recursive
+    function): the caller reads each heap location and passes it in as a parameter.
+    Subclasses set ``tracer``, ``caller`` (the caller's emitter), ``enclosing`` (the
+    caller's scope) and ``arguments`` (location -> parameter), and make the parameter."""
+
+    #: ``NotConvertible`` message for a location holding an array with ``?`` dims
+    DYNAMIC_READ = "{label}, an array with ? dims"
+
+    tracer: "Tracer"
+    caller: Any
+    enclosing: Any
+    arguments: dict[AccessPath, Tensor]
+
+    def read(self, ref: HeapRef, kind: str, key: Key) -> Any:
+        path = ref.path.child(kind, key)
+        if path in self.arguments:
+            return self.arguments[path]
+        value = self._read_in_caller(ref, kind, key)
+        if not isinstance(value, Tensor):
+            return value  # a constant, code, or an object reference (read through here too)
+        if not value.static:
+            raise NotConvertible(self.DYNAMIC_READ.format(label=self.tracer.heap.labels[path]))
+        self.arguments[path] = self.parameter(ref, kind, key, value)
+        return self.arguments[path]
+
+    def parameter(self, ref: HeapRef, kind: str, key: Key, value: Tensor) -> Tensor:
+        """The new parameter that receives ``value``, read by the caller."""
+        raise NotImplementedError
+
+    def _read_in_caller(self, ref: HeapRef, kind: str, key: Key) -> Any:
+        """``ref.kind[key]`` emitted with the caller's emitter and its enclosing scope."""
+        tracker, inside = self.tracer.heap, self.tracer.em
+        tracker.scope, self.tracer.em = self.enclosing, self.caller
+        try:
+            return tracker.read(ref, kind, key)
+        finally:
+            tracker.scope, self.tracer.em = self, inside
 
 
 class HeapTracker:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from janus.frontend.heap_access import HeapRef, read_in_caller
+from janus.frontend.heap_access import HeapRef, HoistedReads
 from janus.frontend.values import NotConvertible, Tensor
 from janus.heap import AccessPath, Key
 
@@ -29,10 +29,11 @@ if TYPE_CHECKING:
     from janus.frontend.graph import Tracer
 
 
-class RecursionHeap:
+class RecursionHeap(HoistedReads):
     """The heap tracker's reads while one generated recursive function is traced."""
 
     refusal = "inside a recursive function (heap writes there are not supported)"
+    DYNAMIC_READ = "a recursive function reads {label}, an array with ? dims"
 
     def __init__(self, tracer: "Tracer", name: str, caller: "Emitter", first: int) -> None:
         self.tracer, self.name, self.caller = tracer, name, caller
@@ -41,19 +42,9 @@ class RecursionHeap:
         self.reads: list[tuple[HeapRef, str, Key]] = []  # the locations passed as extra parameters, in order
         self.arguments: dict[AccessPath, Tensor] = {}  # location -> parameter of the function
 
-    def read(self, ref: HeapRef, kind: str, key: Key) -> Any:
-        path = ref.path.child(kind, key)
-        if path in self.arguments:
-            return self.arguments[path]
-        value = read_in_caller(self, ref, kind, key)
-        tracker = self.tracer.heap
-        if not isinstance(value, Tensor):
-            return value  # a constant, code, or an object reference (read through here too)
-        if not value.static:
-            raise NotConvertible(f"a recursive function reads {tracker.labels[path]}, an array with ? dims")
+    def parameter(self, ref: HeapRef, kind: str, key: Key, value: Tensor) -> Tensor:
         self.reads.append((ref, kind, key))
-        self.arguments[path] = Tensor(f"%arg{self.first + len(self.reads) - 1}", value.shape, value.dtype)
-        return self.arguments[path]
+        return Tensor(f"%arg{self.first + len(self.reads) - 1}", value.shape, value.dtype)
 
     def parameters(self) -> list[Tensor]:
         return [self.arguments[ref.path.child(kind, key)] for ref, kind, key in self.reads]

@@ -1,37 +1,30 @@
-"""RNTN (recursive neural tensor network): a node adds a bilinear term x^T V[k] x per unit."""
+"""RNTN (recursive neural tensor network): a TreeRNN whose node adds a bilinear term
+x^T V[k] x per unit."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from janus.models.nn import F32, init
-from janus.models.trees import TreeModel, tree_specs
+from janus.models.nn import init
+from janus.models.trees import tree_specs
+from janus.models.treernn import TreeRNN
 
 
-class RNTN(TreeModel):
+class RNTN(TreeRNN):
     def init_node(self, rng: np.random.Generator, hidden: int) -> None:
-        self.W = init(rng, 2 * hidden, hidden)
-        self.b = np.zeros(hidden, F32)
+        super().init_node(rng, hidden)
         self.V = init(rng, hidden, 2 * hidden, 2 * hidden, fan_in=4 * hidden * hidden)
 
-    def combine(self, left: tuple, right: tuple) -> tuple:
-        x = np.concatenate([left[0], right[0]])
-        h = np.tanh((self.V @ x) @ x + x @ self.W + self.b)
-        return (h,), (x, h)
+    def pre_activation(self, x: np.ndarray) -> np.ndarray:
+        return (self.V @ x) @ x + super().pre_activation(x)
 
-    def combine_backward(self, cache: tuple, dstate: tuple, grads: dict) -> tuple:
-        x, h = cache
-        dz = dstate[0] * (1.0 - h * h)
-        grads["W"] += np.outer(x, dz)
-        grads["b"] += dz
+    def pre_activation_backward(self, x: np.ndarray, dz: np.ndarray, grads: dict) -> np.ndarray:
         grads["V"] += dz[:, None, None] * np.outer(x, x)
         S = np.tensordot(dz, self.V, axes=1)  # sum_k dz_k V_k
-        dx = self.W @ dz + (S + S.T) @ x
-        half = len(dx) // 2
-        return (dx[:half],), (dx[half:],)
+        return super().pre_activation_backward(x, dz, grads) + (S + S.T) @ x
 
     def parameters(self) -> dict[str, np.ndarray]:
-        return {**super().parameters(), "W": self.W, "b": self.b, "V": self.V}
+        return {**super().parameters(), "V": self.V}
 
 
 # per inner node: V @ x (2 d (2d)^2), then @ x, plus the W term

@@ -15,17 +15,23 @@ class TreeRNN(TreeModel):
 
     def combine(self, left: tuple, right: tuple) -> tuple:
         x = np.concatenate([left[0], right[0]])
-        h = np.tanh(x @ self.W + self.b)
+        h = np.tanh(self.pre_activation(x))
         return (h,), (x, h)
+
+    def pre_activation(self, x: np.ndarray) -> np.ndarray:
+        return x @ self.W + self.b
 
     def combine_backward(self, cache: tuple, dstate: tuple, grads: dict) -> tuple:
         x, h = cache
-        dz = dstate[0] * (1.0 - h * h)
-        grads["W"] += np.outer(x, dz)
-        grads["b"] += dz
-        dx = self.W @ dz
+        dx = self.pre_activation_backward(x, dstate[0] * (1.0 - h * h), grads)
         half = len(dx) // 2
         return (dx[:half],), (dx[half:],)
+
+    def pre_activation_backward(self, x: np.ndarray, dz: np.ndarray, grads: dict) -> np.ndarray:
+        """The gradient w.r.t. ``x``; the parameters' gradients are added to ``grads``."""
+        grads["W"] += np.outer(x, dz)
+        grads["b"] += dz
+        return self.W @ dz
 
     def parameters(self) -> dict[str, np.ndarray]:
         return {**super().parameters(), "W": self.W, "b": self.b}
