@@ -3,7 +3,7 @@ gradients by janus-autodiff, SGD update committed to the heap) versus the same m
 by Python (gradients from the eager tape).
 
 Not a test: run ``.venv/bin/python benchmarks/train_bench.py`` from the repository root.
-The models are the ones ``tests/test_train_loops.py`` checks against plain Python.
+The models are the ones ``tests/models/test_train_loops.py`` checks against plain Python.
 """
 
 from __future__ import annotations

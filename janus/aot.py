@@ -25,11 +25,11 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from janus.frontend.graph import Graph, generate
-from janus.frontend.heap_rules import is_heap_object
+from janus.frontend.generate import Graph, generate
+from janus.frontend.heap.rules import is_heap_object
 from janus.frontend.profiler import Profile, run_profiled
 from janus.frontend.signature import STATIC_TYPES
-from janus.frontend.trees import is_tree
+from janus.frontend.recursion.trees import is_tree
 from janus.frontend.values import NotConvertible
 
 

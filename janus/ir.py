@@ -7,6 +7,7 @@ bindings expose no IRDL), so every context Janus creates allows unregistered dia
 from __future__ import annotations
 
 import re
+from typing import Sequence
 
 from iree.compiler import ir
 
@@ -62,3 +63,20 @@ def describe_location(loc: ir.Location) -> str:
         return "an unknown location"
     file, line, col = where
     return f"line {line}, column {col}" if file == STRING_BUFFER else f"{file}:{line}:{col}"
+
+
+def unit_dims_reassociation(small: tuple[int, ...], kept: Sequence[int], big_rank: int) -> list[list[int]]:
+    """Reassociation between a shape and the same shape with unit dims inserted.
+
+    ``kept[j]`` is the position in the bigger shape of dim ``j`` of the smaller one; each
+    inserted unit dim joins the group of a neighbouring kept dim.
+    """
+    if not small:
+        return []
+    groups: list[list[int]] = []
+    start = 0
+    for j, pos in enumerate(kept):
+        end = big_rank if j == len(kept) - 1 else pos + 1
+        groups.append(list(range(start, end)))
+        start = end
+    return groups

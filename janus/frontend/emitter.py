@@ -12,6 +12,7 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
+from janus.ir import unit_dims_reassociation
 from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Shape, Tensor, check_dtype, tensor_type
 
 #: literal arrays larger than this (and not splats) are not inlined into the module
@@ -47,23 +48,6 @@ def affine_map(ndims: int, exprs: Sequence[int | str]) -> str:
     dims = ", ".join(f"d{i}" for i in range(ndims))
     results = ", ".join(str(e) for e in exprs)
     return f"affine_map<({dims}) -> ({results})>"
-
-
-def unit_dims_reassociation(small: tuple[int, ...], kept: Sequence[int], big_rank: int) -> list[list[int]]:
-    """Reassociation between a shape and the same shape with unit dims inserted.
-
-    ``kept[j]`` is the position in the bigger shape of dim ``j`` of the smaller one; each
-    inserted unit dim joins the group of a neighbouring kept dim.
-    """
-    if not small:
-        return []
-    groups: list[list[int]] = []
-    start = 0
-    for j, pos in enumerate(kept):
-        end = big_rank if j == len(kept) - 1 else pos + 1
-        groups.append(list(range(start, end)))
-        start = end
-    return groups
 
 
 class Body:

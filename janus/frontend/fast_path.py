@@ -17,9 +17,9 @@ from typing import Any, Hashable, Sequence
 
 import numpy as np
 
-from janus.frontend.heap_rules import is_heap_object
+from janus.frontend.heap.rules import is_heap_object
 from janus.frontend.signature import relaxed_int
-from janus.frontend.trees import is_tree
+from janus.frontend.recursion.trees import is_tree
 
 #: per-argument check kinds
 ARRAY, STATIC, SCALAR, OBJECT = range(4)

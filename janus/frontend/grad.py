@@ -25,9 +25,10 @@ from typing import Any, Callable
 import numpy as np
 
 from janus.frontend.emitter import function_text
-from janus.frontend.grad_heap import GradHeap, is_object, parameter_names, shallow_copy
-from janus.frontend.graph import Tracer, bind_arguments
-from janus.frontend.heap_access import HeapRef
+from janus.frontend.heap.grad_state import GradHeap, is_object, parameter_names, shallow_copy
+from janus.frontend.trace.frame import bind_arguments
+from janus.frontend.trace.interpreter import Tracer
+from janus.frontend.heap.access import HeapRef
 from janus.frontend.jit import DEFAULT_WARMUP, JitFunction
 from janus.frontend.tape import Tape, Traced, unwrap
 from janus.frontend.values import NotConvertible, Tensor
@@ -176,6 +177,7 @@ class GradSpec:
         name = f"{re.sub(r'[^A-Za-z0-9_]', '_', fn.__name__)}_d{len(tracer.functions)}"
         attrs = f"janus.grad = {{argnums = [{', '.join(map(str, wrt))}]}}"
         tracer.functions.append(function_text(name, inner, outputs, em.lines, private=True, attributes=attrs))
+        tracer.needs_autodiff = True
 
         seeds = [caller.literal(np.full(t.static_shape(), 1.0 if i == 0 else 0.0, t.dtype))
                  for i, t in enumerate(outputs) if t.dtype.kind == "f"]

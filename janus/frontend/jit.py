@@ -19,10 +19,10 @@ from typing import Any, Callable, Hashable
 
 import numpy as np
 
-from janus.frontend.bytecode import SUPPORTED_VERSION, supported
+from janus.frontend.trace.bytecode import SUPPORTED_VERSION, supported
 from janus.frontend.fast_path import FastEntry, fast_entry
-from janus.frontend.graph import Graph, Result, generate
-from janus.frontend.heap_rules import HeapMiss
+from janus.frontend.generate import Graph, Result, generate
+from janus.frontend.heap.rules import HeapMiss
 from janus.frontend.profiler import Profile, profiling, run_profiled
 from janus.frontend.relax import describe_position, value_diff
 from janus.frontend.signature import describe_key, entry_key, key_and_leaves, leaf_shapes, shape_diff
@@ -279,7 +279,7 @@ class JitFunction:
                 raise NotConvertible("the call changed its own arguments (a heap write)")
             graph = generate(self.fn, positional, self.profile, leaf_shapes(key), self.unspeculated, self.dynamic,
                              self.switches)
-            self.versions[key] = Version(key, graph, compile_function(graph.text, graph.func_name))
+            self.versions[key] = Version(key, graph, compile_function(graph.text, graph.func_name, graph.needs_autodiff))
             self.compiles += 1
             if relaxing is not None:  # exact versions this one serves are no longer reachable
                 for old in [k for k in self.versions if shape_diff(k, key) is not None or value_diff(k, key)]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from types import CodeType, FrameType
 from typing import Any, Callable
 
-from janus.frontend.bytecode import decode
+from janus.frontend.trace.bytecode import decode
 
 Site = tuple[CodeType, int]
 

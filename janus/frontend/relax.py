@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Hashable
 
 
-from janus.frontend.scalars import weak
+from janus.frontend.trace.scalars import weak
 from janus.frontend.signature import relaxed_int, stack_items, walk
 from janus.frontend.values import NotConvertible, Tensor
 

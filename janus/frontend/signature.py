@@ -16,8 +16,8 @@ from typing import Any, Callable, Hashable
 
 import numpy as np
 
-from janus.frontend.trees import is_tree, linearize
-from janus.frontend.heap_rules import is_heap_object
+from janus.frontend.recursion.trees import is_tree, linearize
+from janus.frontend.heap.rules import is_heap_object
 from janus.frontend.values import ELEMENT_TYPES, NotConvertible
 
 STATIC_TYPES = (bool, int, float, str, type(None))

@@ -19,8 +19,8 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from janus.frontend import op_table
-from janus.frontend.op_table import Op
+from janus.frontend.ops import registry
+from janus.frontend.ops.registry import Op
 
 
 class TapeError(TypeError):
@@ -126,7 +126,7 @@ def unwrap(value: Any) -> Any:
 
 def _method(name: str) -> Callable[..., Any]:
     def method(self: "Traced", *args: Any, **kwargs: Any) -> Any:
-        op, bind = op_table.METHODS[name]
+        op, bind = registry.METHODS[name]
         eager = lambda receiver, *a, **k: getattr(receiver, name)(*a, **k)  # noqa: E731  (NumPy's own method)
         return self.tape.apply(op, f"ndarray.{name}", eager, (self, *args), kwargs, bind)
 
@@ -146,12 +146,12 @@ class Traced:
     # ---- NumPy dispatch ----------------------------------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         name = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
-        op = op_table.BY_FUNCTION.get(ufunc) if method == "__call__" and "out" not in kwargs else None
+        op = registry.BY_FUNCTION.get(ufunc) if method == "__call__" and "out" not in kwargs else None
         return self.tape.apply(op, name, getattr(ufunc, method), inputs, kwargs)
 
     def __array_function__(self, func: Callable, types: tuple, args: tuple, kwargs: dict) -> Any:
         name = f"np.{getattr(func, '__name__', func)}"
-        return self.tape.apply(op_table.BY_FUNCTION.get(func), name, func, args, kwargs)
+        return self.tape.apply(registry.BY_FUNCTION.get(func), name, func, args, kwargs)
 
     def __array__(self, *args: Any, **kwargs: Any) -> Any:
         raise TapeError("janus.grad: converting a traced array to a NumPy array (np.asarray) would drop its gradient")
@@ -178,7 +178,7 @@ class Traced:
     __int__ = __index__ = __complex__ = __float__
 
     def __getitem__(self, key: Any) -> Any:
-        return self.tape.apply(op_table.OPS["getitem"], "getitem", lambda a, k: a[k], (self, unwrap(key)), {})
+        return self.tape.apply(registry.OPS["getitem"], "getitem", lambda a, k: a[k], (self, unwrap(key)), {})
 
     def __repr__(self) -> str:
         return f"Traced({self.value!r})"

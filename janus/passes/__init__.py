@@ -1,20 +1,10 @@
-"""Janus passes: one module per pass, a registry by name, and named pipelines.
+"""Janus passes: one module per pass (grouped: ``autodiff/``, ``recursion/``, ``heap/``), a registry
+by name, and named pipelines.
 
 Importing this package registers every pass.
 """
 
-from janus.passes import (  # noqa: F401  (importing registers the passes)
-    autodiff,
-    callgraph,
-    eliminate_recursion,
-    externalize_heap,
-    host_index_arrays,
-    inline_invokes,
-    lower_guards,
-    pipelines,
-    recursion_to_dispatch,
-    verify,
-)
+from janus.passes import autodiff, callgraph, heap, lower_guards, pipelines, recursion, verify  # noqa: F401  (registers the passes)
 from janus.passes.registry import (
     PASSES,
     PIPELINES,

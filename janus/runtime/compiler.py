@@ -20,7 +20,7 @@ from janus.runtime.artifact import Artifact, FunctionInfo
 from janus.runtime.errors import CompileError
 from janus.heap import HeapManifest
 from janus.runtime.targets import get_target
-from janus.tools.diagnostics import STRING_BUFFER, Diagnostic, from_mlir_error, located
+from janus.diagnostics import STRING_BUFFER, Diagnostic, from_mlir_error, located
 
 #: The portable lowering (any target); each target preset names the one it compiles with.
 DEFAULT_PIPELINE = "janus-to-iree"

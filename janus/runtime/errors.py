@@ -9,7 +9,7 @@ back to Python. Nothing was committed to the Python heap, and the module stays u
 from __future__ import annotations
 
 from janus.dialects import parse_guard_message
-from janus.tools.diagnostics import Diagnostic
+from janus.diagnostics import Diagnostic
 
 
 class CompileError(Exception):

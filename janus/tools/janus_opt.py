@@ -15,7 +15,7 @@ from typing import TextIO
 from janus.dialects import verify_module
 from janus.ir import ir, make_context
 from janus.passes import PASSES, PIPELINES, build_pass_manager
-from janus.tools.diagnostics import (
+from janus.diagnostics import (
     Diagnostic,
     check_expectations,
     expectations,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import janus
-from tests.frontend.conftest import assert_same, rand
+from tests.helpers import assert_same, rand
 
 jit_module = importlib.import_module("janus.frontend.jit")
 

@@ -9,7 +9,7 @@ import pytest
 import janus
 from janus.frontend.fast_path import fast_entry
 from janus.frontend.signature import key_and_leaves
-from tests.frontend.conftest import assert_same, compiled, rand
+from tests.helpers import assert_same, compiled, rand
 
 
 class Box:

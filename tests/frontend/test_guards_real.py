@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import janus
-from tests.frontend.conftest import assert_same, compiled, rand
+from tests.helpers import assert_same, compiled, rand
 
 SCALE = 2.0
 USE_TANH = True

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import janus
-from tests.frontend.conftest import assert_same, check_compiled, compiled, rand
-from tests.frontend.test_loops import halve
+from tests.helpers import assert_same, compiled, rand
+from tests.helpers.programs import halve
 
 jit_module = importlib.import_module("janus.frontend.jit")
 
@@ -281,7 +281,7 @@ def test_returns_on_both_sides_join_at_the_exit_and_data_dependent_while_compile
     jw = janus.jit(halve, warmup=2)
     for x in (small, big, big):
         assert_same(jw(x), halve(x))
-    assert jw.versions and "trip_count" in janus.explain(jw)  # loops: tests/frontend/test_loops.py
+    assert jw.versions and "trip_count" in janus.explain(jw)  # loops: tests/frontend/trace/test_loops.py
 
 
 

@@ -7,7 +7,7 @@ import importlib
 import numpy as np
 
 import janus
-from tests.frontend.conftest import assert_same, rand
+from tests.helpers import assert_same, rand
 
 
 def mlp(x, W1, b1, W2, b2):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 import janus
-from tests.frontend.conftest import assert_same, rand
+from tests.helpers import assert_same, rand
 
 
 def sign_step(x):

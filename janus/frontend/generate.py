@@ -1,0 +1,123 @@
+"""Module assembly: the graph of one call (``generate``) and what the runtime needs to call it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from janus.frontend import relax, scalar_abi, speculation
+from janus.frontend.heap.rules import is_heap_object
+from janus.frontend.profiler import Profile
+from janus.frontend.recursion import trees
+from janus.frontend.recursion.invoke import simplify
+from janus.frontend.trace.frame import NULL, ArgumentList, resolve_global
+from janus.frontend.trace.interpreter import Tracer
+from janus.frontend.values import NotConvertible, Tensor, Weak
+
+@dataclass(frozen=True)
+class Graph:
+    """A generated function: the module text and how to call it from Python."""
+
+    text: str
+    func_name: str
+    output: Any  # the returned value with each Tensor replaced by its result index
+    guards: tuple[tuple[int, str, str], ...]  # (id, kind, source)
+    globals_read: tuple[tuple[dict, str, Any], ...]  # (function globals, name, value seen)
+    guard_sites: dict = field(default_factory=dict)  # guard id -> (code, offset) it speculates on
+    heap: Any = None  # a heap_plan.HeapPlan when the graph reads or writes the Python heap
+    needs_autodiff: bool = False  # a function asks for its gradient (``janus-autodiff`` first)
+
+    def globals_unchanged(self) -> bool:
+        """Whether every global the graph baked in still names the same object."""
+        return all(resolve_global(ns, name, NULL) is value for ns, name, value in self.globals_read)
+
+
+
+def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | None = None,
+             unspeculated: frozenset = frozenset(), relaxed: frozenset = frozenset(),
+             switches: speculation.Speculation = speculation.FULL) -> Graph:
+    """The graph of ``fn`` called with ``args`` (positional, defaults applied).
+
+    ``shapes`` gives each array argument's shape with symbols for ``?`` dims (default:
+    the exact shapes); branches at ``unspeculated`` sites become ``scf.if`` even if fixed;
+    ``relaxed`` holds the list and int positions relaxed by value (see ``relax``);
+    ``switches`` turns speculative optimizations off (see ``speculation``).
+    """
+    tracer = Tracer(profile)
+    tracer.unspeculated = unspeculated
+    tracer.speculation = switches
+    inputs: list[Tensor] = []
+    scalar_inputs: set[int] = set()
+
+    def argument(a: Any) -> Tensor:
+        if type(a) is int:  # a relaxed int leaf: an i64 parameter (see ``scalar_abi``)
+            scalar_inputs.add(len(inputs))
+            a = np.asarray(a, np.int64)
+        shape = shapes[len(inputs)] if shapes is not None else np.shape(a)
+        t = Tensor(f"%arg{len(inputs)}", shape, a.dtype)
+        inputs.append(t)
+        for d, size in enumerate(shape):
+            if isinstance(size, str):
+                tracer.em.bind_dim(size, t, d)
+        return t
+
+    def tree(root: Any) -> trees.SymNode:
+        kind, arrays = trees.linearize(root)
+        return trees.tree_argument(tracer.em, kind, [argument(a) for a in arrays])
+
+    code = fn.__code__
+    names = code.co_varnames[: code.co_argcount]
+    def sequence(typ: type, items: list) -> Any:
+        return (ArgumentList if typ is list else typ)(items)
+
+    symbolic = [
+        tracer.heap.argument(i, names[i], a) if is_heap_object(a) and not trees.is_tree(a) and i < len(names)
+        else relax.symbolic_argument(a, (i,), relaxed, argument, sequence, tree)
+        for i, a in enumerate(args)
+    ]
+    if code.co_kwonlyargcount or len(names) != len(symbolic):
+        raise NotConvertible("keyword-only or variadic parameters are not supported")
+    closure = tracer.heap.closure(fn) if fn.__closure__ else ()
+    result = tracer.run(code, fn.__globals__, dict(zip(names, symbolic)), closure)
+    outputs: list[Tensor] = []
+
+    def output(t: Tensor) -> int:
+        outputs.append(t)
+        return len(outputs) - 1
+
+    shape = _outputs(result, output)
+    # not with recursive functions: a scalar result out of eliminate-recursion's frame stack
+    # fails at run time in IREE ("variant ... is not a value type", ackermann)
+    scalar_outputs = frozenset() if tracer.functions else scalar_abi.scalar_results(outputs, range(len(outputs)))
+    tracer.heap.structure_outputs(output)
+    func_name = re.sub(r"\W", "_", fn.__name__)
+    functions = [scalar_abi.entry_function(func_name, inputs, outputs, tracer.heap.prologue + tracer.em.lines,
+                                           scalar_inputs, scalar_outputs), *tracer.functions]
+    text = "module {\n" + "\n".join(functions) + "\n}\n"
+    if tracer.functions:
+        text = simplify(text)
+    return Graph(text, func_name, shape, tuple(tracer.guards), tuple(tracer.globals_read.values()), tracer.guard_sites,
+                 tracer.heap.plan(inputs, outputs), tracer.needs_autodiff)
+
+
+@dataclass(frozen=True)
+class Result:
+    """Where a returned graph value comes from: result ``index`` of the compiled call,
+    converted to ``python`` when it stands for a Python scalar."""
+
+    index: int
+    #: the Python scalar type of a ``Weak`` result (a Python int stays an int)
+    python: type | None = None
+
+
+def _outputs(value: Any, output: Callable[[Tensor], int]) -> Any:
+    if isinstance(value, Tensor):
+        return Result(output(value), value.python_type if isinstance(value, Weak) else None)
+    if type(value) in (list, tuple, ArgumentList):
+        return (tuple if type(value) is tuple else list)(_outputs(v, output) for v in value)
+    if type(value) in (bool, int, float, str, type(None)) or isinstance(value, (np.generic, np.ndarray)):
+        return value
+    raise NotConvertible(f"returning a {type(value).__name__} is not supported")

@@ -1,0 +1,1 @@
+"""Python heap state in graphs: which locations, how they are read, written and checked."""

@@ -1,0 +1,358 @@
+"""Heap access in the graph generator: ``obj.attr``, globals, nonlocals and container items.
+
+JANUS's model: every object the traced code reaches (an argument such as ``self`` or a
+dict of parameters, a module for its globals, a closure cell for a nonlocal) is a
+``janus.object`` slot; a location is a slot plus attribute/item steps (``janus.heap``'s
+``AccessPath``). Reads emit ``janus.get_attr``/``get_item`` and writes ``set_attr``/
+``set_item``; ``janus-externalize-heap`` turns them into arguments and results and the
+runtime commits the writes only after the whole call succeeded.
+
+The tracer keeps a *shadow* of every location it touched (reads after writes see the
+written value; a reference read twice is one ``HeapRef``) and records, per location, the
+``Spec`` the graph is specialized on: arrays by type/dtype/shape, Python scalars by value,
+code by identity, objects by exact type. ``heap_plan.HeapPlan`` checks them on every call.
+Writes are only arrays computed by the graph (or tuples/lists of them, ``heap_struct``) and only outside ``scf`` regions (a write
+under a data-dependent branch would need the shadow forked too); ``x op= y`` on an array
+read from the heap updates that very array, as NumPy does, when nothing else in the
+traced code refers to it.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
+
+from janus.frontend.heap import structures as heap_struct
+from janus.frontend.ops import mutation
+from janus.frontend.ops import op_table
+from janus.frontend.trace.branches import Cell, SymFunction, SymIter
+from janus.frontend.heap.plan import HeapPlan
+from janus.frontend.heap.rules import HeapMiss, Spec, method_of, spec_of, step
+from janus.frontend.values import NotConvertible, Tensor, tensor_type
+from janus.heap import AccessPath, Key
+from janus.ir import OBJ_TYPE_ASM
+
+if TYPE_CHECKING:
+    from janus.frontend.trace.interpreter import Tracer
+
+
+class HeapRef:
+    """A reference to a heap object during tracing; Python protocols on it are refused
+    (its truth, length or equality belong to the run, not to the trace)."""
+
+    __slots__ = ("path", "obj", "ssa", "label")
+
+    def __init__(self, path: AccessPath, obj: Any, ssa: str, label: str) -> None:
+        self.path, self.obj, self.ssa, self.label = path, obj, ssa, label
+
+    def __repr__(self) -> str:
+        return f"HeapRef({self.label})"
+
+    def _refuse(self, *args: Any) -> Any:
+        raise NotConvertible(f"{self.label} (a heap object) is used as a Python value (truth, length, comparison)")
+
+    __bool__ = __len__ = __iter__ = __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __contains__ = _refuse
+    __hash__ = object.__hash__
+
+
+class HeapCell:
+    """A real closure cell of traced code: ``LOAD_DEREF``/``STORE_DEREF`` become heap ops."""
+
+    def __init__(self, tracker: "HeapTracker", ref: HeapRef) -> None:
+        self.tracker, self.ref = tracker, ref
+
+    @property
+    def contents(self) -> Any:
+        return self.tracker.read(self.ref, "attr", "cell_contents")
+
+    @contents.setter
+    def contents(self, value: Any) -> None:
+        self.tracker.write(self.ref, "attr", "cell_contents", value)
+
+
+def holds_ref(value: Any) -> bool:
+    """Whether ``value`` is, or (in a list, tuple or dict) holds, a ``HeapRef``."""
+    if isinstance(value, HeapRef):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(holds_ref(v) for v in value)
+    return isinstance(value, dict) and any(holds_ref(v) for v in value.values())
+
+
+def _holds(value: Any, target: Tensor) -> bool:
+    """Whether traced Python state ``value`` refers to ``target``."""
+    if value is target:
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_holds(v, target) for v in value)
+    if isinstance(value, dict):
+        return any(_holds(v, target) for v in value.values())
+    if isinstance(value, Cell):
+        return _holds(value.contents, target)
+    if isinstance(value, SymIter):  # items already consumed are out of the traced code's reach
+        return _holds(value.items[value.pos :], target)
+    return isinstance(value, SymFunction) and _holds((value.defaults, value.closure), target)
+
+
+def _step_attr(kind: str, key: Key) -> str:
+    if kind == "attr":
+        return f'name = "{_text(key)}"'
+    return f"key = {key} : i64" if isinstance(key, int) else f'key = "{_text(key)}"'
+
+
+def _text(key: Key) -> str:
+    if not isinstance(key, str) or not key.isprintable() or not key.isascii() or any(c in key for c in '"\\'):
+        raise NotConvertible(f"heap key {key!r} cannot be written in MLIR")
+    return key
+
+
+class HoistedReads:
+    """The heap scope of a private function being traced (a janus.grad or recursive
+    function): the caller reads each heap location and passes it in as a parameter.
+    Subclasses set ``tracer``, ``caller`` (the caller's emitter), ``enclosing`` (the
+    caller's scope) and ``arguments`` (location -> parameter), and make the parameter."""
+
+    #: ``NotConvertible`` message for a location holding an array with ``?`` dims
+    DYNAMIC_READ = "{label}, an array with ? dims"
+
+    tracer: "Tracer"
+    caller: Any
+    enclosing: Any
+    arguments: dict[AccessPath, Tensor]
+
+    def read(self, ref: HeapRef, kind: str, key: Key) -> Any:
+        path = ref.path.child(kind, key)
+        if path in self.arguments:
+            return self.arguments[path]
+        value = self._read_in_caller(ref, kind, key)
+        if not isinstance(value, Tensor):
+            return value  # a constant, code, or an object reference (read through here too)
+        if not value.static:
+            raise NotConvertible(self.DYNAMIC_READ.format(label=self.tracer.heap.labels[path]))
+        self.arguments[path] = self.parameter(ref, kind, key, value)
+        return self.arguments[path]
+
+    def parameter(self, ref: HeapRef, kind: str, key: Key, value: Tensor) -> Tensor:
+        """The new parameter that receives ``value``, read by the caller."""
+        raise NotImplementedError
+
+    def _read_in_caller(self, ref: HeapRef, kind: str, key: Key) -> Any:
+        """``ref.kind[key]`` emitted with the caller's emitter and its enclosing scope."""
+        tracker, inside = self.tracer.heap, self.tracer.em
+        tracker.scope, self.tracer.em = self.enclosing, self.caller
+        try:
+            return tracker.read(ref, kind, key)
+        finally:
+            tracker.scope, self.tracer.em = self, inside
+
+
+class HeapTracker:
+    """The heap side of one trace: slots, shadow values, specs, and the ops it emits."""
+
+    def __init__(self, tracer: "Tracer") -> None:
+        self.tracer = tracer
+        self.root = (tracer.em, tracer.em.lines)
+        #: object refs, emitted at function entry so they dominate every use
+        self.prologue: list[str] = []
+        self.sources: list[tuple[str, Any]] = []  # per slot: ("arg", index) | ("fixed", object)
+        self.roots: dict[tuple[str, Any], HeapRef] = {}
+        self.checks: dict[AccessPath, Spec] = {}
+        self.labels: dict[AccessPath, str] = {}
+        self.values: dict[AccessPath, Any] = {}  # the shadow heap (outside regions)
+        self.parents: dict[AccessPath, tuple[HeapRef, str, Key]] = {}
+        self.types: dict[AccessPath, str] = {}
+        self.written: dict[AccessPath, Tensor] = {}
+        self.structures: dict[AccessPath, tuple | list] = {}  # tuples/lists of arrays written (``heap_struct``)
+        self.layouts: dict[AccessPath, heap_struct.Layout] = {}
+        self.owners: dict[str, AccessPath] = {}  # tensor -> location whose entry array it is (or updates)
+        self.mutated: dict[AccessPath, None] = {}
+        self.methods: dict[tuple[AccessPath, str], types.FunctionType] = {}
+        #: set while a ``janus.grad`` function is traced into its own func.func (``grad_heap``)
+        self.scope: Any = None
+
+    def at_root(self) -> bool:
+        """Outside every ``scf`` region (a branch side or loop body swaps the emitter's lines)."""
+        return self.tracer.em is self.root[0] and self.tracer.em.lines is self.root[1]
+
+    # ---- slots ------------------------------------------------------------------------
+    def _root(self, source: tuple[str, Any], obj: Any, origin: str, name: str) -> HeapRef:
+        key = source if source[0] == "arg" else ("fixed", id(obj))
+        ref = self.roots.get(key)
+        if ref is None:  # named by the root emitter: the prologue goes into the root function
+            slot, ssa = len(self.sources), self.root[0].fresh()
+            self.sources.append(source)
+            self.prologue.append(
+                f'{ssa} = "janus.object"() {{slot = {slot} : i64, origin = "{origin}", name = "{_text(name)}"}} '
+                f": () -> {OBJ_TYPE_ASM}"
+            )
+            ref = self.roots[key] = HeapRef(AccessPath(slot), obj, ssa, name)
+            if source[0] == "arg":
+                self.checks[ref.path] = spec_of(obj)  # type: ignore[assignment]
+                self.labels[ref.path] = name
+        return ref
+
+    def argument(self, index: int, name: str, value: Any) -> HeapRef:
+        return self._root(("arg", index), value, "arg", name)
+
+    def closure(self, fn: types.FunctionType) -> tuple[HeapCell, ...]:
+        names = fn.__code__.co_freevars
+        return tuple(HeapCell(self, self._root(("fixed", c), c, "cell", n)) for n, c in zip(names, fn.__closure__ or ()))
+
+    def _module(self, namespace: dict) -> HeapRef:
+        module = sys.modules.get(namespace.get("__name__", ""))
+        if module is None or type(module) is not types.ModuleType or vars(module) is not namespace:
+            raise NotConvertible("these globals do not belong to an imported module (heap access needs one)")
+        return self._root(("fixed", module), module, "module", module.__name__)
+
+    # ---- reads and writes -------------------------------------------------------------
+    def read(self, ref: HeapRef, kind: str, key: Key) -> Any:
+        """The value of ``ref.attr`` / ``ref[key]`` in this call, as the graph sees it."""
+        if self.scope is not None:
+            return self.scope.read(ref, kind, key)
+        path = ref.path.child(kind, key)
+        if path in self.values:
+            return self.values[path]
+        label = f"{ref.label}.{key}" if kind == "attr" else f"{ref.label}[{key!r}]"
+        try:
+            value = step(ref.obj, kind, key)
+        except HeapMiss as e:
+            raise NotConvertible(str(e)) from None
+        spec = spec_of(value)
+        if spec is None:
+            raise NotConvertible(f"{label} holds a {type(value).__name__}, which janus cannot specialize on")
+        self.checks.setdefault(path, spec)
+        self.labels[path], self.parents[path] = label, (ref, kind, key)
+        if spec.kind == "array":
+            op = "janus.get_attr" if kind == "attr" else "janus.get_item"
+            result_type = tensor_type(value.shape, value.dtype)
+            t = self.tracer.em.emit(f'"{op}"({ref.ssa}) {{{_step_attr(kind, key)}}} : ({OBJ_TYPE_ASM}) -> {result_type}',
+                                    value.shape, value.dtype)
+            self._typed(path, t.type)
+            self.owners[t.name] = path
+            if self.at_root():
+                self.values[path] = t
+            return t
+        if spec.kind == "object":
+            ssa = self.tracer.em.fresh()
+            op = "janus.get_attr" if kind == "attr" else "janus.get_item"
+            self.prologue.append(f'{ssa} = "{op}"({ref.ssa}) {{{_step_attr(kind, key)}}} : ({OBJ_TYPE_ASM}) -> {OBJ_TYPE_ASM}')
+            value = HeapRef(path, value, ssa, label)
+        self.values[path] = value
+        return value
+
+    def write(self, ref: HeapRef, kind: str, key: Key, value: Any) -> None:
+        """``ref.attr = value`` / ``ref[key] = value`` on the shadow heap (committed after the call)."""
+        path = ref.path.child(kind, key)
+        label = self.labels.setdefault(path, f"{ref.label}.{key}" if kind == "attr" else f"{ref.label}[{key!r}]")
+        if self.scope is not None:
+            why = getattr(self.scope, "refusal", "inside a janus.grad function (return it as aux instead)")
+            raise NotConvertible(f"write to {label} {why}")
+        if not self.at_root():
+            raise NotConvertible(f"write to {label} inside a data-dependent branch or loop region")
+        structured = type(value) in (tuple, list)
+        if not isinstance(value, Tensor) and not structured:
+            raise NotConvertible(
+                f"writing a {type(value).__name__} to {label}: only arrays computed by the graph are stored on the heap"
+            )
+        try:
+            step(ref.obj, kind, key, write=True)
+        except HeapMiss as e:
+            raise NotConvertible(str(e)) from None
+        old = self.values.get(path)
+        # a tuple or list read before stays valid through the old reference (reads see entry values)
+        if isinstance(old, HeapRef) and not (structured and type(old.obj) in (tuple, list)):
+            raise NotConvertible(f"{label} holds an object the traced code uses; it cannot be replaced")
+        if path in self.mutated and (structured or self.owners.get(value.name) != path):
+            raise NotConvertible(f"{label} is rebound after an in-place update in the same call")
+        if structured:
+            heap_struct.check(value, label)
+        self._typed(path, heap_struct.type_text(value))
+        self.checks.setdefault(path, Spec("write"))
+        self.parents[path] = (ref, kind, key)
+        if structured:  # its leaves become results of the function (``heap_struct``)
+            self.values[path] = self.structures[path] = value
+            return
+        op = "janus.set_attr" if kind == "attr" else "janus.set_item"
+        self.tracer.em.lines.append(
+            f'"{op}"({ref.ssa}, {value.name}) {{{_step_attr(kind, key)}}} : ({OBJ_TYPE_ASM}, {value.type}) -> ()'
+        )
+        self.values[path] = self.written[path] = value
+
+    def _typed(self, path: AccessPath, type_: str) -> None:
+        known = self.types.setdefault(path, type_)
+        if known != type_:
+            raise NotConvertible(f"{self.labels[path]} changes type within one call ({known} -> {type_})")
+
+    def load_global(self, namespace: dict, name: str, value: Any) -> tuple[bool, Any]:
+        """(handled, value) for ``LOAD_GLOBAL``: globals written in this trace and mutable ones
+        (arrays, containers, objects) are heap reads; others are left to be baked in."""
+        module = self.roots.get(("fixed", id(sys.modules.get(namespace.get("__name__", "")))))
+        path = module.path.child("attr", name) if module is not None else None
+        written = path in self.written or path in self.structures
+        spec = spec_of(value)
+        if written or spec is not None and spec.kind in ("array", "object"):
+            return True, self.read(self._module(namespace), "attr", name)
+        return False, None
+
+    def store_global(self, namespace: dict, name: str, value: Any) -> None:
+        self.write(self._module(namespace), "attr", name, value)
+
+    def method(self, ref: HeapRef, name: str) -> types.FunctionType | None:
+        """The function ``ref.name(...)`` calls with ``ref`` as self, when it is a plain method."""
+        fn = method_of(ref.obj, name)
+        if fn is not None:
+            self.methods[(ref.path, name)] = fn
+        return fn
+
+    def inplace(self, symbol: str, a: Any, b: Any) -> Tensor | None:
+        """``a op= b`` on an array read from the heap: NumPy updates that array, so the
+        result is written back to its location (and into the very array at commit).
+        None when ``a`` is not such an array."""
+        path = self.owners.get(a.name) if isinstance(a, Tensor) else None
+        if path is None or self.values.get(path) is not a:
+            return None
+        label = self.labels[path]
+        if any(_holds(v, a) for p, v in self.values.items() if p != path):
+            raise NotConvertible(f"in-place {symbol} on {label}, which the traced code also refers to elsewhere")
+        mutation.check_views(self.tracer, a, f"in-place {symbol} on {label}")
+        result = self.tracer.binary(symbol[:-1], a, b)
+        if not isinstance(result, Tensor) or result.shape != a.shape:
+            raise NotConvertible(f"in-place {symbol} on {label} would change its shape")
+        if result.dtype != a.dtype:
+            if not np.can_cast(result.dtype, a.dtype, "same_kind"):
+                raise NotConvertible(f"in-place {symbol} on {label} cannot cast {result.dtype} to {a.dtype}")
+            result = op_table.cast(self.tracer.em, result, a.dtype)
+        mutation.substitute(self.tracer, a, result, f"in-place {symbol} on {label}")  # ``param -= g`` in a loop
+        self.owners[result.name] = path
+        self.mutated[path] = None
+        self.write(*self.parents[path], result)
+        return result
+
+    # ---- the result -------------------------------------------------------------------
+    def structure_outputs(self, output: Callable[[Tensor], int]) -> None:
+        """Append the leaves of every tuple/list written to the heap to the function's results."""
+        for path in self.structures:  # ``HeapPlan.finish`` reads plain writes back by path, after the new list is stored
+            if any(p.steps[: len(path.steps)] == path.steps and p != path for p in (*self.written, *self.mutated)
+                   if p.slot == path.slot):
+                raise NotConvertible(f"{self.labels[path]} is replaced after an item of it was written")
+        self.layouts = {p: heap_struct.layout(v, output, self.labels[p]) for p, v in self.structures.items()}
+
+    def plan(self, inputs: list[Tensor], outputs: list[Tensor]) -> HeapPlan | None:
+        """What each call must check and commit beyond the runtime's manifest; None without heap access."""
+        if not self.sources:
+            return None
+        return HeapPlan(
+            sources=tuple(self.sources),
+            checks=tuple(self.checks.items()),
+            methods=tuple((path, name, fn) for (path, name), fn in self.methods.items()),
+            writes=tuple((path, t.name) for path, t in self.written.items()),
+            owners=dict(self.owners),
+            arguments={t.name: i for i, t in enumerate(inputs)},
+            mutated=tuple(self.mutated),
+            outputs=tuple(t.name for t in outputs),
+            labels=dict(self.labels),
+            structures=tuple(self.layouts.items()),
+        )

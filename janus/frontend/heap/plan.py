@@ -1,0 +1,135 @@
+"""The heap side of one compiled call: entry checks before it, Python identities after it.
+
+Before the call every location the graph touched is resolved under ``heap_rules`` and
+checked against its ``Spec`` (a mismatch is a ``HeapMiss``: the call runs imperatively),
+so a version never computes with a stale type, dtype, shape, value or method.
+
+The runtime commits the graph's writes as fresh arrays. Python would often have stored
+an existing object instead, which a caller can observe with ``is`` or by mutating it, so
+after the commit each written location is set to the object Python would hold there:
+
+- a value the call only passed along (an array argument, or an array read from the heap)
+  is that very object;
+- an array updated in place (``params["W"] -= g``) is the original array, its contents
+  overwritten (nothing else the call reads may share its memory: checked before);
+- a 0-d result becomes a NumPy scalar, as NumPy returns from operations.
+
+A returned value that is also the final value of a written location is the object now
+stored there (``self.state = h; return h`` gives ``result is self.state`` as in Python),
+and a returned heap value is the heap's own object. These steps cannot fail once the
+checks passed, so the commit stays all or nothing.
+"""
+
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from janus.frontend.heap import structures as heap_struct
+from janus.frontend.heap.rules import HeapMiss, Spec, method_of, resolve
+from janus.heap import AccessPath
+
+
+@dataclass(frozen=True)
+class HeapPlan:
+    """What a compiled version assumes about the heap and how its writes become Python's."""
+
+    sources: tuple[tuple[str, Any], ...]  # per slot: ("arg", positional index) | ("fixed", object)
+    checks: tuple[tuple[AccessPath, Spec], ...]  # parents before children
+    methods: tuple[tuple[AccessPath, str, types.FunctionType], ...]
+    writes: tuple[tuple[AccessPath, str], ...]  # location, name of the tensor it finally holds
+    owners: dict[str, AccessPath]  # tensor -> location whose entry array it is, or updates in place
+    arguments: dict[str, int]  # graph argument tensor -> its leaf index
+    mutated: tuple[AccessPath, ...]
+    outputs: tuple[str, ...]  # result index -> tensor
+    labels: dict[AccessPath, str]
+    structures: tuple[tuple[AccessPath, heap_struct.Layout], ...] = ()  # tuples/lists written, built here
+
+    def prepare(self, positional: Sequence[Any], leaves: Sequence[np.ndarray]) -> tuple[list[Any], dict]:
+        """The object table and the entry value of every checked location; ``HeapMiss``
+        when an assumption does not hold."""
+        objects = [positional[ref] if kind == "arg" else ref for kind, ref in self.sources]
+        entry: dict[AccessPath, Any] = {}
+        for path, spec in self.checks:
+            try:
+                value = resolve(objects, path, write=spec.kind == "write")
+            except HeapMiss as e:
+                raise HeapMiss(f"{self.labels[path]}: {e}") from None
+            if not spec.matches(value):
+                raise HeapMiss(f"{self.labels[path]} is {_describe(value)}; the version assumed {spec.describe()}")
+            entry[path] = value
+        for path, name, fn in self.methods:
+            if method_of(entry[path], name) is not fn:
+                raise HeapMiss(f"{self.labels[path]}.{name} is no longer the method the version inlined")
+        for path in self.mutated:
+            others = [v for p, v in entry.items() if p != path and type(v) is np.ndarray] + list(leaves)
+            if any(np.may_share_memory(entry[path], other) for other in others):
+                raise HeapMiss(f"{self.labels[path]} is updated in place but shares memory with another input")
+        return objects, entry
+
+    def finish(self, objects: list[Any], entry: dict, leaves: Sequence[np.ndarray], results: list[Any]) -> list[Any]:
+        """After the runtime's commit: Python's identities (see the module doc); the results
+        with returned heap values replaced by the heap's objects."""
+        for path in self.mutated:
+            np.copyto(entry[path], path.read(objects))
+        for path, name in self.writes:
+            value = self._original(name, entry, leaves)
+            if value is None:
+                committed = path.read(objects)
+                if committed.ndim:
+                    continue
+                value = committed[()]
+            _store(path.location(objects), value)
+        finals = {name: path for path, name in self.writes}
+        built: dict[str, Any] = {}  # tensor -> the object a structure holds for it
+
+        def leaf(index: int) -> Any:
+            name = self.outputs[index]
+            if name not in built:
+                value = self._original(name, entry, leaves)
+                if value is None:
+                    value = finals[name].read(objects) if name in finals else results[index]
+                    value = value[()] if type(value) is np.ndarray and not value.ndim else value
+                built[name] = value
+            return built[name]
+
+        for path, layout in self.structures:
+            _store(path.location(objects), heap_struct.build(layout, leaf))
+        out = list(results)
+        for i, name in enumerate(self.outputs):
+            if name in finals:
+                out[i] = finals[name].read(objects)
+            elif name in self.owners:
+                out[i] = entry[self.owners[name]]
+            elif name in built:
+                out[i] = built[name]
+        return out
+
+    def _original(self, name: str, entry: dict, leaves: Sequence[np.ndarray]) -> Any:
+        if name in self.owners:
+            return entry[self.owners[name]]
+        index = self.arguments.get(name)
+        return leaves[index] if index is not None and np.ndim(leaves[index]) else None
+
+    def describe(self) -> list[str]:
+        """One line per assumption, for ``janus.explain``."""
+        lines = [f"heap {self.labels[p]}: {spec.describe()}" for p, spec in self.checks]
+        lines += [f"heap {self.labels[p]}.{name}: method {fn.__qualname__}" for p, name, fn in self.methods]
+        return lines
+
+
+def _store(location: tuple[Any, str, Any], value: Any) -> None:
+    container, kind, key = location
+    if kind == "attr":
+        setattr(container, key, value)
+    else:
+        container[key] = value
+
+
+def _describe(value: Any) -> str:
+    if type(value) is np.ndarray:
+        return f"ndarray[{value.dtype}, shape={value.shape}]"
+    return f"a {type(value).__name__}"

@@ -1,0 +1,69 @@
+"""Indexing an array with a traced int (``emb[node.word]``): a guarded dynamic offset.
+
+Basic indexing with static ints and slices is the op table's ``getitem``. An index that
+is a 0-d integer graph value (a ``Weak`` Python int, or an int64 scalar) becomes a
+dynamic offset of ``tensor.extract_slice``; Python's rules are kept: a negative index
+counts from the end, and an index out of range (``IndexError``) fails a guard.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from janus.frontend.ops import advanced
+from janus.frontend.ops import registry
+from janus.frontend.ops.op_table import slice_plan
+from janus.frontend.values import NotConvertible, Tensor
+
+if TYPE_CHECKING:
+    from janus.frontend.trace.interpreter import Tracer
+
+
+def is_dynamic(key: Any) -> bool:
+    """Whether ``key`` (an index or a tuple of them) holds a graph value."""
+    return isinstance(key, Tensor) or isinstance(key, tuple) and any(isinstance(k, Tensor) for k in key) or advanced.is_advanced(key)
+
+
+def getitem(tracer: "Tracer", x: Tensor, key: Any) -> Tensor:
+    """``x[key]`` where some indices are 0-d integer graph values (the rest static)."""
+    if advanced.is_advanced(key):
+        return advanced.gather(tracer, x, key)
+    key = key if isinstance(key, tuple) else (key,)
+    if any(k is Ellipsis for k in key) or len(key) > x.ndim:
+        raise NotConvertible("an array index mixing a traced int with ... or too many indices")
+    for k in key:
+        if isinstance(k, Tensor) and (k.shape or k.dtype.kind != "i"):
+            raise NotConvertible(f"indexing with a {k.type} array (advanced indexing is not supported)")
+    shape = x.static_shape()
+    static = tuple(0 if isinstance(k, Tensor) else k for k in key)
+    offsets, sizes, strides, kept = slice_plan(shape, static)
+    em = tracer.em
+    for dim, k in enumerate(key):
+        if isinstance(k, Tensor):
+            offsets[dim] = checked_index(tracer, em.scalar(k), shape[dim])
+    view = em.extract_slice(x, offsets, sizes, strides, tuple(sizes[d] for d in kept))
+    registry.record(em, "getitem", {"a": x}, view)
+    return view
+
+
+def checked_index(tracer: "Tracer", index: str, size: int) -> str:
+    """An ``index`` value for Python's ``index`` into a dim of ``size``, guarded in range."""
+    em = tracer.em
+    lines = em.lines
+    low, high, zero, wrapped, ok_low, ok_high, ok, negative, chosen, result = (em.fresh() for _ in range(10))
+    lines.extend([
+        f"{low} = arith.constant {-size} : i64",
+        f"{high} = arith.constant {size} : i64",
+        f"{zero} = arith.constant 0 : i64",
+        f"{ok_low} = arith.cmpi sge, {index}, {low} : i64",
+        f"{ok_high} = arith.cmpi slt, {index}, {high} : i64",
+        f"{ok} = arith.andi {ok_low}, {ok_high} : i1",
+    ])
+    tracer.guard(ok, "raise", f"index in range of a dim of size {size} (IndexError)")
+    lines.extend([
+        f"{negative} = arith.cmpi slt, {index}, {zero} : i64",
+        f"{wrapped} = arith.addi {index}, {high} : i64",
+        f"{chosen} = arith.select {negative}, {wrapped}, {index} : i64",
+        f"{result} = arith.index_cast {chosen} : i64 to index",
+    ])
+    return result

@@ -1,0 +1,218 @@
+"""In-place updates of arrays local to the trace: ``a op= b``, ``a[key] = v``, ``a[key] op= v``.
+
+Graph values are immutable SSA tensors, so an update makes a new tensor that replaces the
+old one wherever the traced code can see it (the locals, stacks and cells of every frame
+being traced, and the lists and dicts they reach). That is NumPy's behaviour only when the
+array owns its buffer and no other array shares it, so the update is refused
+(``NotConvertible``) when the array is not known to be fresh (an argument, a loop or
+branch result: ``Emitter.provenance``), may be a view (basic slicing, reshape,
+transpose), has a live view, is held where substitution cannot reach (a tuple, an
+iterator, a closure, the heap), or is updated inside an ``scf`` region. Arrays read from
+the heap are ``heap_access``'s in-place case. Results keep the target's shape and dtype
+(NumPy's ``same_kind`` casting; only the right side broadcasts).
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from janus.frontend.ops import advanced
+from janus.frontend.ops import indexing
+from janus.frontend.ops import op_table
+from janus.frontend.trace.branches import Cell, SymFunction, SymIter
+from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor
+
+if TYPE_CHECKING:
+    from janus.frontend.trace.frame import Frame
+    from janus.frontend.trace.interpreter import Tracer
+
+_INPLACE = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv, "@=": operator.imatmul}
+
+#: the bytecode after ``BINARY_OP`` in ``a[k] op= v``: the result is stored back into ``a[k]``
+_STORE_BACK = ("SWAP", "SWAP", "STORE_SUBSCR")
+
+
+def inplace(tracer: "Tracer", frame: "Frame", offset: int, symbol: str, a: Any, b: Any) -> Tensor | None:
+    """``a op= b`` on a non-heap array (None when ``a`` is not an array: Python rebinds)."""
+    if isinstance(a, np.ndarray):  # a constant the trace computed: NumPy updates it, aliases included
+        if contains_tensor(b):
+            raise NotConvertible(f"in-place {symbol} of a traced value into a constant array")
+        if symbol not in _INPLACE:
+            raise NotConvertible(f"in-place {symbol} on a constant array")
+        return _INPLACE[symbol](a, b)
+    if not isinstance(a, Tensor) or isinstance(a, Weak):
+        return None
+    result = op_table.conform(tracer.em, tracer.binary(symbol[:-1], a, b), a, f"in-place {symbol}")
+    if _stores_back(frame, offset) and not _reachable(tracer, a):
+        return result  # the temporary of ``a[k] op= v``: STORE_SUBSCR writes it into a
+    if a.ndim == 0 and _references(tracer, a) > 1:
+        raise NotConvertible(f"in-place {symbol} on a 0-d array that is also referenced elsewhere (NumPy scalar or array?)")
+    replace(tracer, a, result, f"in-place {symbol}")
+    return result
+
+
+def setitem(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> None:
+    """``target[key] = value`` on an array local to the trace."""
+    if isinstance(target, Weak):
+        raise NotConvertible("item assignment on a Python scalar")
+    what = "item assignment"
+    if advanced.is_advanced(key):
+        updated = advanced.scatter(tracer, target, key, value)
+    else:
+        updated = _insert(tracer, target, key, value)
+    replace(tracer, target, updated, what)
+
+
+def _insert(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> Tensor:
+    """Basic indexing (static or traced ints, slices): ``tensor.insert_slice``."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if any(k is None for k in keys):
+        raise NotConvertible("item assignment with a None (newaxis) index")
+    static = tuple(0 if isinstance(k, Tensor) else k for k in keys)
+    offsets, sizes, strides, kept = op_table.slice_plan(target.static_shape(), static)
+    for dim, k in enumerate(keys):
+        if isinstance(k, Tensor):
+            if k.shape or k.dtype.kind != "i":
+                raise NotConvertible(f"item assignment with a {k.type} index")
+            offsets[dim] = indexing.checked_index(tracer, tracer.em.scalar(k), target.shape[dim])
+    part = Tensor("", tuple(sizes[d] for d in kept), target.dtype)
+    source = op_table.conform(tracer.em, value, part, "item assignment")
+    em = tracer.em
+
+    def join(values: list) -> str:
+        return ", ".join(map(str, values))
+
+    return em.emit(
+        f"tensor.insert_slice {source.name} into {target.name}[{join(offsets)}] [{join(sizes)}] [{join(strides)}] "
+        f": {source.type} into {target.type}",
+        target.shape,
+        target.dtype,
+    )
+
+
+def replace(tracer: "Tracer", old: Tensor, new: Tensor, what: str) -> None:
+    """Make every place the trace can see hold ``new`` instead of ``old`` (or refuse)."""
+    provenance = tracer.em.provenance
+    if not tracer.heap.at_root():
+        raise NotConvertible(f"{what} on a local array inside a data-dependent branch or loop region")
+    if old not in provenance:
+        raise NotConvertible(f"{what} on an array not known to be local to the trace (an argument, a loop or branch result)")
+    if provenance[old] is not None:
+        raise NotConvertible(f"{what} on an array that may be a view of another array (slice, reshape, transpose)")
+    if _found_in(tracer.heap.values.values(), old):
+        raise NotConvertible(f"{what} on an array also stored on the heap in this call")
+    check_views(tracer, old, what)
+    substitute(tracer, old, new, what)
+    provenance[new] = None
+
+
+def check_views(tracer: "Tracer", base: Tensor, what: str) -> None:
+    """Refuse when a view of ``base`` made by the trace is still reachable."""
+    provenance = tracer.em.provenance
+    for value in _walk(_roots(tracer)):
+        if isinstance(value, Tensor) and value is not base and provenance.get(value) is base:
+            raise NotConvertible(f"{what}: the array has a live view (NumPy would update the view too)")
+
+
+def substitute(tracer: "Tracer", old: Tensor, new: Tensor, what: str) -> None:
+    """Replace ``old`` by ``new`` in every frame being traced, and the lists and dicts they reach."""
+    for f in tracer.frames:
+        _substitute(f.locals, old, new, what)
+        _substitute(f.stack, old, new, what)
+        for cell in f.cells.values():
+            if isinstance(cell, Cell) and cell.contents is old:
+                cell.contents = new
+            elif isinstance(cell, Cell):
+                _substitute(cell.contents, old, new, what)
+
+
+def _roots(tracer: "Tracer") -> list[Any]:
+    frames = tracer.frames
+    return [[f.locals for f in frames], [f.stack for f in frames], [f.cells for f in frames], list(tracer.heap.values.values())]
+
+
+def _substitute(container: Any, old: Tensor, new: Tensor, what: str) -> None:
+    """Replace ``old`` in ``container`` and the lists and dicts it holds, in place."""
+    if isinstance(container, dict):
+        items = list(container.items())
+    elif isinstance(container, list):
+        items = list(enumerate(container))
+    else:
+        if container is not old and _found_in([container], old):
+            raise NotConvertible(f"{what} on an array held by a {type(container).__name__} (cannot be updated)")
+        return
+    for k, v in items:
+        if v is old:
+            container[k] = new
+        else:
+            _substitute(v, old, new, what)
+
+
+def _walk(values: Any) -> Any:
+    """Every value reachable through containers and traced-Python objects."""
+    stack = [values]
+    seen: set[int] = set()
+    while stack:
+        v = stack.pop()
+        if not isinstance(v, Tensor):
+            if id(v) in seen:
+                continue
+            seen.add(id(v))
+        yield v
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, Cell):
+            stack.append(v.contents)
+        elif isinstance(v, SymIter):
+            stack.append(v.items[v.pos :])
+        elif isinstance(v, SymFunction):
+            stack.extend((v.defaults, v.closure))
+        elif "receiver" in getattr(v, "__dict__", ()):  # a bound array method (not hasattr: a
+            stack.append(v.receiver)  # dropped recursive result refuses every attribute)
+
+
+def _found_in(values: Any, target: Tensor) -> bool:
+    return any(v is target for v in _walk(list(values)))
+
+
+def _references(tracer: "Tracer", a: Tensor) -> int:
+    """How many places the trace can see hold ``a`` (its frames and the heap shadow)."""
+    return sum(v is a for v in _walk(_roots(tracer)))
+
+
+def _reachable(tracer: "Tracer", a: Tensor) -> bool:
+    return _references(tracer, a) > 0
+
+
+def _stores_back(frame: "Frame", offset: int) -> bool:
+    names = []
+    for _ in _STORE_BACK:
+        offset = frame.bc.next_offset(offset)
+        names.append(frame.bc.at(offset).opname)
+    return tuple(names) == _STORE_BACK
+
+
+class _AddAt:
+    """``np.add.at(a, indices, values)``: unbuffered scatter-add into an array local to the
+    trace (every duplicate index adds); the tracer calls ``janus_trace``."""
+
+    def __call__(self, a: Any, indices: Any, values: Any) -> None:
+        np.add.at(a, indices, values)
+
+    def janus_trace(self, tracer: "Tracer", args: list, kwargs: dict) -> None:
+        if kwargs or len(args) != 3:
+            raise NotConvertible("np.add.at takes (array, indices, values)")
+        target, key, value = args
+        if not contains_tensor(args):
+            return self(target, key, value)
+        if not isinstance(target, Tensor) or isinstance(target, Weak) or not advanced.is_advanced(key):
+            raise NotConvertible("np.add.at into a traced array with integer-array indices only")
+        replace(tracer, target, advanced.scatter(tracer, target, key, value, accumulate=True), "np.add.at")
+
+
+ADD_AT = _AddAt()

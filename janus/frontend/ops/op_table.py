@@ -1,0 +1,634 @@
+"""The NumPy op table: one entry per op, with everything Janus knows about it.
+
+Each ``Op`` carries (as JAX's primitives do) the eager NumPy implementation, which is
+also the constant folder and the dtype oracle; ``bind``, NumPy's own signature, which
+normalizes call arguments; ``rule``, the result's static shape and dtype; and
+``lower``, the MLIR it emits; ``vjp``, its NumPy reverse-mode rule (``vjp_numpy``), which
+the eager tape of ``janus.grad`` uses. Result dtypes come from running the eager implementation
+on one-element samples of the operand dtypes, so promotion (Python scalars weak, 0-d
+arrays strong) is NumPy's by construction. An op missing from the table, or an argument
+form an entry rejects, raises ``NotConvertible``: the function then runs imperatively.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable
+
+import numpy as np
+
+from janus.frontend.ops import padding
+from janus.frontend.ops import vjp_numpy
+from janus.frontend.emitter import Body, Emitter
+from janus.frontend.ops.registry import BY_FUNCTION, METHODS, OPERATORS, OPS, Args, Op, Spec, register
+from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Shape, Tensor, Weak, check_dtype, is_static
+
+# ---- operands: tensors and static values (Python scalars, NumPy constants) ---------------
+def shape_of(x: Any) -> Shape:
+    return x.shape if isinstance(x, Tensor) else np.shape(x)
+
+
+def broadcast_shapes(*shapes: Shape) -> Shape:
+    """NumPy broadcasting, where it is statically safe for ``?`` dims: a symbol meets only
+    itself or 1 (a ``?`` that might be 1 would broadcast against a static size)."""
+    if all(is_static(s) for s in shapes):
+        try:
+            return np.broadcast_shapes(*shapes)
+        except ValueError as e:
+            raise NotConvertible(str(e)) from None
+    rank = max(len(s) for s in shapes)
+    out: list[int | str] = []
+    for i in range(rank):
+        dims = {s[i - rank + len(s)] for s in shapes if i - rank + len(s) >= 0} - {1}
+        if len(dims) > 1:
+            raise NotConvertible(f"broadcasting {shapes} needs dims known to be equal")
+        out.append(dims.pop() if dims else 1)
+    return tuple(out)
+
+
+def sample(x: Any, ndim: int | None = None) -> Any:
+    """A one-element stand-in with ``x``'s dtype (Python scalars stay weak, ``Weak`` too)."""
+    if isinstance(x, Weak) and ndim is None:
+        return x.python_type(1)
+    if isinstance(x, Tensor):
+        return np.ones((1,) * (x.ndim if ndim is None else ndim), x.dtype)
+    if isinstance(x, (bool, int, float)) and ndim is None:
+        return x
+    return np.ones((1,) * (np.ndim(x) if ndim is None else ndim), np.asarray(x).dtype)
+
+
+def result_dtype(eager: Callable[..., Any], *args: Any, **kwargs: Any) -> np.dtype:
+    try:
+        with np.errstate(all="ignore"):
+            return check_dtype(np.asarray(eager(*args, **kwargs)).dtype)
+    except (TypeError, ValueError) as e:
+        raise NotConvertible(f"NumPy rejects these operand dtypes: {e}") from None
+
+
+def cast(em: Emitter, x: Any, dtype: np.dtype) -> Tensor:
+    """``x`` as a tensor of ``dtype`` (static values become constants)."""
+    if not isinstance(x, Tensor):
+        return em.literal(np.asarray(x, dtype))
+    if x.dtype == dtype:
+        return x
+    return em.elementwise([x], x.shape, dtype, lambda b, a: b.cast(a[0], x.dtype, dtype))
+
+
+def normalize_axis(axis: int, ndim: int) -> int:
+    if not isinstance(axis, (int, np.integer)) or not -ndim <= axis < ndim:
+        raise NotConvertible(f"axis {axis!r} is not a static axis of a {ndim}-d array")
+    return int(axis) % ndim
+
+
+def static_shape(shape: Any) -> tuple[int, ...]:
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else shape
+    if not isinstance(shape, (tuple, list)) or not all(isinstance(d, (int, np.integer)) for d in shape):
+        raise NotConvertible(f"shape {shape!r} is not static")
+    return tuple(int(d) for d in shape)
+
+
+def require_default(args: Args, **defaults: Any) -> None:
+    for name, default in defaults.items():
+        if args[name] is not default and args[name] != default:
+            raise NotConvertible(f"argument {name}={args[name]!r} is not supported")
+
+
+def conform(em: Emitter, result: Any, target: Tensor, what: str) -> Tensor:
+    """``result`` with ``target``'s shape and dtype, as NumPy stores into ``target``."""
+    shape = shape_of(result)
+    if broadcast_shapes(shape, target.shape) != target.shape:
+        raise NotConvertible(f"{what}: a {shape} value does not broadcast to the target's shape {target.shape}")
+    dtype = result.dtype if isinstance(result, Tensor) else np.asarray(sample(result)).dtype
+    if not np.can_cast(dtype, target.dtype, "same_kind"):
+        raise NotConvertible(f"{what}: cannot cast {dtype} to {target.dtype} (NumPy raises)")
+    if not isinstance(result, Tensor):
+        return em.literal(np.broadcast_to(np.asarray(result, target.dtype), target.shape))
+    if result.shape == target.shape and result.dtype == target.dtype:
+        return result
+    return em.elementwise([result], target.shape, target.dtype, lambda b, x: b.cast(x[0], result.dtype, target.dtype))
+
+
+
+# ---- elementwise ops: one generic rule and lowering, a scalar body per op ----------------
+ScalarFn = Callable[[Body, np.dtype, list[str]], str]
+
+
+def by_kind(float_op: str | None, int_op: str | None, bool_op: str | None = None) -> ScalarFn:
+    """A body applying the arith/math op for the compute dtype's kind."""
+
+    def body(b: Body, dtype: np.dtype, xs: list[str]) -> str:
+        opname = {"f": float_op, "i": int_op, "b": bool_op}[dtype.kind]
+        if opname is None:
+            raise NotConvertible(f"no {dtype.name} form of this operation")
+        return b.op(opname, xs, dtype)
+
+    return body
+
+
+def compare(float_pred: str, int_pred: str, bool_pred: str) -> ScalarFn:
+    return lambda b, dtype, xs: b.cmp(dtype, (float_pred, int_pred, bool_pred), xs[0], xs[1])
+
+
+def _negative(b: Body, dtype: np.dtype, xs: list[str]) -> str:
+    if dtype.kind == "i":
+        return b.op("arith.subi", [b.constant(0, dtype), xs[0]], dtype)
+    return by_kind("arith.negf", None)(b, dtype, xs)
+
+
+def _select(b: Body, dtype: np.dtype, xs: list[str]) -> str:
+    name = b.em.fresh()
+    b.lines.append(f"{name} = arith.select {xs[0]}, {xs[1]}, {xs[2]} : {ELEMENT_TYPES[dtype.name]}")
+    return name
+
+
+def _ufunc_bind(nin: int) -> Callable[..., Args]:
+    def bind(*xs: Any) -> Args:
+        if len(xs) != nin:
+            raise TypeError(f"expected {nin} operands, got {len(xs)}")
+        return {"xs": xs}
+
+    return bind
+
+
+def elementwise(
+    name: str,
+    eager: Callable[..., Any],
+    scalar: ScalarFn,
+    nin: int,
+    compute: Callable[[list[Any], np.dtype], list[np.dtype]] | None = None,
+    vjp: vjp_numpy.VJP | None = None,
+) -> Op:
+    """An elementwise op: broadcasting shapes, NumPy result dtype, one fused generic.
+
+    ``compute`` gives the dtype each operand is cast to before ``scalar`` (default: the
+    result dtype; comparisons compare in the promoted operand dtype).
+    """
+
+    def rule(args: Args) -> Spec:
+        shape = broadcast_shapes(*(shape_of(x) for x in args["xs"]))
+        return shape, result_dtype(eager, *(sample(x) for x in args["xs"]))
+
+    def lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+        shape, dtype = spec
+        samples = [sample(x) for x in args["xs"]]
+        targets = compute(samples, dtype) if compute else [dtype] * len(samples)
+        inputs = [x if isinstance(x, Tensor) else em.literal(np.asarray(x, t)) for x, t in zip(args["xs"], targets)]
+
+        def body(b: Body, a: list[str]) -> str:
+            cast_args = [b.cast(v, t.dtype, d) for v, t, d in zip(a, inputs, targets)]
+            return scalar(b, targets[-1], cast_args)
+
+        return em.elementwise(inputs, shape, dtype, body)
+
+    return Op(name, eager, _ufunc_bind(nin), rule, lower, dynamic=True, vjp=vjp)
+
+
+def _promoted(samples: list[Any], out: np.dtype) -> list[np.dtype]:
+    dtype = check_dtype(np.result_type(*samples))
+    return [dtype] * len(samples)
+
+
+def _where_dtypes(samples: list[Any], out: np.dtype) -> list[np.dtype]:
+    return [np.dtype(bool), out, out]
+
+
+ELEMENTWISE = [
+    elementwise("add", np.add, by_kind("arith.addf", "arith.addi"), 2, vjp=vjp_numpy.add),
+    elementwise("subtract", np.subtract, by_kind("arith.subf", "arith.subi"), 2, vjp=vjp_numpy.subtract),
+    elementwise("multiply", np.multiply, by_kind("arith.mulf", "arith.muli"), 2, vjp=vjp_numpy.multiply),
+    elementwise("divide", np.divide, by_kind("arith.divf", None), 2, vjp=vjp_numpy.divide),
+    elementwise("negative", np.negative, _negative, 1, vjp=vjp_numpy.negative),
+    elementwise("tanh", np.tanh, by_kind("math.tanh", None), 1, vjp=vjp_numpy.tanh),
+    elementwise("exp", np.exp, by_kind("math.exp", None), 1, vjp=vjp_numpy.exp),
+    elementwise("log", np.log, by_kind("math.log", None), 1, vjp=vjp_numpy.log),
+    elementwise("sqrt", np.sqrt, by_kind("math.sqrt", None), 1, vjp=vjp_numpy.sqrt),
+    elementwise("absolute", np.absolute, by_kind("math.absf", "math.absi"), 1, vjp=vjp_numpy.absolute),
+    elementwise("maximum", np.maximum, by_kind("arith.maximumf", "arith.maxsi"), 2, vjp=vjp_numpy.maximum),
+    elementwise("minimum", np.minimum, by_kind("arith.minimumf", "arith.minsi"), 2, vjp=vjp_numpy.minimum),
+    elementwise("less", np.less, compare("olt", "slt", "ult"), 2, _promoted),
+    elementwise("less_equal", np.less_equal, compare("ole", "sle", "ule"), 2, _promoted),
+    elementwise("greater", np.greater, compare("ogt", "sgt", "ugt"), 2, _promoted),
+    elementwise("greater_equal", np.greater_equal, compare("oge", "sge", "uge"), 2, _promoted),
+    elementwise("equal", np.equal, compare("oeq", "eq", "eq"), 2, _promoted),
+    elementwise("not_equal", np.not_equal, compare("une", "ne", "ne"), 2, _promoted),
+    elementwise("where", np.where, _select, 3, _where_dtypes, vjp=vjp_numpy.where),
+]
+
+
+# ---- reductions ---------------------------------------------------------------------------
+def _reduce_bind(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Args:
+    return {"a": a, "axis": axis, "dtype": dtype, "out": out, "keepdims": keepdims}
+
+
+def _axes(args: Args) -> tuple[int, ...]:
+    ndim = len(shape_of(args["a"]))
+    axis = args["axis"]
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return tuple(sorted({normalize_axis(a, ndim) for a in axes}))
+
+
+def reduction(
+    name: str,
+    eager: Callable[..., Any],
+    combine: ScalarFn,
+    identity: Callable[[np.dtype], Any],
+    *,
+    mean: bool = False,
+    empty_ok: bool = True,
+    vjp: vjp_numpy.VJP | None = None,
+) -> Op:
+    """A reduction over static axes (``keepdims`` reinserts unit dims by reshape)."""
+
+    def rule(args: Args) -> Spec:
+        require_default(args, dtype=None, out=None)
+        shape, axes = shape_of(args["a"]), _axes(args)
+        if not isinstance(args["keepdims"], bool):
+            raise NotConvertible("keepdims must be a static bool")
+        if not empty_ok and any(shape[i] == 0 or isinstance(shape[i], str) for i in axes):
+            raise NotConvertible(f"{name} of an empty (or possibly empty ?) axis")
+        if mean and not is_static(tuple(shape[i] for i in axes)):
+            raise NotConvertible(f"{name} over a ? axis")
+        kept = tuple(1 if i in axes else d for i, d in enumerate(shape) if args["keepdims"] or i not in axes)
+        return kept, result_dtype(eager, sample(args["a"]), axis=args["axis"], keepdims=args["keepdims"])
+
+    def lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+        x, axes, (shape, dtype) = args["a"], _axes(args), spec
+        kept = [i for i in range(x.ndim) if i not in axes]
+        init = em.filled(tuple(x.shape[i] for i in kept), dtype, identity(dtype))
+        every = [f"d{i}" for i in range(x.ndim)]
+        r = em.generic(x.ndim, axes, [(x, every)], init, [f"d{i}" for i in kept],
+                       lambda b, a: combine(b, dtype, [b.cast(a[0], x.dtype, dtype), a[1]]))
+        if mean:
+            count = int(np.prod([x.shape[i] for i in axes]))
+            r = em.elementwise([r], r.shape, dtype, lambda b, a: b.op("arith.divf", [a[0], b.constant(count, dtype)], dtype))
+        positions = [i for i in range(x.ndim) if i not in axes] if args["keepdims"] else list(range(r.ndim))
+        return em.insert_unit_dims(r, positions, shape)
+
+    return Op(name, eager, _reduce_bind, rule, lower, dynamic=True, vjp=vjp)
+
+
+def _extreme(sign: int) -> Callable[[np.dtype], Any]:
+    def identity(dtype: np.dtype) -> Any:
+        if dtype.kind == "f":
+            return sign * np.inf
+        if dtype.kind == "i":
+            info = np.iinfo(dtype)
+            return info.min if sign < 0 else info.max
+        raise NotConvertible(f"max/min of {dtype.name} is not supported")
+
+    return identity
+
+
+REDUCTIONS = [
+    reduction("sum", np.sum, by_kind("arith.addf", "arith.addi"), lambda dtype: 0, vjp=vjp_numpy.sum_vjp),
+    reduction("mean", np.mean, by_kind("arith.addf", None), lambda dtype: 0, mean=True, vjp=vjp_numpy.mean_vjp),
+    reduction("max", np.max, by_kind("arith.maximumf", "arith.maxsi"), _extreme(-1), empty_ok=False, vjp=vjp_numpy.extremum_vjp),
+    reduction("min", np.min, by_kind("arith.minimumf", "arith.minsi"), _extreme(1), empty_ok=False, vjp=vjp_numpy.extremum_vjp),
+]
+
+
+# ---- linear algebra -----------------------------------------------------------------------
+def _matmul_bind(x1: Any, x2: Any) -> Args:
+    return {"a": x1, "b": x2}
+
+
+def _dot_bind(a: Any, b: Any, out: Any = None) -> Args:
+    return {"a": a, "b": b, "out": out}
+
+
+def _matmul_rule(args: Args) -> Spec:
+    """N-d ``a`` with a 1-d or 2-d ``b`` (where matmul and dot agree) or 1-d/2-d operands."""
+    sa, sb = shape_of(args["a"]), shape_of(args["b"])
+    if args.get("out") is not None or not (1 <= len(sa) and 1 <= len(sb) <= 2):
+        raise NotConvertible(f"matmul of shapes {sa} and {sb} (only an N-d operand times a 1-d or 2-d one)")
+    if sa[-1] != sb[0]:
+        raise NotConvertible(f"matmul shapes {sa} and {sb} do not align")
+    dtype = result_dtype(np.matmul, sample(args["a"]), sample(args["b"]))
+    if dtype.kind == "b":
+        raise NotConvertible("bool matmul is not supported")
+    return sa[:-1] + sb[1:], dtype
+
+
+def _matmul_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+    """An N-d ``a`` is flattened to 2-d, multiplied and reshaped back (no batch dims on ``b``)."""
+    a, b = (cast(em, args[k], spec[1]) for k in ("a", "b"))
+    if a.ndim > 2:
+        flat = em.reshape(a, (int(np.prod(a.shape[:-1])), a.shape[-1]))
+        return em.reshape(_matmul_lower(em, {"a": flat, "b": b}, spec), spec[0])
+    a2 = em.insert_unit_dims(a, [1], (1,) + a.shape) if a.ndim == 1 else a
+    b2 = em.insert_unit_dims(b, [0], b.shape + (1,)) if b.ndim == 1 else b
+    product = em.matmul(a2, b2)
+    kept = [i for i, keep in enumerate((a.ndim == 2, b.ndim == 2)) if keep]
+    return em.drop_unit_dims(product, kept)
+
+
+def _outer_bind(a: Any, b: Any, out: Any = None) -> Args:
+    return {"a": a, "b": b, "out": out}
+
+
+def _outer_rule(args: Args) -> Spec:
+    require_default(args, out=None)
+    dtype = result_dtype(np.outer, sample(args["a"]), sample(args["b"]))
+    if dtype.kind == "b":
+        raise NotConvertible("bool outer is not supported")
+    return (int(np.prod(shape_of(args["a"]))), int(np.prod(shape_of(args["b"])))), dtype
+
+
+def _outer_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+    """A K=1 matmul of the flattened operands (its MLIR VJP is matmul's)."""
+    a, b = (cast(em, args[k], spec[1]) for k in ("a", "b"))
+    return em.matmul(em.reshape(a, (spec[0][0], 1)), em.reshape(b, (1, spec[0][1])))
+
+
+# ---- shape manipulation -------------------------------------------------------------------
+def _transpose_bind(a: Any, axes: Any = None) -> Args:
+    return {"a": a, "axes": axes}
+
+
+def _transpose_method(a: Any, *axes: Any) -> Args:
+    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+        axes = axes[0]
+    return {"a": a, "axes": tuple(axes) if axes else None}
+
+
+def _permutation(args: Args) -> list[int]:
+    ndim = len(shape_of(args["a"]))
+    if args["axes"] is None:
+        return list(range(ndim))[::-1]
+    perm = [normalize_axis(a, ndim) for a in args["axes"]]
+    if sorted(perm) != list(range(ndim)):
+        raise NotConvertible(f"axes {args['axes']!r} are not a permutation")
+    return perm
+
+
+def _transpose_rule(args: Args) -> Spec:
+    shape = shape_of(args["a"])
+    return tuple(shape[p] for p in _permutation(args)), args["a"].dtype
+
+
+def _transpose_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+    perm = _permutation(args)
+    return args["a"] if perm == sorted(perm) else em.transpose(args["a"], perm)
+
+
+def _reshape_bind(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None, copy: Any = None) -> Args:
+    return {"a": a, "shape": newshape if shape is None else shape, "order": order, "copy": copy}
+
+
+def _reshape_method(a: Any, *shape: Any, order: str = "C", copy: Any = None) -> Args:
+    return {"a": a, "shape": shape[0] if len(shape) == 1 else shape, "order": order, "copy": copy}
+
+
+def _reshape_rule(args: Args) -> Spec:
+    require_default(args, order="C", copy=None)
+    shape, size = static_shape(args["shape"]), args["a"].size
+    if shape.count(-1) == 1:
+        known = int(np.prod([d for d in shape if d != -1]))
+        shape = tuple(size // known if d == -1 and known else d for d in shape)
+    if int(np.prod(shape)) != size or any(d < 0 for d in shape):
+        raise NotConvertible(f"cannot reshape {args['a'].shape} into {args['shape']!r}")
+    return shape, args["a"].dtype
+
+
+def _astype_bind(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Args:
+    return {"a": x, "dtype": dtype}
+
+
+def _astype_method(a: Any, dtype: Any, order: str = "K", casting: str = "unsafe", subok: bool = True, copy: bool = True) -> Args:
+    return {"a": a, "dtype": dtype}
+
+
+def _astype_rule(args: Args) -> Spec:
+    try:
+        dtype = np.dtype(args["dtype"])
+    except TypeError:
+        raise NotConvertible(f"dtype {args['dtype']!r} is not static") from None
+    return args["a"].shape, check_dtype(dtype)
+
+
+def _join_bind(arrays: Any, axis: Any = 0, out: Any = None, *, dtype: Any = None, casting: str = "same_kind") -> Args:
+    if not isinstance(arrays, (list, tuple)) or not arrays:
+        raise NotConvertible("arrays to join must be a non-empty list or tuple")
+    return {"arrays": list(arrays), "axis": axis, "out": out, "dtype": dtype}
+
+
+def join(name: str, eager: Callable[..., Any], new_axis: bool) -> Op:
+    """``concatenate`` (``new_axis`` False) or ``stack`` (True): casts, unit dims, concat."""
+
+    def shapes_and_axis(args: Args) -> tuple[list[tuple[int, ...]], int]:
+        require_default(args, out=None, dtype=None)
+        shapes = [shape_of(x) for x in args["arrays"]]
+        ndim = len(shapes[0])
+        if args["axis"] is None or ndim + new_axis == 0:
+            raise NotConvertible(f"{name} needs a static axis and arrays of rank >= 1")
+        return shapes, normalize_axis(args["axis"], ndim + new_axis)
+
+    def rule(args: Args) -> Spec:
+        shapes, axis = shapes_and_axis(args)
+        ok = all(len(s) == len(shapes[0]) for s in shapes) and (
+            all(s == shapes[0] for s in shapes)
+            if new_axis
+            else all(s[:axis] + s[axis + 1 :] == shapes[0][:axis] + shapes[0][axis + 1 :] for s in shapes)
+        )
+        if not ok:
+            raise NotConvertible(f"{name} of mismatched shapes {shapes}")
+        dims = list(shapes[0])
+        if new_axis:
+            dims.insert(axis, len(shapes))
+        else:
+            dims[axis] = sum(s[axis] for s in shapes)
+        return tuple(dims), result_dtype(np.concatenate, [sample(x) for x in args["arrays"]])
+
+    def lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+        shapes, axis = shapes_and_axis(args)
+        parts = [cast(em, x, spec[1]) for x in args["arrays"]]
+        if new_axis:
+            kept = [i for i in range(len(shapes[0]) + 1) if i != axis]
+            parts = [em.insert_unit_dims(p, kept, p.shape[:axis] + (1,) + p.shape[axis:]) for p in parts]
+        return em.concat(parts, axis, spec[0])
+
+    return Op(name, eager, _join_bind, rule, lower, vjp=vjp_numpy.join_vjp(new_axis))
+
+
+def _array_bind(object: Any, dtype: Any = None, *, copy: bool = True, order: str = "K", subok: bool = False,
+                ndmin: int = 0, like: Any = None) -> Args:
+    items = object if isinstance(object, (list, tuple)) else None
+    if not items or any(isinstance(x, (list, tuple)) for x in items) or ndmin or like is not None:
+        raise NotConvertible("np.array of traced values takes a flat, non-empty list or tuple of arrays or numbers")
+    return {"arrays": list(items), "axis": 0, "out": None, "dtype": dtype}
+
+
+def array_op(stack: Op) -> Op:
+    """``np.array([a, b, ...])`` of traced values: their stack, cast as NumPy would."""
+
+    def rule(args: Args) -> Spec:
+        shapes = {shape_of(x) for x in args["arrays"]}
+        if len(shapes) != 1:
+            raise NotConvertible(f"np.array of items of different shapes {sorted(shapes)}")
+        dtype = result_dtype(np.array, [sample(x) for x in args["arrays"]], dtype=args["dtype"])
+        return (len(args["arrays"]), *shapes.pop()), dtype
+
+    def lower(em: Emitter, args: Args, spec: Spec) -> Tensor:  # the stack casts each item to spec's dtype
+        return stack.lower(em, {**args, "dtype": None}, spec)
+
+    # no tape VJP: np.array does not dispatch through __array_function__, so the eager tape
+    # never sees it (it refuses the conversion instead); compiled gradients use the MLIR rules
+    return Op("array", np.array, _array_bind, rule, lower)
+
+
+# ---- basic indexing -----------------------------------------------------------------------
+def _getitem_bind(a: Any, key: Any) -> Args:
+    return {"a": a, "key": key}
+
+
+def slice_plan(shape: tuple[int, ...], key: Any) -> tuple[list[int], list[int], list[int], list[int]]:
+    """Offsets, sizes, strides and the kept dims of a basic (int/slice) index."""
+    key = key if isinstance(key, tuple) else (key,)
+    if key.count(Ellipsis) == 1:
+        at = key.index(Ellipsis)
+        key = key[:at] + (slice(None),) * (len(shape) - len(key) + 1) + key[at + 1 :]
+    if len(key) > len(shape):
+        raise NotConvertible(f"too many indices for an array of shape {shape}")
+    key = key + (slice(None),) * (len(shape) - len(key))
+    offsets, sizes, strides, kept = [], [], [], []
+    for dim, (k, n) in enumerate(zip(key, shape)):
+        if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+            if not -n <= k < n:
+                raise NotConvertible(f"index {k} is out of bounds for size {n}")
+            offsets.append(int(k) % n), sizes.append(1), strides.append(1)
+        elif isinstance(k, slice) and all(v is None or isinstance(v, (int, np.integer)) for v in (k.start, k.stop, k.step)):
+            start, stop, step = k.indices(n)
+            if step < 0:
+                raise NotConvertible("negative slice steps are not supported")
+            offsets.append(start), sizes.append(len(range(start, stop, step))), strides.append(step)
+            kept.append(dim)
+        else:
+            raise NotConvertible(f"index {k!r} is not a static int or slice (advanced indexing is not supported)")
+    return offsets, sizes, strides, kept
+
+
+def split_newaxes(ndim: int, key: Any) -> tuple[tuple, list[int]]:
+    """``key`` without its ``None`` (``np.newaxis``) entries, and the result dims they add."""
+    key = key if isinstance(key, tuple) else (key,)
+    if key.count(Ellipsis) == 1:
+        at = key.index(Ellipsis)
+        real = sum(k is not None for k in key) - 1
+        key = key[:at] + (slice(None),) * max(ndim - real, 0) + key[at + 1 :]
+    added, position = [], 0
+    for k in key:
+        if k is None:
+            added.append(position)
+        if k is None or isinstance(k, slice):
+            position += 1
+    return tuple(k for k in key if k is not None), added
+
+
+def _getitem_rule(args: Args) -> Spec:
+    key, added = split_newaxes(args["a"].ndim, args["key"])
+    _, sizes, _, kept = slice_plan(args["a"].shape, key)
+    shape = [sizes[d] for d in kept]
+    for position in added:
+        shape.insert(position, 1)
+    return tuple(shape), args["a"].dtype
+
+
+def _getitem_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+    key, added = split_newaxes(args["a"].ndim, args["key"])
+    offsets, sizes, strides, kept = slice_plan(args["a"].shape, key)
+    sliced = em.extract_slice(args["a"], offsets, sizes, strides, tuple(sizes[d] for d in kept))
+    return em.insert_unit_dims(sliced, [i for i in range(len(spec[0])) if i not in added], spec[0])
+
+
+def _copy_bind(a: Any, order: str = "K", subok: bool = False) -> Args:
+    return {"a": a}
+
+
+def _copy_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+    """A new SSA value (the copy must not share the original's provenance)."""
+    return em.elementwise([args["a"]], spec[0], spec[1], lambda b, a: a[0])
+
+
+# ---- array creation -----------------------------------------------------------------------
+def _like_bind(fill: Any) -> Callable[..., Args]:
+    def bind(a: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None) -> Args:
+        return {"a": a, "dtype": dtype, "shape": shape, "fill": fill}
+
+    return bind
+
+
+def _full_like_bind(a: Any, fill_value: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None) -> Args:
+    return {"a": a, "dtype": dtype, "shape": shape, "fill": fill_value}
+
+
+def _like_rule(args: Args) -> Spec:
+    require_default(args, shape=None)
+    if isinstance(args["fill"], Tensor) or args["dtype"] is not None and not isinstance(args["dtype"], (type, str, np.dtype)):
+        raise NotConvertible("fill value and dtype must be static")
+    return shape_of(args["a"]), check_dtype(np.dtype(args["dtype"]) if args["dtype"] is not None else sample(args["a"]).dtype)
+
+
+def _like_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+    return em.literal(np.full(spec[0], args["fill"], spec[1]))
+
+
+def _creation_bind(shape: Any, *rest: Any, **kwargs: Any) -> Args:
+    raise NotConvertible("array creation from a traced value: the shape must be static")
+
+
+def _unreachable_rule(args: Args) -> Spec:
+    raise NotConvertible("unreachable")
+
+
+def creation(name: str, eager: Callable[..., Any]) -> Op:
+    """Creation from static arguments only: folded by ``eager`` before any rule is asked."""
+    return Op(name, eager, _creation_bind, _unreachable_rule, lambda em, args, spec: _unreachable_rule(args))
+
+
+STACK = join("stack", np.stack, new_axis=True)
+
+OTHERS = [
+    Op("matmul", np.matmul, _matmul_bind, _matmul_rule, _matmul_lower, dynamic=True, vjp=vjp_numpy.matmul_vjp),
+    Op("dot", np.dot, _dot_bind, _matmul_rule, _matmul_lower, dynamic=True, vjp=vjp_numpy.matmul_vjp),
+    Op("outer", np.outer, _outer_bind, _outer_rule, _outer_lower, vjp=vjp_numpy.outer_vjp),
+    Op("transpose", np.transpose, _transpose_bind, _transpose_rule, _transpose_lower, dynamic=True, vjp=vjp_numpy.transpose_vjp),
+    Op("reshape", np.reshape, _reshape_bind, _reshape_rule, lambda em, args, spec: em.reshape(args["a"], spec[0]), vjp=vjp_numpy.reshape_vjp),
+    Op("astype", np.astype, _astype_bind, _astype_rule, lambda em, args, spec: cast(em, args["a"], spec[1]), dynamic=True,
+       vjp=vjp_numpy.astype_vjp),
+    join("concatenate", np.concatenate, new_axis=False),
+    STACK,
+    array_op(STACK),
+    Op("getitem", operator.getitem, _getitem_bind, _getitem_rule, _getitem_lower, vjp=vjp_numpy.getitem_vjp),
+    Op("copy", np.copy, _copy_bind, lambda args: (shape_of(args["a"]), args["a"].dtype), _copy_lower, dynamic=True,
+       vjp=vjp_numpy.astype_vjp),
+    Op("zeros_like", np.zeros_like, _like_bind(0), _like_rule, _like_lower, vjp=vjp_numpy.like_vjp),
+    Op("ones_like", np.ones_like, _like_bind(1), _like_rule, _like_lower, vjp=vjp_numpy.like_vjp),
+    Op("full_like", np.full_like, _full_like_bind, _like_rule, _like_lower, vjp=vjp_numpy.like_vjp),
+    creation("zeros", np.zeros),
+    creation("ones", np.ones),
+    creation("full", np.full),
+    creation("arange", np.arange),
+    Op("pad", np.pad, padding.bind, padding.rule, padding.lower, vjp=padding.vjp),
+]
+
+
+register(*ELEMENTWISE, *REDUCTIONS, *OTHERS)
+#: NumPy aliases (``np.abs`` is ``np.absolute``; ``np.amax`` is ``max``)
+BY_FUNCTION.update({np.amax: OPS["max"], np.amin: OPS["min"], np.true_divide: OPS["divide"]})
+
+METHODS.update({
+    **{name: (OPS[name], OPS[name].bind) for name in ("sum", "mean", "max", "min", "dot")},
+    "transpose": (OPS["transpose"], _transpose_method),
+    "reshape": (OPS["reshape"], _reshape_method),
+    "astype": (OPS["astype"], _astype_method),
+    "copy": (OPS["copy"], lambda a, order="C": {"a": a}),
+})
+
+OPERATORS.update({
+    symbol: OPS[name]
+    for symbol, name in {
+        "+": "add", "-": "subtract", "*": "multiply", "/": "divide", "@": "matmul",
+        "<": "less", "<=": "less_equal", ">": "greater", ">=": "greater_equal", "==": "equal", "!=": "not_equal",
+    }.items()
+})

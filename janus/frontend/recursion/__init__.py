@@ -1,0 +1,1 @@
+"""Recursive functions: ``janus.invoke``, trees as index arrays, structured results."""

@@ -1,0 +1,253 @@
+"""Recursive calls: ``janus.invoke`` of functions traced once with generalized parameters.
+
+The graph generator inlines user functions; a call to a function whose code is already
+being traced (direct or mutual recursion) is instead emitted as ``janus.invoke`` of a
+private ``func.func`` generated for that code and the *kinds* of its arguments. A kind
+never holds a per-level value: Python ints, floats and bools become ``Weak`` scalars,
+0-d arrays scalars, arrays keep dtype and shape (``?`` dims stay ``?``), tree nodes
+(``trees.SymNode``) become an int64 id plus the tree's arrays; only functions, modules,
+types, strings and ``None`` stay constants. So each (code, kinds) is traced once, its own
+recursive calls find it, and ``janus-eliminate-recursion`` turns the cycle into a loop
+over an explicit, depth-guarded stack.
+
+The result type comes from the profile (what the code returned on profiled runs, one
+kind only, tuples looked into: ``recursion_results``); every ``return`` of the generated
+function is checked against it and a Python scalar is made a ``Weak`` of that type, so
+``return 1`` joins ``return fib(n-1) + ...``. A tuple result is several MLIR results.
+Scalars cross function boundaries as MLIR scalars (not 0-d tensors): the explicit stack
+then saves them in ``util.list`` slots instead of buffers.
+"""
+
+from __future__ import annotations
+
+import re
+import types
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from janus.frontend.trace.branches import SymFunction
+from janus.frontend.emitter import Emitter, function_text
+from janus.frontend.heap.access import HeapRef
+from janus.frontend.recursion import results
+from janus.frontend.recursion.heap_state import RecursionHeap, extra_operands
+from janus.frontend.trace.scalars import PYTHON_DTYPES, weak_literal
+from janus.frontend.recursion.trees import SymNode, SymTree, TreeKind
+from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor, Weak, tensor_type
+from janus.ir import parse_module
+from janus.passes.registry import run_pipeline
+
+if TYPE_CHECKING:
+    from janus.frontend.trace.interpreter import Tracer
+
+#: generated functions per module; a recursion that keeps changing its constant
+#: arguments (each a new specialization) stops here
+MAX_FUNCTIONS = 16
+#: argument values that stay constants of the generated function
+STATIC = (type(None), str, bytes, types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc)
+
+# Kinds: ("scalar", dtype, weak) | ("tensor", dtype, shape with "?") | ("node", TreeKind) | ("static", value)
+#        | ("heap", access path): a heap object, passed unchanged (``recursion_heap``)
+Kind = tuple
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A function parameter or result: SSA name and MLIR type."""
+
+    name: str
+    type: str
+
+
+@dataclass(frozen=True)
+class Generated:
+    name: str
+    result: Kind
+
+
+def kind_of(value: Any) -> Kind:
+    """The kind of a recursive call's argument (what the generated function assumes)."""
+    if isinstance(value, SymNode):
+        return ("node", value.tree.kind)
+    if isinstance(value, HeapRef):
+        return ("heap", value.path)
+    if isinstance(value, Tensor):
+        if not value.shape:
+            return ("scalar", value.dtype.name, isinstance(value, Weak))
+        return ("tensor", value.dtype.name, tuple("?" if isinstance(d, str) else d for d in value.shape))
+    if type(value) in PYTHON_DTYPES:
+        return ("scalar", PYTHON_DTYPES[type(value)].name, True)
+    if isinstance(value, np.generic) and value.dtype.name in ELEMENT_TYPES:
+        return ("scalar", value.dtype.name, False)
+    if isinstance(value, STATIC) or isinstance(value, SymFunction) and not value.closure:
+        return ("static", value)
+    raise NotConvertible(f"a {type(value).__name__} argument of a recursive call is not supported")
+
+
+def types_of(kind: Kind) -> list[str]:
+    """The MLIR types a value of ``kind`` is passed as."""
+    if kind[0] == "scalar":
+        return [ELEMENT_TYPES[kind[1]]]
+    if kind[0] == "tensor":
+        return [tensor_type(kind[2], np.dtype(kind[1]))]
+    if kind[0] == "node":
+        return ["i64", *(tensor_type(("?", *shape), dtype) for _, _, dtype, shape in kind[1].columns())]
+    return []
+
+
+class Recursion:
+    """The generated functions of one module, and the ``janus.invoke``s that call them."""
+
+    def __init__(self, tracer: "Tracer") -> None:
+        self.tracer = tracer
+        self.generated: dict[tuple, Generated] = {}
+        #: trace depth of a generated function's own frames -> its result kind
+        self.returning: dict[int, Kind] = {}
+        #: per generated function, the heap locations passed as its extra parameters
+        self.heap_reads: dict[str, list] = {}
+        self.tracing: dict[str, RecursionHeap] = {}  # generated functions still being traced
+
+    def invoke(self, code: types.CodeType, globals_: dict, closure: tuple, bound: dict[str, Any]) -> Any:
+        """``janus.invoke`` of the function generated for ``code`` on ``bound``'s kinds."""
+        if closure:
+            raise NotConvertible(f"recursive call to {code.co_name}, a closure")
+        em = self.tracer.em
+        bound = {k: em.literal(v) if isinstance(v, np.ndarray) else v for k, v in bound.items()}
+        kinds = tuple(kind_of(v) for v in bound.values())
+        fn = self.generated.get((code, kinds)) or self.generate(code, globals_, bound, kinds)
+        operands = [name for value, kind in zip(bound.values(), kinds) for name in self.operands(value, kind)]
+        extra, extra_types = extra_operands(self.tracer, self.tracing.get(fn.name), self.heap_reads.get(fn.name, []))
+        operands += extra
+        arg_types = ", ".join([t for kind in kinds for t in types_of(kind)] + extra_types)
+        leaves = results.leaves(fn.result)
+        name = em.fresh()
+        em.lines.append(f'{name}{f":{len(leaves)}" if len(leaves) > 1 else ""} = "janus.invoke"({", ".join(operands)}) '
+                        f'{{callee = @{fn.name}}} : ({arg_types}) -> ({", ".join(types_of(k)[0] for k in leaves)})')
+        names = [f"{name}#{i}" for i in range(len(leaves))] if len(leaves) > 1 else [name]
+        return results.rebuild(fn.result, (self.value(em, n, k) for n, k in zip(names, leaves)))
+
+    def returned(self, value: Any, code: types.CodeType) -> Any:
+        """A ``return`` in a generated function's own frame gives its declared result kind;
+        one in another frame of a recursive function drops its varying positions."""
+        kind = self.returning.get(self.tracer.depth)
+        if kind is not None:
+            return results.coerce(value, kind, self.coerce)
+        profile = self.tracer.profile
+        if code in profile.returns and any(site[0] is code and code in callees for site, callees in profile.callees.items()):
+            return results.drop_varying(value, results.structure(list(profile.returns[code])))
+        return value
+
+    # ---- generation -----------------------------------------------------------------------
+    def generate(self, code: types.CodeType, globals_: dict, bound: dict[str, Any], kinds: tuple[Kind, ...]) -> Generated:
+        if len(self.generated) >= MAX_FUNCTIONS:
+            raise NotConvertible(f"more than {MAX_FUNCTIONS} specializations of recursive functions")
+        tracer = self.tracer
+        name = re.sub(r"\W", "_", code.co_name)
+        fn = Generated(f"{name}_rec{len(self.generated)}", results.merge(list(tracer.profile.returns.get(code, ()))))
+        if not results.leaves(fn.result):
+            raise NotConvertible(f"a recursive function ({code.co_name}) returning no array or scalar is not supported")
+        self.generated[(code, kinds)] = fn  # before tracing: its own recursive calls find it
+        outer = tracer.em
+        em = tracer.em = outer.sibling()
+        try:
+            params: list[Slot] = []
+            arguments = {name: self.parameter(em, kind, value, params) for (name, value), kind in zip(bound.items(), kinds)}
+            heap = self.tracing[fn.name] = tracer.heap.scope = RecursionHeap(tracer, fn.name, outer, len(params))
+            depth = tracer.depth + 1
+            self.returning[depth] = fn.result
+            try:
+                value = tracer.run(code, globals_, arguments)
+                returned = [Slot(em.scalar(v), types_of(k)[0]) if k[0] == "scalar" else Slot(v.name, v.type)
+                            for v, k in zip(results.flatten(value, fn.result), results.leaves(fn.result))]
+            finally:
+                del self.returning[depth], self.tracing[fn.name]
+                tracer.heap.scope = heap.enclosing
+            params += [Slot(t.name, t.type) for t in heap.parameters()]
+            self.heap_reads[fn.name] = heap.reads
+            text = function_text(fn.name, params, returned, em.lines, private=True)  # type: ignore[list-item]
+            tracer.functions.append(heap.finish(text, tracer.functions))
+        finally:
+            tracer.em = outer
+        return fn
+
+    def parameter(self, em: Emitter, kind: Kind, value: Any, params: list[Slot]) -> Any:
+        """The traced value of a parameter of ``kind``, appending its slots to ``params``."""
+        slots = [Slot(f"%arg{len(params) + i}", t) for i, t in enumerate(types_of(kind))]
+        params.extend(slots)
+        if kind[0] in ("static", "heap"):
+            return value
+        if kind[0] != "node":
+            return self.value(em, slots[0].name, kind)
+        tree_kind: TreeKind = kind[1]
+        size = f"tree{slots[0].name}"
+        arrays = {}
+        for slot, (field, role, dtype, shape) in zip(slots[1:], tree_kind.columns()):
+            arrays[(field.name, role)] = Tensor(slot.name, (size, *shape), dtype)
+            em.bind_dim(size, arrays[(field.name, role)], 0)
+        return SymNode(SymTree(tree_kind, arrays), em.from_scalar(slots[0].name, np.dtype(np.int64)))
+
+    def value(self, em: Emitter, name: str, kind: Kind) -> Tensor:
+        """The traced value of an SSA value ``name`` passed as ``kind`` (scalar or tensor)."""
+        if kind[0] == "scalar":
+            return em.from_scalar(name, np.dtype(kind[1]), Weak if kind[2] else Tensor)
+        shape = tuple(f"{name}.{d}" if size == "?" else size for d, size in enumerate(kind[2]))
+        tensor = Tensor(name, shape, np.dtype(kind[1]))
+        for d, size in enumerate(shape):
+            if isinstance(size, str):
+                em.bind_dim(size, tensor, d)
+        return tensor
+
+    def operands(self, value: Any, kind: Kind) -> list[str]:
+        """SSA names passing ``value`` as ``kind``."""
+        em = self.tracer.em
+        if kind[0] in ("static", "heap"):
+            return []
+        if kind[0] == "node":
+            columns = value.tree.kind.columns()
+            return [em.scalar(value.id), *(value.tree.arrays[(f.name, role)].name for f, role, _, _ in columns)]
+        if kind[0] == "scalar" and not isinstance(value, Tensor):
+            value = weak_literal(em, value) if kind[2] else em.literal(np.asarray(value))
+        return [em.scalar(value) if kind[0] == "scalar" else value.name]
+
+    def coerce(self, value: Any, kind: Kind) -> Tensor:
+        """``value`` as a value of ``kind``, or NotConvertible when it is another kind."""
+        em = self.tracer.em
+        if type(value) in PYTHON_DTYPES and kind[0] == "scalar" and kind[2] and PYTHON_DTYPES[type(value)].name == kind[1]:
+            return weak_literal(em, value)
+        if isinstance(value, (np.ndarray, np.generic)) and type(value) not in PYTHON_DTYPES:
+            value = em.literal(value)
+        if isinstance(value, Tensor) and value.dtype.name == kind[1]:
+            if kind[0] == "scalar" and not value.shape and isinstance(value, Weak) == kind[2]:
+                return value
+            if kind[0] == "tensor" and not isinstance(value, Weak) and _fits(value.shape, kind[2]):
+                target = tensor_type(kind[2], value.dtype)
+                if target == value.type:
+                    return value
+                name = em.fresh()
+                em.lines.append(f"{name} = tensor.cast {value.name} : {value.type} to {target}")
+                return self.value(em, name, kind)
+        raise NotConvertible(f"a recursive function returned a {_describe(value)} where the profile saw {_describe_kind(kind)}")
+
+
+def _fits(shape: tuple, kind_shape: tuple) -> bool:
+    return len(shape) == len(kind_shape) and all(k == "?" or s == k for s, k in zip(shape, kind_shape))
+
+
+def _describe(value: Any) -> str:
+    return value.type if isinstance(value, Tensor) else type(value).__name__
+
+
+def _describe_kind(kind: Kind) -> str:
+    if kind[0] == "scalar":
+        return f"a Python {kind[1]}" if kind[2] else f"a {kind[1]} scalar"
+    return tensor_type(kind[2], np.dtype(kind[1]))
+
+
+def simplify(text: str) -> str:
+    """``canonicalize,cse`` over a module with generated functions: the 0-d tensors that
+    scalars pass through fold back to scalars before ``janus-eliminate-recursion``
+    decides what each stack frame saves (a scalar slot, not a buffer)."""
+    module = parse_module(text)
+    run_pipeline(module, "builtin.module(canonicalize,cse)")
+    return str(module)

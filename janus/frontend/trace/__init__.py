@@ -1,0 +1,1 @@
+"""The bytecode interpreter: one handler per opcode, branches, loops, calls, scalars."""

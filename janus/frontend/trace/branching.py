@@ -1,0 +1,121 @@
+"""Branch speculation: a conditional jump on a graph value is decided by the profile under
+a ``janus.guard``, or both sides are traced and joined in an ``scf.if``."""
+
+from __future__ import annotations
+
+import numpy as np
+from typing import Any
+
+from janus.frontend.ops import op_table
+from janus.frontend.recursion import trees
+from janus.frontend.trace import exceptions, loops, scalars
+from janus.frontend.trace.branches import Copier, Joiner
+from janus.frontend.trace.bytecode import EXIT, Instr
+from janus.frontend.trace.frame import Frame
+from janus.frontend.values import NotConvertible, Tensor
+
+#: nesting limit of branches converted to scf.if (each side is traced separately)
+MAX_FORK_DEPTH = 16
+
+
+class Branching:
+    """The ``Tracer``'s conditional jumps (a mixin)."""
+
+    def truth(self, frame: Frame, ins: Instr, value: Any) -> bool | None:
+        """Python truth of ``value``; for a graph value, the profiled outcome, guarded, or
+        None when the branch is not speculated (it varied, or was never profiled)."""
+        if not isinstance(value, Tensor):
+            try:
+                return bool(value)
+            except (ValueError, TypeError) as e:
+                raise NotConvertible(f"truth value: {e}") from None
+        if value.size != 1:
+            raise NotConvertible(f"truth value of an array of shape {value.shape}")
+        site = (frame.bc.code, ins.offset)
+        taken = None if site in self.unspeculated or not self.speculation.speculate else self.profile.branch_outcome(site)
+        if taken is None:
+            return None
+        truth = taken == ("TRUE" in ins.opname)
+        untaken = frame.bc.next_offset(ins.offset) if taken else ins.target
+        kind = "raise" if exceptions.raises(frame.bc.code, untaken) else "branch"
+        condition = self.em.scalar_condition(op_table.cast(self.em, value, np.dtype(bool)))
+        self.speculate(frame, ins, condition if truth else self.em.negate(condition), kind)
+        return truth
+
+    def speculate(self, frame: Frame, ins: Instr, condition: str, kind: str) -> None:
+        """Guard that ``condition`` holds at the branch ``ins``."""
+        source = frame.bc.source(ins.offset)
+        gid = self.em.guard(condition, kind, source)
+        self.guards.append((gid, kind, source))
+        self.guard_sites[gid] = (frame.bc.code, ins.offset)
+
+    def branch(self, frame: Frame, ins: Instr, value: Any, pop_on_fall: bool) -> int | None:
+        """The next offset after a conditional jump on ``value``; ``pop_on_fall`` for the
+        ``JUMP_IF_*_OR_POP`` forms, which leave the value on the stack when they jump."""
+        if ins.target < ins.offset and isinstance(value, Tensor) and not pop_on_fall:
+            return loops.back_edge(self, frame, ins, value)
+        jump_if = "TRUE" in ins.opname
+        if isinstance(value, trees.SymNode):
+            value = trees.condition(self, value)
+        truth = self.truth(frame, ins, value)
+        if truth is None:
+            return self.fork(frame, ins, value, jump_if, pop_on_fall)
+        if truth == jump_if:
+            return ins.target
+        if pop_on_fall:
+            frame.stack.pop()
+        return None
+
+    def fork(self, frame: Frame, ins: Instr, value: Tensor, jump_if: bool, pop_on_fall: bool) -> int | None:
+        """Trace both sides of a varying branch to where they meet and join them in an ``scf.if``."""
+        if ins.offset in frame.forking:
+            raise NotConvertible("a loop whose trip count depends on array values (needs scf.while)")
+        if len(frame.forking) >= MAX_FORK_DEPTH:
+            raise NotConvertible(f"more than {MAX_FORK_DEPTH} nested data-dependent branches")
+        condition = self.em.scalar_condition(op_table.cast(self.em, value, np.dtype(bool)))
+        join = frame.bc.join_point(ins.offset)
+        sides = []
+        for jumps in (jump_if, not jump_if):  # the side taken when the condition is true first
+            start = ins.target if jumps else frame.bc.next_offset(ins.offset)
+            if exceptions.raises(frame.bc.code, start):
+                sides.append(None)
+                continue
+            copier = Copier()
+            side = Frame(frame.bc, frame.globals, copier(frame.locals), copier(frame.cells), copier(frame.stack),
+                         forking=frame.forking | {ins.offset})
+            if pop_on_fall and not jumps:
+                side.stack.pop()
+            outer, self.em.lines = self.em.lines, []
+            guards = len(self.guards)
+            try:
+                self.execute(side, start, join)
+                sides.append((side, copier, self.em.lines))
+            except exceptions.TracedRaise:
+                del self.guards[guards:]
+                sides.append(None)
+            finally:
+                self.em.lines = outer
+        if sides == [None, None]:
+            raise exceptions.TracedRaise(f"both sides of the branch at {frame.bc.source(ins.offset)} raise")
+        if None in sides:
+            return self.avoid_raise(frame, ins, condition, jump_if, pop_on_fall, raising_if=sides[0] is None)
+        (then, then_copier, then_lines), (other, else_copier, else_lines) = sides
+        for name in then.locals.keys() ^ other.locals.keys():  # bound on one side only: unbound after
+            then.locals.pop(name, None), other.locals.pop(name, None)
+        base = self.em.fresh()
+        joiner = Joiner(base, then_copier, else_copier, lambda a, b: scalars.promote(self.em, a, b))
+        frame.result = joiner(then.result, other.result)
+        self.em.scf_if(base, condition, then_lines, else_lines, joiner.results)
+        return None if join == EXIT else join
+
+    def avoid_raise(self, frame: Frame, ins: Instr, condition: str, jump_if: bool, pop_on_fall: bool,
+                    raising_if: bool) -> int | None:
+        """A branch with a side that raises (taken when the condition is ``raising_if``) is
+        not forked: guard (kind ``raise``) the other side, and go on along it."""
+        self.speculate(frame, ins, self.em.negate(condition) if raising_if else condition, "raise")
+        if jump_if != raising_if:
+            return ins.target
+        if pop_on_fall:
+            frame.stack.pop()
+        return None
+

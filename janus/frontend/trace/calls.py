@@ -1,0 +1,143 @@
+"""Calls in the trace: op-table functions, inlined Python functions and methods, pure
+builtins, attributes of non-heap objects, and iteration over static values."""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as np
+
+from janus.frontend.heap.access import HeapRef, holds_ref
+from janus.frontend.ops import mutation, registry
+from janus.frontend.recursion import results as recursion_results
+from janus.frontend.recursion import trees
+from janus.frontend.trace import exceptions, generators, loops, supercall
+from janus.frontend.trace.branches import SymFunction
+from janus.frontend.trace.frame import LOCAL_CONTAINERS, BoundTensorMethod, bind_arguments
+from janus.frontend.values import NotConvertible, Tensor, contains_tensor
+
+#: builtins that only rearrange their arguments, safe on graph values inside containers
+STRUCTURAL_BUILTINS = {len, list, tuple, zip, enumerate, reversed}
+#: structural builtins that iterate their arguments: an array argument is its rows
+ITERATING_BUILTINS = {list, tuple, zip, enumerate, reversed}
+#: builtins that are pure on static values
+PURE_BUILTINS = STRUCTURAL_BUILTINS | {range, min, max, abs, int, float, bool, isinstance, sum, slice, round, divmod, sorted, all, any}
+#: local containers whose methods may be called (they live only in the traced frame)
+
+
+class Calls:
+    """The ``Tracer``'s calls, attribute reads and iteration (a mixin)."""
+
+    def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        trace = getattr(fn, "janus_trace", None)
+        if trace is not None:  # a callable that traces its own calls (janus.grad and what it returns)
+            return trace(self, args, kwargs)
+        if fn is super and not args and not kwargs:
+            return supercall.make(self.frames[-1])
+        special = loops.call(self, fn, args, kwargs)
+        if special is not loops.NOT_HANDLED:
+            return special
+        traced = contains_tensor(args) or contains_tensor(kwargs)
+        if isinstance(fn, BoundTensorMethod):
+            if fn.name not in registry.METHODS:
+                raise NotConvertible(f"array method .{fn.name}() is not in the op table")
+            op, bind = registry.METHODS[fn.name]
+            return registry.apply(self.em, op, [fn.receiver, *args], kwargs, bind)
+        if isinstance(fn, types.MethodType):  # a bound Python method: its function, self first
+            return self.call(fn.__func__, [fn.__self__, *args], kwargs)
+        if isinstance(fn, trees.BoundNodeMethod):
+            return self.call(fn.function, [fn.node, *args], kwargs)
+        if isinstance(fn, SymFunction):
+            return self.inline(fn.code, fn.globals, fn.defaults, {}, fn.closure, args, kwargs)
+        if isinstance(fn, types.FunctionType) and not fn.__module__.startswith("numpy"):
+            closure = self.heap.closure(fn) if fn.__closure__ else ()
+            return self.inline(fn.__code__, fn.__globals__, fn.__defaults__ or (), fn.__kwdefaults__ or {}, closure, args, kwargs)
+        if fn is getattr and len(args) == 2 and isinstance(args[0], HeapRef) and type(args[1]) is str and not kwargs:
+            return self.attribute(args[0], args[1])  # ``getattr(self, name)``: a heap read, as ``self.name``
+        if holds_ref(args) or holds_ref(kwargs):
+            raise NotConvertible(f"a heap object is passed to {getattr(fn, '__qualname__', type(fn).__name__)} (only inlined code may use it)")
+        op = registry.BY_FUNCTION.get(fn) if _hashable(fn) else None
+        if op is not None:
+            return registry.apply(self.em, op, args, kwargs) if traced else op.eager(*args, **kwargs)
+        if fn is abs and traced:
+            return registry.apply(self.em, registry.OPS["absolute"], args, kwargs)
+        if _hashable(fn) and fn in PURE_BUILTINS and (not traced or fn in STRUCTURAL_BUILTINS):
+            recursion_results.check_usable(*args)
+            if fn is len and args and isinstance(args[0], Tensor):
+                return args[0].static_shape()[0]
+            if fn in ITERATING_BUILTINS:
+                args = [self.iterate(a) if isinstance(a, Tensor) else a for a in args]
+            result = fn(*args, **kwargs)
+            generators.check_consumed(args, fn.__name__)
+            return result
+        if isinstance(fn, type) and issubclass(fn, np.generic) and not traced:
+            return fn(*args, **kwargs)
+        if isinstance(fn, types.BuiltinMethodType) and isinstance(fn.__self__, LOCAL_CONTAINERS):
+            return fn(*args, **kwargs)
+        made = exceptions.construct(fn, args, kwargs) if isinstance(fn, type) else None
+        if made is not None:
+            return made
+        name = getattr(fn, "__qualname__", type(fn).__name__)
+        raise NotConvertible(f"call to {name} is not supported (not in the op table, not inlinable)")
+
+    def inline(
+        self, code: types.CodeType, globals_: dict, defaults: tuple, kwdefaults: dict, closure: tuple, args: list, kwargs: dict
+    ) -> Any:
+        """Run a callee's bytecode with its arguments bound as CPython would; a callee
+        already being traced (recursion) is invoked instead (see ``recursion``)."""
+        bound = bind_arguments(code, defaults, kwdefaults, args, kwargs)
+        if code in self.active:
+            return self.recursion.invoke(code, globals_, closure, bound)
+        return self.run(code, globals_, bound, closure)
+
+
+    def attribute(self, obj: Any, name: str) -> Any:
+        if isinstance(obj, trees.SymNode):
+            return trees.attribute(self, obj, name)
+        if isinstance(obj, supercall.SymSuper):
+            return obj.attribute(self, name)
+        if isinstance(obj, HeapRef):
+            method = self.heap.method(obj, name)  # ``self.loss`` passed along (to janus.grad): bound here
+            return types.MethodType(method, obj) if method is not None else self.heap.read(obj, "attr", name)
+        if isinstance(obj, Tensor):
+            if name == "T":
+                return registry.apply(self.em, registry.OPS["transpose"], [obj], {})
+            if name in ("ndim", "size"):
+                return getattr(obj, name)
+            if name == "shape":
+                return obj.static_shape()
+            if name == "dtype":
+                return obj.dtype
+            raise NotConvertible(f"array attribute .{name} is not supported")
+        if isinstance(obj, types.ModuleType) and obj.__name__.split(".")[0] == "numpy":
+            return getattr(obj, name)
+        if isinstance(obj, types.ModuleType) and hasattr(getattr(obj, name, None), "janus_trace"):
+            return getattr(obj, name)
+        if obj is np.add and name == "at":
+            return mutation.ADD_AT
+        if isinstance(obj, (np.ndarray, np.generic, np.dtype, int, float, complex)):
+            return getattr(obj, name)
+        raise NotConvertible(f"attribute .{name} of a {type(obj).__name__} (object attributes need heap ops)")
+
+    def iterate(self, value: Any) -> list[Any]:
+        """The items a Python loop over ``value`` sees (rows, for an array)."""
+        if isinstance(value, Tensor):
+            if value.ndim == 0:
+                raise NotConvertible("iteration over a 0-d array")
+            return [registry.apply(self.em, registry.OPS["getitem"], [value, i], {}) for i in range(value.static_shape()[0])]
+        if isinstance(value, HeapRef) and type(value.obj) in (list, tuple):  # its length is part of its spec
+            return [self.heap.read(value, "item", i) for i in range(len(value.obj))]
+        try:
+            return list(value)
+        except TypeError as e:
+            raise NotConvertible(f"iteration: {e}") from None
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+        return True
+    except TypeError:
+        return False
+

@@ -1,0 +1,403 @@
+"""Loops in the graph: ``scf.for`` and ``scf.while`` with loop-carried graph values.
+
+Symbolic execution unrolls a Python loop by itself when its iterations are known while
+tracing. A loop becomes an ``scf`` op instead when they are not, or when there are many:
+
+- ``for`` over a list relaxed to a stacked array (``relax.SymList``), over ``range()`` of a
+  graph int (a relaxed int argument), over the rows of an array whose first dim is ``?``:
+  ``scf.for`` (row ``i`` by ``tensor.extract_slice``);
+- ``for`` over more than ``UNROLL_LIMIT`` known items (a range, an array's rows, a list of
+  arrays of one type, stacked in the graph): ``scf.for`` when its body allows, else
+  unrolled as before;
+- ``while`` on a graph value (its bottom test is a backward conditional jump): when the
+  profile saw one trip count k <= ``UNROLL_LIMIT``, k unrolled iterations, each decision
+  under a ``trip_count`` guard; otherwise ``scf.while``. CPython 3.11 tests a ``while``
+  at the top (an ordinary branch) and at the bottom, so the body has run once when the
+  bottom test is reached: the remaining iterations are an ``scf.if`` on that test around
+  a do-while (``scf.while`` with the body in its before-region).
+
+The body is traced once with the graph values it changes as region block arguments
+(``carry``); the locals it binds first are unbound after the loop (Python keeps the last
+value: a later read is NotConvertible, never a wrong value); other Python state it changes,
+``break`` and ``return`` are NotConvertible.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
+
+from janus.frontend.ops import op_table
+from janus.frontend.ops import registry
+from janus.frontend.trace.branches import SymIter
+from janus.frontend.trace.bytecode import CONDITIONAL_JUMPS, EXITS, JUMPS, Instr
+from janus.frontend.trace.carry import Path, Walker, assign, changes, flatten, renamed
+from janus.frontend.relax import SymList
+from janus.frontend.trace.scalars import absolute, from_index, to_index, to_python
+from janus.frontend.values import NotConvertible, Tensor, Weak
+
+if TYPE_CHECKING:
+    from janus.frontend.trace.frame import Frame
+    from janus.frontend.trace.interpreter import Tracer
+
+#: loops over more known items than this become scf.for, trip counts above it scf.while
+UNROLL_LIMIT = 64
+
+
+def unroll_limit(tracer: "Tracer") -> int:
+    """``UNROLL_LIMIT``, or 0 when the ``unroll`` switch is off (see ``speculation``)."""
+    return UNROLL_LIMIT if tracer.speculation.unroll else 0
+
+
+NOT_HANDLED = object()
+
+
+@dataclass
+class LoopState:
+    """Per-tracer loop bookkeeping."""
+
+    #: back edges (code, offset) whose body is being traced: reaching one again is a break
+    active: set = field(default_factory=set)
+    #: speculated while loops being unrolled: (id(frame), offset) -> (frame, iterations so far)
+    iterations: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SymRange:
+    """``range()`` with a graph int among its arguments (a step must be a static int > 0)."""
+
+    start: Any
+    stop: Any
+    step: int
+
+
+class GraphIter:
+    """What ``GET_ITER`` leaves for a loop that may become ``scf.for``.
+
+    ``bounds`` emits (lower, upper, step) as ``index`` values and a function giving the
+    item of iteration ``%iv``; ``fallback`` gives the items to unroll over when the body
+    cannot be a region (None: no other way)."""
+
+    def __init__(self, bounds: Callable[[], tuple[str, str, str, Callable[[str], Any]]],
+                 fallback: Callable[[], list] | None = None) -> None:
+        self.bounds, self.fallback = bounds, fallback
+
+
+class BodyMarker:
+    """Stands for the loop's iterator inside its traced body: a ``FOR_ITER`` on it is a
+    jump out of the body from a data-dependent branch."""
+
+    def __next__(self) -> Any:
+        raise NotConvertible("break or continue under a data-dependent branch in a loop in the graph")
+
+
+# ---- hooks called by the graph generator ----------------------------------------------------
+def iterator(tracer: "Tracer", value: Any) -> GraphIter | None:
+    """A ``GraphIter`` when a ``for`` over ``value`` becomes ``scf.for`` (or may), else None."""
+    em = tracer.em
+    if isinstance(value, SymList):
+        return GraphIter(lambda: _rows(em, value.stacked))
+    if isinstance(value, SymRange):
+        return GraphIter(lambda: (to_index(em, value.start), to_index(em, value.stop), em.index_constant(value.step),
+                                  lambda iv: from_index(em, iv)))
+    if isinstance(value, Tensor) and value.ndim and isinstance(value.shape[0], str):
+        return GraphIter(lambda: _rows(em, value))
+    if isinstance(value, range) and len(value) > unroll_limit(tracer) and value.step > 0:
+        return GraphIter(lambda: (em.index_constant(value.start), em.index_constant(value.stop),
+                                  em.index_constant(value.step), lambda iv: from_index(em, iv)), lambda: list(value))
+    if isinstance(value, Tensor) and value.ndim and value.static and value.shape[0] > unroll_limit(tracer):
+        return GraphIter(lambda: _rows(em, value), lambda: tracer.iterate(value))
+    if isinstance(value, (list, tuple)) and len(value) > unroll_limit(tracer) and _one_type(value):
+        return GraphIter(lambda: _rows(em, registry.apply(em, registry.OPS["stack"], [list(value)], {})),
+                         lambda: list(value))
+    return None
+
+
+def call(tracer: "Tracer", fn: Any, args: list, kwargs: dict) -> Any:
+    """Calls on loop objects and Python scalars in the graph; ``NOT_HANDLED`` for the rest."""
+    if fn is range and any(isinstance(a, Tensor) for a in args):
+        return _sym_range(*args, **kwargs)
+    if fn is len and args and isinstance(args[0], SymList):
+        return _length(tracer, args[0].stacked)
+    if fn is abs and len(args) == 1 and isinstance(args[0], Weak):
+        return absolute(tracer.em, args[0])
+    receiver = getattr(fn, "receiver", None)  # a bound array method
+    if (fn is int or fn is float) and len(args) == 1 and not kwargs and isinstance(args[0], Tensor):
+        return to_python(tracer, *tracer.call_site, fn, args[0])
+    if isinstance(receiver, Tensor) and fn.name == "item" and not args and not kwargs:
+        return to_python(tracer, *tracer.call_site, "item", receiver)
+    if fn is np.stack and args and isinstance(args[0], SymList) and kwargs.get("axis", 0) == 0 and len(args) == 1:
+        return args[0].stacked
+    return NOT_HANDLED
+
+
+def run_for(tracer: "Tracer", frame: "Frame", ins: Instr) -> int | None:
+    """``FOR_ITER`` on a ``GraphIter``: the whole loop as ``scf.for``; the exit offset."""
+    it = frame.stack[-1]
+    saved = _snapshot(tracer)
+    try:
+        lower, upper, step, item = it.bounds()
+        iv = tracer.em.fresh()
+
+        def enter(body: "Frame") -> None:
+            body.stack.append(marker)
+            body.stack.append(item(iv))
+
+        def leave(body: "Frame") -> None:
+            if not body.stack or body.stack[-1] is not marker:
+                raise NotConvertible("break or return inside a loop in the graph")
+            body.stack.pop()
+
+        marker = BodyMarker()
+        loop = _Loop(tracer, frame, frame.bc.next_offset(ins.offset), ins.offset, len(frame.stack) - 1, enter, leave)
+        carried, lines, yields = loop.trace()
+        names = tracer.em.fresh()
+        head, iter_args = "", ""
+        if carried:
+            types = ", ".join(t.type for _, t in carried)
+            head = f"{names}:{len(carried)} = "
+            iter_args = f" iter_args({', '.join(f'{p.name} = {o.name}' for p, o in carried)}) -> ({types})"
+            lines = [*lines, f"scf.yield {', '.join(y.name for y in yields)} : {types}"]
+        tracer.em.lines.append("\n".join([f"{head}scf.for {iv} = {lower} to {upper} step {step}{iter_args} {{",
+                                          *lines, "}"]))
+        loop.commit(names)
+    except NotConvertible:
+        if it.fallback is None:
+            raise
+        _restore(tracer, saved)
+        frame.stack[-1] = SymIter(it.fallback())  # unrolled, as without a limit
+        return tracer.FOR_ITER(frame, ins)
+    frame.stack.pop()
+    return ins.target
+
+
+def back_edge(tracer: "Tracer", frame: "Frame", ins: Instr, value: Tensor) -> int | None:
+    """The bottom test of a ``while`` loop on a graph value: speculated trip count or
+    ``scf.while``; the next offset."""
+    site = (frame.bc.code, ins.offset)
+    state: LoopState = tracer.loops
+    if site in state.active:
+        raise NotConvertible("a second way out of a loop in the graph (break, or `and`/`or` in its condition)")
+    if value.size != 1:
+        raise NotConvertible(f"truth value of an array of shape {value.shape}")
+    goes_on = "TRUE" in ins.opname  # the jump back is taken when the condition is true
+    key = (id(frame), ins.offset)
+    k = None if site in tracer.unspeculated or not tracer.speculation.unroll else tracer.profile.trip_count(site)
+    if k is not None and k <= UNROLL_LIMIT:
+        done = state.iterations.pop(key, (frame, 0))[1] + 1
+        again = done < k
+        condition = _goes_on(tracer, value, goes_on)
+        source = frame.bc.source(ins.offset)
+        gid = tracer.em.guard(condition if again else tracer.em.negate(condition), "trip_count", source)
+        tracer.guards.append((gid, "trip_count", source))
+        tracer.guard_sites[gid] = site
+        if again:
+            state.iterations[key] = (frame, done)
+            return ins.target
+        return None
+    state.iterations.pop(key, None)
+    first = _goes_on(tracer, value, goes_on)
+
+    def leave(body: "Frame") -> str:
+        condition = body.stack.pop() if body.stack else None
+        if not isinstance(condition, Tensor) or condition.size != 1:
+            raise NotConvertible("the condition of a loop in the graph is not a one-element array value")
+        return _goes_on(tracer, condition, goes_on)
+
+    state.active.add(site)
+    try:
+        loop = _Loop(tracer, frame, ins.target, ins.offset, len(frame.stack), lambda body: None, leave)
+        carried, lines, yields = loop.trace()
+    finally:
+        state.active.discard(site)
+    em = tracer.em
+    names = em.fresh()
+    # a do-while (the body in the before-region), entered only if the first test passed;
+    # IREE's stream conversion rejects a while whose before-region arguments and results
+    # differ in number, which this form never has
+    types = ", ".join(t.type for _, t in carried)
+    inits = ", ".join(f"{p.name} = {o.name}" for p, o in carried)
+    after = [em.fresh() for _ in carried]
+    head = f"{names}:{len(carried)} = " if carried else ""
+    loop_name = em.fresh()
+    signature, yield_types = (f"({types}) -> ({types})", f" : {types}") if carried else ("() -> ()", "")
+    em.lines.append("\n".join([
+        f"{head}scf.if {first}{f' -> ({types})' if carried else ''} {{",
+        f"{loop_name}{f':{len(carried)}' if carried else ''} = scf.while ({inits}) : {signature} {{" if carried
+        else f"scf.while () : {signature} {{",
+        *lines,
+        f"scf.condition({loop.condition}) {', '.join(y.name for y in yields)}{yield_types}".rstrip(),
+        "} do {",
+        f"^bb0({', '.join(f'{a}: {p.type}' for a, (p, _) in zip(after, carried))}):",
+        f"scf.yield {', '.join(after)}{yield_types}".rstrip(),
+        "}",
+        f"scf.yield {', '.join(f'{loop_name}#{k}' for k in range(len(carried)))}{yield_types}".rstrip(),
+        "} else {",
+        f"scf.yield {', '.join(o.name for _, o in carried)}{yield_types}".rstrip(),
+        "}",
+    ]))
+    loop.commit(names)
+    return None
+
+
+# ---- the body of one loop --------------------------------------------------------------------
+class _Loop:
+    """Traces a loop body from ``start`` to ``stop`` on a copy of ``frame``'s state."""
+
+    def __init__(self, tracer: "Tracer", frame: "Frame", start: int, stop: int, depth: int,
+                 enter: Callable[["Frame"], None], leave: Callable[["Frame"], Any]) -> None:
+        self.tracer, self.frame, self.start, self.stop = tracer, frame, start, stop
+        self.depth = depth  # stack entries below the loop's own (its iterator)
+        self.enter, self.leave = enter, leave
+        self.store_first = _stored_before_read(frame, start)
+        self.body_locals: set[str] = set()
+        self.condition: Any = None  # what ``leave`` returned (the while condition)
+        self.paths: list[Path] = []  # where the carried values are
+        self.carried: list[tuple[Tensor, Tensor]] = []
+
+    def root(self, frame: "Frame") -> dict:
+        return {"locals": frame.locals, "cells": frame.cells, "stack": frame.stack[: self.depth]}
+
+    def trace(self) -> tuple[list[tuple[Tensor, Tensor]], list[str], list[Tensor]]:
+        """(placeholder, initial value) per carried graph value, the body's lines, the
+        values it yields. Traced twice: once to find what changes, once carrying only that."""
+        saved = _snapshot(self.tracer)
+        changed, *_ = self.attempt(lambda path: True)
+        _restore(self.tracer, saved)
+        wanted = set(changed)
+        again, carried, lines, yields = self.attempt(lambda path: path in wanted)
+        if set(again) != wanted or len(carried) != len(again):
+            raise NotConvertible("the values a loop body changes depend on what it carries")
+        self.paths, self.carried = again, carried
+        return carried, lines, yields
+
+    def attempt(self, select: Callable[[Path], bool]) -> tuple[list[Path], list, list[str], list[Tensor]]:
+        tracer, frame = self.tracer, self.frame
+        placeholders: dict[Path, Tensor] = {}
+
+        def replace(path: Path, t: Tensor) -> Tensor | None:
+            if path[:2] in (("locals", n) for n in self.store_first) or not select(path):
+                return None
+            placeholders[path] = renamed(t, tracer.em.fresh())
+            return placeholders[path]
+
+        walker = Walker(replace)
+        state = walker(self.root(frame), ())
+        before = walker.leaves
+        body = dataclasses.replace(frame, locals=state["locals"], cells=state["cells"], stack=state["stack"], kw_names=())
+        outer, tracer.em.lines = tracer.em.lines, []
+        try:
+            self.enter(body)
+            tracer.execute(body, self.start, self.stop)
+            if body.result is not frame.result:
+                raise NotConvertible("break or return inside a loop in the graph")
+            self.condition = self.leave(body)
+            lines = tracer.em.lines
+        finally:
+            tracer.em.lines = outer
+        after = flatten(self.root(body))
+        self.body_locals = set(self.store_first) | (body.locals.keys() - frame.locals.keys())
+        ignored = {(), ("locals",)} | {("locals", n) for n in self.body_locals}
+        changed = changes(before, after, lambda p: p[:2] in ignored or p in ignored)
+        carried = [(placeholders[p], walker.originals[p]) for p in changed if p in placeholders]
+        return changed, carried, lines, [after[p] for p in changed]
+
+    def commit(self, results: str) -> None:
+        """Bind the loop's results where the carried values were; unbind body locals."""
+        root = self.root(self.frame)
+        root["stack"] = self.frame.stack  # in place: the entries above depth are untouched
+        for k, (path, (_, initial)) in enumerate(zip(self.paths, self.carried)):
+            assign(root, path, renamed(initial, f"{results}#{k}"))
+        for name in self.body_locals:
+            self.frame.locals.pop(name, None)
+
+
+# ---- helpers ---------------------------------------------------------------------------------
+def _rows(em: Any, x: Tensor) -> tuple[str, str, str, Callable[[str], Any]]:
+    """Bounds of a loop over the rows of ``x``, and row ``%iv`` by ``tensor.extract_slice``."""
+    if x.ndim == 0:
+        raise NotConvertible("iteration over a 0-d array")
+    upper = _dim(em, x)
+    row_shape = x.shape[1:]
+
+    def item(iv: str) -> Tensor:
+        offsets = ", ".join([iv, *["0"] * len(row_shape)])
+        sizes = ", ".join(["1", *(em.dim_text(d) for d in row_shape)])
+        strides = ", ".join(["1"] * x.ndim)
+        row = Tensor("", row_shape, x.dtype)
+        return em.emit(f"tensor.extract_slice {x.name}[{offsets}] [{sizes}] [{strides}] : {x.type} to {row.type}",
+                       row_shape, x.dtype)
+
+    return em.index_constant(0), upper, em.index_constant(1), item
+
+
+def _dim(em: Any, x: Tensor) -> str:
+    if isinstance(x.shape[0], str):
+        return em.dims.get(x.shape[0]) or _tensor_dim(em, x)
+    return em.index_constant(x.shape[0])
+
+
+def _tensor_dim(em: Any, x: Tensor) -> str:
+    name = em.fresh()
+    em.lines.append(f"{name} = tensor.dim {x.name}, {em.index_constant(0)} : {x.type}")
+    return name
+
+
+def _length(tracer: "Tracer", x: Tensor) -> Weak:
+    return from_index(tracer.em, _dim(tracer.em, x))
+
+
+def _one_type(items: Any) -> bool:
+    return all(isinstance(v, Tensor) and not isinstance(v, Weak) for v in items) and len(
+        {(v.type) for v in items}) == 1 and items[0].static
+
+
+def _sym_range(*args: Any) -> SymRange:
+    if not 1 <= len(args) <= 3:
+        raise NotConvertible(f"range() takes 1 to 3 arguments, got {len(args)}")
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+    if not isinstance(step, int) or isinstance(step, bool) or step <= 0:
+        raise NotConvertible("range() over a graph int needs a static positive step")
+    for bound in (start, stop):
+        if isinstance(bound, Tensor) and (bound.ndim or bound.dtype != np.int64):
+            raise NotConvertible(f"range() bound {bound.type} is not an int64 scalar")
+    return SymRange(start, stop, step)
+
+
+def _goes_on(tracer: "Tracer", value: Tensor, goes_on: bool) -> str:
+    """The ``i1`` that says the loop runs another iteration."""
+    condition = tracer.em.scalar_condition(op_table.cast(tracer.em, value, np.dtype(bool)))
+    return condition if goes_on else tracer.em.negate(condition)
+
+
+def _stored_before_read(frame: "Frame", start: int) -> set[str]:
+    """Locals the body's straight-line prefix stores before reading: their value from
+    before the loop (or the previous iteration) is never seen by the body."""
+    stored: set[str] = set()
+    read: set[str] = set()
+    bc = frame.bc
+    for ins in bc.instrs[bc.index[start]:]:
+        if ins.opname in CONDITIONAL_JUMPS or ins.opname in JUMPS or ins.opname in EXITS or ins.opname == "FOR_ITER":
+            break
+        if ins.opname == "LOAD_FAST" or ins.opname == "DELETE_FAST":
+            read.add(ins.argval)  # type: ignore[arg-type]
+        elif ins.opname == "STORE_FAST" and ins.argval not in read:
+            stored.add(ins.argval)  # type: ignore[arg-type]
+    return stored
+
+
+def _snapshot(tracer: "Tracer") -> tuple:
+    return (len(tracer.em.lines), len(tracer.guards), dict(tracer.guard_sites), len(tracer.functions),
+            dict(tracer.em.dims))
+
+
+def _restore(tracer: "Tracer", saved: tuple) -> None:
+    lines, guards, sites, functions, dims = saved
+    del tracer.em.lines[lines:], tracer.guards[guards:], tracer.functions[functions:]
+    tracer.guard_sites.clear()
+    tracer.guard_sites.update(sites)
+    tracer.em.dims.clear()
+    tracer.em.dims.update(dims)

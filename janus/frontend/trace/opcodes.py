@@ -1,0 +1,400 @@
+"""One handler per CPython opcode (the method's name is the opname; its docstring is the
+coverage table's entry in docs/coverage.md)."""
+
+from __future__ import annotations
+
+import types
+from typing import Any, Callable
+
+import numpy as np
+
+from janus.frontend.heap.access import HeapRef
+from janus.frontend.ops import indexing, mutation, registry
+from janus.frontend.recursion import results as recursion_results
+from janus.frontend.recursion import trees
+from janus.frontend.trace import exceptions, generators, loops, scalars
+from janus.frontend.trace.branches import Cell, SymFunction, SymIter
+from janus.frontend.trace.bytecode import Instr
+from janus.frontend.trace.frame import (LOCAL_CONTAINERS, MUTATORS, NULL, ArgumentList, BoundTensorMethod, Frame,
+                                        local_dict, resolve_global)
+from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor
+
+
+class Opcodes:
+    """The ``Tracer``'s opcode handlers (a mixin)."""
+
+    def NOP(self, frame: Frame, ins: Instr) -> None:
+        """no effect on the symbolic frame"""
+        pass
+
+    RESUME = PRECALL = COPY_FREE_VARS = NOP
+    EXTENDED_ARG = NOP  # dis already folded its bits into the next instruction's argument
+
+    def PUSH_NULL(self, frame: Frame, ins: Instr) -> None:
+        """stack marker for CALL"""
+        frame.stack.append(NULL)
+
+    def POP_TOP(self, frame: Frame, ins: Instr) -> None:
+        """stack manipulation"""
+        frame.stack.pop()
+
+    def COPY(self, frame: Frame, ins: Instr) -> None:
+        """stack manipulation"""
+        frame.stack.append(frame.stack[-ins.arg])
+
+    def SWAP(self, frame: Frame, ins: Instr) -> None:
+        """stack manipulation"""
+        s = frame.stack
+        s[-1], s[-ins.arg] = s[-ins.arg], s[-1]
+
+    def LOAD_CONST(self, frame: Frame, ins: Instr) -> None:
+        """constant: a Python value (arrays become graph literals when used)"""
+        frame.stack.append(ins.argval)
+
+    def LOAD_FAST(self, frame: Frame, ins: Instr) -> None:
+        """local variable: its symbolic value (a graph value or a Python object)"""
+        if ins.argval not in frame.locals:
+            raise NotConvertible(f"local {ins.argval} is unbound (or was last bound inside a loop in the graph)")
+        frame.stack.append(frame.locals[ins.argval])
+
+    def STORE_FAST(self, frame: Frame, ins: Instr) -> None:
+        """local variable: rebinds the symbolic value"""
+        frame.locals[ins.argval] = frame.stack.pop()
+
+    def DELETE_FAST(self, frame: Frame, ins: Instr) -> None:
+        """local variable: unbinds it"""
+        frame.locals.pop(ins.argval, None)
+
+    def MAKE_CELL(self, frame: Frame, ins: Instr) -> None:
+        """closure cell: local to the trace, or of the jitted function (janus.get_attr/set_attr of cell_contents)"""
+        frame.cells[ins.argval] = Cell(frame.locals.pop(ins.argval, None))
+
+    def LOAD_CLOSURE(self, frame: Frame, ins: Instr) -> None:
+        """closure cell: local to the trace, or of the jitted function (janus.get_attr/set_attr of cell_contents)"""
+        frame.stack.append(frame.cells[ins.argval])
+
+    def LOAD_DEREF(self, frame: Frame, ins: Instr) -> None:
+        """closure cell: local to the trace, or of the jitted function (janus.get_attr/set_attr of cell_contents)"""
+        frame.stack.append(frame.cells[ins.argval].contents)
+
+    def STORE_DEREF(self, frame: Frame, ins: Instr) -> None:
+        """closure cell: local to the trace, or of the jitted function (janus.get_attr/set_attr of cell_contents)"""
+        frame.cells[ins.argval].contents = frame.stack.pop()
+
+    def LOAD_GLOBAL(self, frame: Frame, ins: Instr) -> None:
+        """global bound to a module, function, class or constant: baked in, guarded at entry by identity"""
+        name = ins.argval
+        value = resolve_global(frame.globals, name, NULL)
+        traces_itself = hasattr(value, "janus_trace")  # jit and grad functions: baked in
+        handled, heap_value = (False, None) if traces_itself else self.heap.load_global(frame.globals, name, value)
+        if handled:
+            frame.stack.extend((NULL, heap_value) if ins.arg & 1 else (heap_value,))
+            return
+        if value is NULL:
+            raise NotConvertible(f"global {name} is not defined")
+        ok = isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc, bool, int, float, str, type(None)))
+        ok = ok or traces_itself
+        if not ok:
+            raise NotConvertible(f"global {name} is a {type(value).__name__} (reading mutable globals needs heap ops)")
+        self.globals_read[(id(frame.globals), name)] = (frame.globals, name, value)
+        if ins.arg & 1:
+            frame.stack.append(NULL)
+        frame.stack.append(value)
+
+    def STORE_GLOBAL(self, frame: Frame, ins: Instr) -> None:
+        """global assignment: janus.set_attr on the module object, committed after the call"""
+        self.heap.store_global(frame.globals, ins.argval, frame.stack.pop())
+
+    def LOAD_ATTR(self, frame: Frame, ins: Instr) -> None:
+        """attribute of an array (shape, dtype, T...), a NumPy module or a number; of a heap object, janus.get_attr; of a tree node, a gather"""
+        obj = frame.stack.pop()
+        tested = trees.none_test(self, obj, ins.argval, frame.bc, ins.offset) if isinstance(obj, trees.SymNode) else None
+        frame.stack.append(self.attribute(obj, ins.argval) if tested is None else tested)
+
+    def STORE_ATTR(self, frame: Frame, ins: Instr) -> None:
+        """attribute assignment on a heap object: janus.set_attr, committed after the call"""
+        value, obj = frame.pop(2)
+        if not isinstance(obj, HeapRef):
+            raise NotConvertible(f"attribute assignment on a {type(obj).__name__}")
+        self.heap.write(obj, "attr", ins.argval, value)
+
+    def LOAD_METHOD(self, frame: Frame, ins: Instr) -> None:
+        """method of an array (op table), a local container or a heap object (inlined)"""
+        obj = frame.stack.pop()
+        method = self.heap.method(obj, ins.argval) if isinstance(obj, HeapRef) else None
+        if method is not None:  # CALL sees (function, self, args...)
+            frame.stack.extend((method, obj))
+            return
+        frame.stack.append(NULL)
+        if isinstance(obj, Tensor):
+            frame.stack.append(BoundTensorMethod(obj, ins.argval))
+        elif isinstance(obj, ArgumentList) and ins.argval in MUTATORS:
+            raise NotConvertible(f".{ins.argval}() on a list argument (a heap write)")
+        elif isinstance(obj, LOCAL_CONTAINERS):
+            frame.stack.append(getattr(obj, ins.argval))
+        else:
+            frame.stack.append(self.attribute(obj, ins.argval))
+
+    def KW_NAMES(self, frame: Frame, ins: Instr) -> None:
+        """keyword names of the next CALL"""
+        frame.kw_names = ins.argval
+
+    def CALL(self, frame: Frame, ins: Instr) -> None:
+        """op-table function (NumPy), inlined Python function or method, pure builtin"""
+        values = frame.pop(ins.arg)
+        first, fn = frame.pop(2)
+        if first is not NULL:  # a method with its self
+            fn, values = first, [fn, *values]
+        kwnames, frame.kw_names = frame.kw_names, ()
+        split = len(values) - len(kwnames)
+        self.call_site = (frame, ins)
+        frame.stack.append(self.call(fn, values[:split], dict(zip(kwnames, values[split:]))))
+
+    def CALL_FUNCTION_EX(self, frame: Frame, ins: Instr) -> None:
+        """call with *args/**kwargs unpacked at trace time (as CALL)"""
+        kwargs = frame.stack.pop() if ins.arg & 1 else {}
+        args = frame.stack.pop()
+        fn = frame.stack.pop()
+        if frame.stack and frame.stack[-1] is NULL:
+            frame.stack.pop()
+        frame.stack.append(self.call(fn, list(args), dict(kwargs)))
+
+    def MAKE_FUNCTION(self, frame: Frame, ins: Instr) -> None:
+        """function made in the trace (lambda, comprehension): inlined where called"""
+        code = frame.stack.pop()
+        closure = frame.stack.pop() if ins.arg & 0x08 else ()
+        if ins.arg & 0x06:
+            raise NotConvertible("function definitions with annotations or keyword defaults")
+        defaults = frame.stack.pop() if ins.arg & 0x01 else ()
+        frame.stack.append(SymFunction(code, frame.globals, tuple(defaults), tuple(closure)))
+
+    def binary(self, symbol: str, a: Any, b: Any) -> Any:
+        if not (isinstance(a, Tensor) or isinstance(b, Tensor)):
+            return _PY_OPERATORS[symbol](a, b)
+        if symbol not in registry.OPERATORS:
+            raise NotConvertible(f"operator {symbol} on arrays is not in the op table")
+        a, b = scalars.operands(self.em, symbol, a, b)
+        return scalars.result(self, symbol, a, b, registry.apply(self.em, registry.OPERATORS[symbol], [a, b], {}))
+
+    def BINARY_OP(self, frame: Frame, ins: Instr) -> None:
+        """operator: op-table op on graph values, Python's on static values"""
+        a, b = frame.pop(2)
+        symbol = ins.argrepr
+        if symbol.endswith("=") and symbol != "==":
+            updated = self.heap.inplace(symbol, a, b)
+            if updated is not None:
+                frame.stack.append(updated)
+                return
+            updated = mutation.inplace(self, frame, ins.offset, symbol, a, b)
+            if updated is not None:
+                frame.stack.append(updated)
+                return
+            if type(a) is list and symbol == "+=":  # a list of this trace: extended in place, as in Python
+                a += self.iterate(b)
+                frame.stack.append(a)
+                return
+            if isinstance(a, (Tensor, ArgumentList)) or isinstance(a, list) and contains_tensor(a):
+                raise NotConvertible(f"in-place {symbol} on an array or list of arrays (a heap write)")
+            symbol = symbol[:-1]
+        frame.stack.append(self.binary(symbol, a, b))
+
+    def COMPARE_OP(self, frame: Frame, ins: Instr) -> None:
+        """comparison: op-table op on graph values, Python's on static values"""
+        a, b = frame.pop(2)
+        frame.stack.append(self.binary(ins.argval, a, b))
+
+    def UNARY_NEGATIVE(self, frame: Frame, ins: Instr) -> None:
+        """negation: op-table op on graph values"""
+        x = frame.stack.pop()
+        if isinstance(x, Weak):  # Python's -x, through the guarded scalar arithmetic (-0.0 kept)
+            frame.stack.append(self.binary("*", -1.0, x) if x.dtype.kind == "f" else self.binary("-", 0, x))
+            return
+        frame.stack.append(registry.apply(self.em, registry.OPS["negative"], [x], {}) if isinstance(x, Tensor) else -x)
+
+    def UNARY_NOT(self, frame: Frame, ins: Instr) -> None:
+        """`not` of a static value"""
+        x = frame.stack.pop()
+        if isinstance(x, Tensor):
+            raise NotConvertible("`not` on an array value")
+        frame.stack.append(not x)
+
+    def IS_OP(self, frame: Frame, ins: Instr) -> None:
+        """identity of static values"""
+        a, b = frame.pop(2)
+        recursion_results.check_usable(a, b)
+        if isinstance(a, (trees.SymNode, trees.OptionalRead)) or isinstance(b, (trees.SymNode, trees.OptionalRead)):
+            frame.stack.append(trees.identity(self, a, b, negate=bool(ins.arg)))
+            return
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and a is not b:
+            raise NotConvertible("`is` between two array values")
+        if isinstance(a, HeapRef) and isinstance(b, HeapRef) and a is not b:
+            raise NotConvertible("`is` between two heap objects reached by different paths")
+        frame.stack.append((a is b) != bool(ins.arg))
+
+    def CONTAINS_OP(self, frame: Frame, ins: Instr) -> None:
+        """`in` on static values"""
+        a, b = frame.pop(2)
+        if contains_tensor(a) or contains_tensor(b):
+            raise NotConvertible("`in` on array values")
+        frame.stack.append((a in b) != bool(ins.arg))
+
+    def BINARY_SUBSCR(self, frame: Frame, ins: Instr) -> None:
+        """indexing: op-table slice/gather on graph values, Python's on containers"""
+        container, key = frame.pop(2)
+        if isinstance(container, Tensor) and indexing.is_dynamic(key):
+            frame.stack.append(indexing.getitem(self, container, key))
+        elif isinstance(container, Tensor):
+            frame.stack.append(registry.apply(self.em, registry.OPS["getitem"], [container, key], {}))
+        elif isinstance(container, HeapRef):
+            frame.stack.append(self.heap.read(container, "item", key))
+        elif isinstance(key, Tensor) or contains_tensor(key):
+            raise NotConvertible("indexing a Python container with an array value")
+        else:
+            frame.stack.append(container[key])
+
+    def STORE_SUBSCR(self, frame: Frame, ins: Instr) -> None:
+        """item assignment into a list or dict local to the trace; into a heap container, janus.set_item"""
+        value, container, key = frame.pop(3)
+        if isinstance(container, HeapRef):
+            return self.heap.write(container, "item", key, value)
+        if isinstance(container, Tensor):
+            return mutation.setitem(self, container, key, value)
+        if not isinstance(container, (list, dict)) or isinstance(container, ArgumentList) or contains_tensor(key):
+            raise NotConvertible(f"item assignment on a {type(container).__name__} (a heap write)")
+        container[key] = value
+
+    def BUILD_TUPLE(self, frame: Frame, ins: Instr) -> None:
+        """container local to the trace"""
+        frame.stack.append(tuple(frame.pop(ins.arg)))
+
+    def BUILD_LIST(self, frame: Frame, ins: Instr) -> None:
+        """container local to the trace"""
+        frame.stack.append(list(frame.pop(ins.arg)))
+
+    def BUILD_MAP(self, frame: Frame, ins: Instr) -> None:
+        """dict local to the trace, with static keys"""
+        items = frame.pop(2 * ins.arg)
+        frame.stack.append(local_dict(zip(items[::2], items[1::2])))
+
+    def BUILD_CONST_KEY_MAP(self, frame: Frame, ins: Instr) -> None:
+        """dict local to the trace, with static keys"""
+        keys = frame.stack.pop()
+        frame.stack.append(local_dict(zip(keys, frame.pop(ins.arg))))
+
+    def MAP_ADD(self, frame: Frame, ins: Instr) -> None:
+        """dict comprehension item"""
+        key, value = frame.pop(2)
+        frame.stack[-ins.arg].update(local_dict([(key, value)]))
+
+    def DICT_UPDATE(self, frame: Frame, ins: Instr) -> None:
+        """``{**d}`` of a dict local to the trace (a heap dict's items would be heap reads)"""
+        mapping = frame.stack.pop()
+        if type(mapping) is not dict:
+            raise NotConvertible(f"** of a {type(mapping).__name__} (only dicts built in the traced code)")
+        frame.stack[-ins.arg].update(mapping)
+
+    def BUILD_SLICE(self, frame: Frame, ins: Instr) -> None:
+        """slice of static bounds"""
+        frame.stack.append(slice(*frame.pop(ins.arg)))
+
+    def LIST_APPEND(self, frame: Frame, ins: Instr) -> None:
+        """container local to the trace"""
+        value = frame.stack.pop()
+        frame.stack[-ins.arg].append(value)
+
+    def LIST_EXTEND(self, frame: Frame, ins: Instr) -> None:
+        """container local to the trace"""
+        value = frame.stack.pop()
+        frame.stack[-ins.arg].extend(value)
+
+    def UNPACK_SEQUENCE(self, frame: Frame, ins: Instr) -> None:
+        """unpacking of a container, or of an array's rows"""
+        seq = frame.stack.pop()
+        items = self.iterate(seq)
+        if len(items) != ins.arg:
+            raise NotConvertible(f"cannot unpack {len(items)} values into {ins.arg}")
+        frame.stack.extend(reversed(items))
+
+    def GET_ITER(self, frame: Frame, ins: Instr) -> None:
+        """iteration over a container or an array's rows (static length); over a relaxed list, range or ? rows, a graph loop"""
+        value = frame.stack.pop()
+        generators.refuse_loop(value)
+        graph_loop = loops.iterator(self, value)
+        frame.stack.append(graph_loop if graph_loop is not None else SymIter(self.iterate(value)))
+
+    def FOR_ITER(self, frame: Frame, ins: Instr) -> int | None:
+        """loop step: unrolled at trace time, or an scf.for (long loops, relaxed lengths)"""
+        if isinstance(frame.stack[-1], loops.GraphIter):
+            return loops.run_for(self, frame, ins)
+        try:
+            frame.stack.append(next(frame.stack[-1]))
+            return None
+        except StopIteration:
+            frame.stack.pop()
+            return ins.target
+
+    def JUMP_FORWARD(self, frame: Frame, ins: Instr) -> int:
+        """unconditional jump"""
+        return ins.target
+
+    JUMP_BACKWARD = JUMP_BACKWARD_NO_INTERRUPT = JUMP_FORWARD
+
+    def _pop_jump(self, frame: Frame, ins: Instr) -> int | None:
+        """conditional jump: static, speculated under a guard (kind branch) or both sides joined in scf.if"""
+        value = frame.stack.pop()
+        if ins.opname.endswith("NONE") and isinstance(value, (trees.SymNode, trees.OptionalRead)):  # both forms as jump-if-false
+            test = trees.is_none(self, value, negate=not ins.opname.endswith("NOT_NONE"))
+            return self.branch(frame, ins, test, pop_on_fall=False)
+        if ins.opname.endswith("NONE"):
+            recursion_results.check_usable(value)
+            return ins.target if (value is None) == ins.opname.endswith("_IF_NONE") else None
+        return self.branch(frame, ins, value, pop_on_fall=False)
+
+    POP_JUMP_FORWARD_IF_TRUE = POP_JUMP_FORWARD_IF_FALSE = POP_JUMP_BACKWARD_IF_TRUE = _pop_jump
+    POP_JUMP_BACKWARD_IF_FALSE = POP_JUMP_FORWARD_IF_NONE = POP_JUMP_FORWARD_IF_NOT_NONE = _pop_jump
+    POP_JUMP_BACKWARD_IF_NONE = POP_JUMP_BACKWARD_IF_NOT_NONE = _pop_jump
+
+    def _jump_or_pop(self, frame: Frame, ins: Instr) -> int | None:
+        """short-circuit and/or: as a conditional jump"""
+        return self.branch(frame, ins, frame.stack[-1], pop_on_fall=True)
+
+    JUMP_IF_TRUE_OR_POP = JUMP_IF_FALSE_OR_POP = _jump_or_pop
+
+    def RETURN_VALUE(self, frame: Frame, ins: Instr) -> None:
+        """return: the graph's results"""
+        frame.result = self.recursion.returned(frame.stack.pop(), frame.bc.code)
+
+    def RETURN_GENERATOR(self, frame: Frame, ins: Instr) -> None:
+        """generator start: the body runs eagerly, its yields collected (whole consumers only)"""
+        frame.stack.append(None)  # what the first resumption sends (popped by the next POP_TOP)
+
+    def YIELD_VALUE(self, frame: Frame, ins: Instr) -> None:
+        """yield in a generator run eagerly: the value is collected, None is sent back"""
+        generators.collect(frame.yields, frame.stack.pop(), frame.bc.code, self.loops.active)
+        frame.stack.append(None)
+
+    def RAISE_VARARGS(self, frame: Frame, ins: Instr) -> None:
+        """raise: the branch leading here is guarded (kind raise); reached on the traced path, NotConvertible"""
+        raise exceptions.raised(frame.bc, ins.offset, frame.pop(ins.arg))
+
+    def LOAD_ASSERTION_ERROR(self, frame: Frame, ins: Instr) -> None:
+        """assert: pushes AssertionError; a failing assert is a raise"""
+        frame.stack.append(AssertionError)
+
+    def BEFORE_WITH(self, frame: Frame, ins: Instr) -> None:
+        """with: __enter__ traced now, __exit__(None, None, None) on the normal way out (exceptions.enter)"""
+        exit_method, entered = exceptions.enter(self.call, frame.stack.pop())
+        frame.stack.extend((exit_method, entered))
+
+
+
+_PY_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b,
+    "//": lambda a, b: a // b, "%": lambda a, b: a % b, "**": lambda a, b: a**b, "@": lambda a, b: a @ b,
+    "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
+    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+}
+
+

@@ -1,0 +1,216 @@
+"""Python scalars held by the graph (``Weak`` 0-d tensors), and Python scalars taken from
+graph values.
+
+Python ints, floats and bools become ``Weak`` graph values where they cannot be constants:
+parameters of recursive functions (traced once for every call level), int arguments
+relaxed from value to type (JANUS), loop induction variables and lengths of relaxed lists.
+Arithmetic between Python scalars must still mean what Python means, so each operator
+result is checked here: bools are ints in arithmetic (``True + True == 2``), an int result
+that leaves the i64 range fails a guard (Python ints do not wrap), and a Python division
+by zero (which raises) fails a guard instead of producing inf.
+
+The other direction: ``float(t)``, ``int(t)``, ``t.item()`` of a graph value. The profiler
+records the Python value stored by the ``STORE_FAST`` right after such a call; a value
+that was always the same becomes that constant plus a ``janus.guard`` (kind ``value``)
+checking it, and a value that varied is ``NotConvertible``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from janus.frontend.ops import op_table
+from janus.frontend.ops import registry
+from janus.frontend.emitter import Emitter, constant_op
+from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor, Weak
+
+if TYPE_CHECKING:
+    from janus.frontend.trace.frame import Frame
+    from janus.frontend.trace.interpreter import Tracer
+
+PYTHON_DTYPES = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64)}
+ARITHMETIC = ("+", "-", "*", "/")
+I64 = np.iinfo(np.int64)
+
+
+def is_python_scalar(x: Any) -> bool:
+    return isinstance(x, Weak) or type(x) in PYTHON_DTYPES
+
+
+def weak_literal(em: Emitter, value: Any) -> Weak:
+    """A Python scalar constant as a ``Weak`` value."""
+    if type(value) not in PYTHON_DTYPES:
+        raise NotConvertible(f"a {type(value).__name__} is not a Python scalar")
+    if type(value) is int and not I64.min <= value <= I64.max:
+        raise NotConvertible(f"the int {value} does not fit in 64 bits")
+    t = em.literal(np.asarray(value, PYTHON_DTYPES[type(value)]))
+    return Weak(t.name, (), t.dtype)
+
+
+def as_int(em: Emitter, x: Any) -> Any:
+    """Bools as the ints Python arithmetic sees."""
+    if type(x) is bool:
+        return int(x)
+    if isinstance(x, Weak) and x.dtype.kind == "b":
+        return em.elementwise([x], (), np.dtype(np.int64), lambda b, a: b.cast(a[0], x.dtype, np.dtype(np.int64)))
+    return x
+
+
+def operands(em: Emitter, symbol: str, a: Any, b: Any) -> tuple[Any, Any]:
+    """The operands NumPy must see for Python's ``a symbol b`` on Python scalars."""
+    if symbol in ARITHMETIC and is_python_scalar(a) and is_python_scalar(b):
+        return as_int(em, a), as_int(em, b)
+    return a, b
+
+
+def result(tracer: "Tracer", symbol: str, a: Any, b: Any, value: Tensor) -> Tensor:
+    """``value`` (NumPy's ``a symbol b``) as Python's: ``Weak`` and guarded when both
+    operands are Python scalars; unchanged otherwise."""
+    if not (is_python_scalar(a) and is_python_scalar(b)):
+        return value
+    em = tracer.em
+    if symbol in ("+", "-", "*") and value.dtype.kind == "i":
+        ok = no_overflow(em, symbol, _scalar(em, a), _scalar(em, b), em.scalar(value))
+        tracer.guard(ok, "type", f"Python int {symbol} stays within 64 bits")
+    if symbol == "/":
+        divisor = _scalar(em, b)
+        dtype = PYTHON_DTYPES[type(b)] if not isinstance(b, Tensor) else b.dtype
+        zero = em.fresh()
+        em.lines.append(f"{zero} = {constant_op(0, dtype)}")
+        nonzero = em.fresh()
+        compare = "arith.cmpf une" if dtype.kind == "f" else "arith.cmpi ne"
+        em.lines.append(f"{nonzero} = {compare}, {divisor}, {zero} : {ELEMENT_TYPES[dtype.name]}")
+        tracer.guard(nonzero, "raise", "Python division by zero (ZeroDivisionError)")
+    return Weak(value.name, value.shape, value.dtype)
+
+
+def _scalar(em: Emitter, x: Any) -> str:
+    return em.scalar(x if isinstance(x, Tensor) else weak_literal(em, x))
+
+
+def no_overflow(em: Emitter, symbol: str, a: str, b: str, r: str) -> str:
+    """An ``i1`` that is true when the i64 ``r = a symbol b`` did not wrap."""
+    lines: list[str] = []
+
+    def op(text: str) -> str:
+        name = em.fresh()
+        lines.append(f"{name} = {text}")
+        return name
+
+    if symbol == "*":  # b == 0, or b == -1 and a != MIN, or else a in [MIN / b, MAX / b] (ordered by b's sign)
+        zero, minus_one, one = op("arith.constant 0 : i64"), op("arith.constant -1 : i64"), op("arith.constant 1 : i64")
+        low, high = op(f"arith.constant {I64.min} : i64"), op(f"arith.constant {I64.max} : i64")
+        b_zero, b_minus_one = op(f"arith.cmpi eq, {b}, {zero} : i64"), op(f"arith.cmpi eq, {b}, {minus_one} : i64")
+        divisor = op(f"arith.select {op(f'arith.ori {b_zero}, {b_minus_one} : i1')}, {one}, {b} : i64")
+        low_q, high_q = op(f"arith.divsi {low}, {divisor} : i64"), op(f"arith.divsi {high}, {divisor} : i64")
+        positive = op(f"arith.cmpi sgt, {b}, {zero} : i64")
+        lower = op(f"arith.select {positive}, {low_q}, {high_q} : i64")
+        upper = op(f"arith.select {positive}, {high_q}, {low_q} : i64")
+        inside = op(f"arith.andi {op(f'arith.cmpi sge, {a}, {lower} : i64')}, {op(f'arith.cmpi sle, {a}, {upper} : i64')} : i1")
+        a_not_min = op(f"arith.cmpi ne, {a}, {low} : i64")
+        ok = op(f"arith.select {b_zero}, {op('arith.constant true')}, {op(f'arith.select {b_minus_one}, {a_not_min}, {inside} : i1')} : i1")
+    else:
+        # add: a and b have the same sign and r another; sub: a and b differ in sign and r differs from a
+        first = op(f"arith.xori {a}, {r} : i64") if symbol == "+" else op(f"arith.xori {a}, {b} : i64")
+        second = op(f"arith.xori {b}, {r} : i64") if symbol == "+" else op(f"arith.xori {a}, {r} : i64")
+        both = op(f"arith.andi {first}, {second} : i64")
+        ok = op(f"arith.cmpi sge, {both}, {op('arith.constant 0 : i64')} : i64")
+    em.lines.extend(lines)
+    return ok
+
+
+def promote(em: Emitter, a: Any, b: Any) -> tuple[Any, Any]:
+    """``a`` and ``b`` joined at a branch where one is ``Weak``: the other must be a Python
+    scalar of the same type (``1`` on one side, an int computed on the other)."""
+    weak = a if isinstance(a, Weak) else b
+    other = b if weak is a else a
+    if type(other) is not weak.python_type:
+        raise NotConvertible(
+            f"a value differs between the two sides of a branch in a way the graph cannot hold "
+            f"(a Python {weak.python_type.__name__} vs {type(other).__name__})"
+        )
+    literal = weak_literal(em, other)
+    return (weak, literal) if weak is a else (literal, weak)
+
+
+def weak(t: Tensor) -> Weak:
+    """The 0-d graph value ``t`` as the Python scalar of its dtype."""
+    return Weak(t.name, (), t.dtype)
+
+
+def absolute(em: Emitter, x: Weak) -> Weak:
+    """Python's ``abs`` of a graph Python scalar (same type)."""
+    return weak(registry.apply(em, registry.OPS["absolute"], [as_int(em, x)], {}))
+
+
+# ---- loop bounds and indices ---------------------------------------------------------------
+def from_index(em: Emitter, index: str) -> Weak:
+    """The Python int held in the ``index`` SSA value ``index`` (a loop's induction variable)."""
+    i64 = em.fresh()
+    em.lines.append(f"{i64} = arith.index_cast {index} : index to i64")
+    return weak(em.emit(f"tensor.from_elements {i64} : tensor<i64>", (), np.dtype(np.int64)))
+
+
+def to_index(em: Emitter, value: Any) -> str:
+    """An ``index`` SSA value holding the Python int ``value`` (static, or a 0-d int graph value)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return em.index_constant(int(value))
+    if isinstance(value, Tensor) and value.ndim == 0 and value.dtype == np.int64:
+        index = em.fresh()
+        em.lines.append(f"{index} = arith.index_cast {em.scalar(value)} : i64 to index")
+        return index
+    raise NotConvertible(f"{value!r} is not an int (a loop bound or index must be an int64 value)")
+
+
+# ---- graph values to Python scalars: value guards ----------------------------------------
+#: conversions of a graph value to a Python scalar: callable -> result type (None: by dtype)
+CONVERSIONS: dict[Any, type | None] = {int: int, float: float, "item": None}
+
+
+def to_python(tracer: "Tracer", frame: "Frame", call: Any, how: Any, t: Tensor) -> Any:
+    """``int(t)``, ``float(t)`` or ``t.item()`` at the CALL instruction ``call``: the
+    constant the profile always saw there, under a value guard; NotConvertible if it varied."""
+    offset = call.offset
+    if t.size != 1:
+        raise NotConvertible(f"conversion of an array of shape {t.shape} to a Python scalar")
+    pytype = CONVERSIONS[how] or {"f": float, "i": int, "b": bool}[t.dtype.kind]
+    what = f"{how.__name__}(...)" if isinstance(how, type) else f".{how}()"
+    if isinstance(t, Weak):
+        return t if t.python_type is pytype else weak(op_table.cast(tracer.em, t, PYTHON_DTYPES[pytype]))
+    bc = frame.bc
+    store = bc.at(bc.next_offset(offset))
+    source = bc.source(offset)
+    if store.opname != "STORE_FAST":
+        raise NotConvertible(f"{what} of an array value is only converted when stored in a local "
+                             "(the profiler records values stored right after the call)")
+    site = (bc.code, store.offset)
+    seen = tracer.profile.values.get(site)
+    if not seen:
+        raise NotConvertible(f"no profiled value for {what} stored in {store.argval}")
+    if len(seen) != 1:
+        values = ", ".join(repr(v) for _, v in list(seen)[:3])
+        raise NotConvertible(f"{what} stored in {store.argval} took different values when profiled ({values}): "
+                             "a Python scalar taken from an array value must be constant to be speculated")
+    ((kind, value),) = seen
+    if kind is not pytype:
+        raise NotConvertible(f"{what} stored in {store.argval} was a {kind.__name__} when profiled")
+    gid = tracer.em.guard(tracer.em.scalar_condition(_holds(tracer.em, t, pytype, value)), "value", source)
+    tracer.guards.append((gid, "value", source))
+    tracer.guard_sites[gid] = site
+    return value
+
+
+def _holds(em: Emitter, t: Tensor, pytype: type, value: Any) -> Tensor:
+    """A bool graph value: converting ``t`` to ``pytype`` gives ``value`` (false for NaN)."""
+    def apply(name: str, *args: Any) -> Tensor:
+        return registry.apply(em, registry.OPS[name], list(args), {})
+
+    if pytype is int and t.dtype.kind == "f":  # int() truncates: value is the integer part
+        x = op_table.cast(em, t, np.dtype(np.float64))
+        low = apply("greater", x, float(value) - 1) if value <= 0 else apply("greater_equal", x, float(value))
+        high = apply("less", x, float(value) + 1) if value >= 0 else apply("less_equal", x, float(value))
+        return apply("where", low, high, False)
+    compare_in = np.dtype(np.float64) if t.dtype.kind == "f" or pytype is float else PYTHON_DTYPES[pytype]
+    return apply("equal", op_table.cast(em, t, compare_in), np.asarray(value, compare_in))

@@ -1,0 +1,323 @@
+"""Heap access from janus.jit: attributes, globals, nonlocals and dict items, against plain Python.
+
+Every test runs the same code imperatively (the oracle) and compiled, and compares both
+results and the heap they leave behind, object identities included where Python's are
+observable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import janus
+from tests.helpers import assert_same, rand
+
+
+def rnn_cell(state, item, W, U, b):
+    return np.tanh(item @ W + state @ U + b)
+
+
+class RNNModel:
+    """JANUS's Figure 1, with the cell's parameters on the model."""
+
+    def __init__(self):
+        self.W, self.U, self.b = rand(3, 4, seed=1), rand(4, 4, seed=2) * 0.5, rand(4, seed=3)
+        self.state = np.zeros((2, 4), np.float32)
+
+    def __call__(self, sequence):
+        state = self.state
+        outputs = []
+        for item in sequence:
+            state = rnn_cell(state, item, self.W, self.U, self.b)
+            outputs += [state]
+        self.state = state
+        return outputs
+
+
+class JitRNNModel(RNNModel):
+    __call__ = janus.jit(RNNModel.__call__, warmup=2)
+
+
+def sequence(seed: int, scale: float = 1.0) -> list[np.ndarray]:
+    return [rand(2, 3, seed=seed * 10 + i) * scale for i in range(4)]
+
+
+def versions(jf) -> list:
+    return list(jf.versions.values())
+
+
+def test_figure1_rnn_model_matches_python_over_five_calls():
+    plain, jitted = RNNModel(), JitRNNModel()
+    for call in range(5):
+        seq = sequence(call)
+        want, got = plain(seq), jitted(seq)
+        assert_same(got, want)
+        assert_same(jitted.state, plain.state)
+        assert got[-1] is jitted.state  # `self.state = state; return outputs`: one object, as in Python
+    (version,) = versions(JitRNNModel.__call__)
+    assert version.calls == 3
+    text = version.graph.text
+    assert text.count('"janus.get_attr"') == 4 and text.count('"janus.set_attr"') == 1
+    assert "heap self.state: ndarray[float32, shape=(2, 4)]" in janus.explain(JitRNNModel.__call__)
+
+
+SEEN: list[np.ndarray] = []
+
+
+def note(state):
+    SEEN.append(state)
+
+
+class GuardedModel(RNNModel):
+    """Figure 1 with a check after the write: a guard that fails after ``self.state`` was
+    written to the shadow heap. Its imperative side records the state the run started from."""
+
+    def __call__(self, sequence):
+        start = self.state
+        state = start
+        outputs = []
+        for item in sequence:
+            state = rnn_cell(state, item, self.W, self.U, self.b)
+            outputs += [state]
+        self.state = state
+        if sequence[-1].sum() > 100.0:
+            note(start)
+        return outputs
+
+
+class JitGuardedModel(GuardedModel):
+    __call__ = janus.jit(GuardedModel.__call__, warmup=2)
+
+
+def test_guard_failure_after_a_write_reruns_on_the_untouched_heap():
+    plain, jitted = GuardedModel(), JitGuardedModel()
+    SEEN.clear()
+    for call in range(4):
+        seq = sequence(call)
+        assert_same(jitted(seq), plain(seq))
+    (version,) = versions(JitGuardedModel.__call__)
+    assert version.calls == 2 and not SEEN
+    assert version.graph.text.index('"janus.set_attr"') < version.graph.text.index('"janus.guard"')
+    before = jitted.state
+    seq = sequence(4)
+    seq[-1] = seq[-1] + 100.0  # the branch goes the other way: the guard fails mid-call
+    got = jitted(seq)
+    assert len(SEEN) == 1 and SEEN[0] is before  # the re-run started from the state of the fourth call
+    assert_same(got, plain(seq))
+    assert_same(SEEN[0], SEEN[1])  # ... which is the state the plain model had then
+    assert_same(jitted.state, plain.state)
+    assert "guard 0 (branch)" in janus.explain(JitGuardedModel.__call__)
+
+
+STEPS = np.zeros(1, np.int64)
+TOTAL = np.zeros(3, np.float32)
+
+
+def accumulate(x):
+    global STEPS, TOTAL
+    STEPS += 1  # in place: the same array object, as NumPy does
+    TOTAL = TOTAL + x  # rebinding
+    return TOTAL * 2.0, STEPS
+
+
+def test_global_counter_and_running_total():
+    global STEPS, TOTAL
+    xs = [rand(3, seed=s) for s in range(5)]
+
+    def run(fn):
+        global STEPS, TOTAL
+        STEPS, TOTAL = np.zeros(1, np.int64), np.zeros(3, np.float32)
+        steps = STEPS
+        results = [fn(x) for x in xs]
+        assert STEPS is steps  # updated in place, never rebound
+        return results, STEPS.copy(), TOTAL
+
+    want = run(accumulate)
+    jf = janus.jit(accumulate, warmup=2)
+    got = run(jf)
+    assert_same(got, want)
+    (version,) = versions(jf)
+    assert version.calls == 3 and got[0][-1][1] is STEPS  # the returned counter is the global itself
+    assert 'origin = "module"' in version.graph.text
+
+
+def make_accumulator(jit: bool):
+    total = np.zeros((2, 2), np.float32)
+
+    def add(x):
+        nonlocal total
+        total = total + x
+        return total.sum()
+
+    def current():
+        return total
+
+    return (janus.jit(add, warmup=2) if jit else add), current
+
+
+def test_nonlocal_accumulator():
+    plain, plain_total = make_accumulator(False)
+    jitted, jitted_total = make_accumulator(True)
+    for s in range(5):
+        x = rand(2, 2, seed=s)
+        assert_same(jitted(x), plain(x))
+        assert_same(jitted_total(), plain_total())
+    (version,) = versions(jitted)
+    assert version.calls == 3 and 'origin = "cell"' in version.graph.text
+
+
+def sgd(params, grads, lr):
+    for name in ("W", "b"):
+        params[name] -= lr * grads[name]
+    return params["W"].sum()
+
+
+def test_dict_of_parameters_updated_in_place():
+    def fresh():
+        return {"W": rand(3, 2), "b": rand(2)}
+
+    plain, jitted = fresh(), fresh()
+    W_plain, W_jitted = plain["W"], jitted["W"]  # the caller's own references
+    jf = janus.jit(sgd, warmup=2)
+    for s in range(5):
+        grads = {"W": rand(3, 2, seed=s), "b": rand(2, seed=s)}
+        assert_same(jf(jitted, grads, 0.1), sgd(plain, grads, 0.1))
+        assert_same(sorted(jitted.items()), sorted(plain.items()))
+    assert jitted["W"] is W_jitted and plain["W"] is W_plain  # updated in place in both
+    assert_same(W_jitted, W_plain)
+    (version,) = versions(jf)
+    assert version.calls == 3 and '"janus.set_item"' in version.graph.text
+
+
+def test_in_place_update_of_an_aliased_array_falls_back():
+    shared = rand(2)
+    jf = janus.jit(sgd, warmup=1)
+    params = {"W": rand(3, 2), "b": rand(2)}
+    grads = {"W": rand(3, 2, seed=1), "b": shared}
+    jf(params, grads, 0.1)
+    assert versions(jf)
+    aliased = {"W": rand(3, 2), "b": shared}  # params["b"] is grads["b"]: Python sees its own update
+    grads_alias = {"W": rand(3, 2, seed=1), "b": shared}
+    reference = {"W": aliased["W"].copy(), "b": shared.copy()}
+    ref_grads = {"W": grads_alias["W"], "b": reference["b"]}
+    want = sgd(reference, ref_grads, 0.1)
+    assert_same(jf(aliased, grads_alias, 0.1), want)
+    assert_same(sorted(aliased.items()), sorted(reference.items()))
+    assert "shares memory" in janus.explain(jf)
+
+
+class Scaled:
+    def __init__(self):
+        self.W = rand(3, 3)
+        self.scale = 0.5
+
+    def forward(self, x):
+        return np.tanh(x @ self.W) * self.scale
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda m: setattr(m, "W", m.W.astype(np.float64)),
+        lambda m: setattr(m, "W", rand(3, 5)),
+        lambda m: setattr(m, "scale", 3.0),
+        lambda m: setattr(m, "scale", rand(3, seed=5)),
+        lambda m: setattr(m, "scale", np.float64(0.5)),
+    ],
+    ids=["dtype", "shape", "python-scalar-value", "scalar-to-array", "numpy-scalar"],
+)
+def test_changing_a_guarded_attribute_gives_the_imperative_answer(change):
+    plain, jitted, x = Scaled(), Scaled(), rand(2, 3)
+    jf = janus.jit(Scaled.forward, warmup=1)
+    assert_same(jf(jitted, x), plain.forward(x))
+    assert_same(jf(jitted, x), plain.forward(x))
+    (version,) = versions(jf)
+    assert version.calls == 1
+    change(plain), change(jitted)
+    assert_same(jf(jitted, x), plain.forward(x))
+    assert version.calls == 1  # the stale version did not answer
+    assert "heap check failed" in janus.explain(jf)
+
+
+class WithProperty:
+    def __init__(self):
+        self._W = rand(3, 3)
+
+    @property
+    def W(self):
+        return self._W
+
+    def forward(self, x):
+        return x @ self.W
+
+
+class WithGetattr:
+    def __init__(self):
+        self.params = {"W": rand(3, 3)}
+
+    def __getattr__(self, name):
+        return self.params[name]
+
+    def forward(self, x):
+        return x @ self.W
+
+
+class WithSlots:
+    __slots__ = ("W",)
+
+    def __init__(self):
+        self.W = rand(3, 3)
+
+    def forward(self, x):
+        return x @ self.W
+
+
+class WithSetattr:
+    def __init__(self):
+        self.W = rand(3, 3)
+        self.out = None
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+
+    def forward(self, x):
+        self.out = x @ self.W
+        return self.out
+
+
+@pytest.mark.parametrize(
+    "cls, reason",
+    [
+        (WithProperty, "WithProperty.W is a property"),
+        (WithGetattr, "WithGetattr defines __getattr__"),
+        (WithSlots, "WithSlots uses __slots__"),
+        (WithSetattr, "WithSetattr overrides __setattr__"),
+    ],
+)
+def test_descriptors_and_attribute_hooks_stay_imperative_with_reason(cls, reason):
+    jf = janus.jit(cls.forward, warmup=1)
+    plain, jitted, x = cls(), cls(), rand(2, 3)
+    for _ in range(3):
+        assert_same(jf(jitted, x), cls.forward(plain, x))
+    assert not jf.versions and reason in janus.explain(jf)
+
+
+def test_reads_see_earlier_writes_of_the_same_call():
+    class Layer:
+        def __init__(self):
+            self.h = rand(4)
+
+        @janus.jit(warmup=1)
+        def step(self, x):
+            self.h = self.h * 0.5 + x
+            self.h = self.h * 2.0
+            return self.h + 1.0
+
+    plain, jitted = Layer(), Layer()
+    for s in range(3):
+        x = rand(4, seed=s)
+        assert_same(jitted.step(x), Layer.step.fn(plain, x))
+        assert_same(jitted.h, plain.h)
+    (version,) = versions(Layer.step)
+    assert version.calls == 2 and version.graph.text.count('"janus.get_attr"') == 1

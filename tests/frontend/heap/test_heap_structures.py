@@ -1,0 +1,111 @@
+"""Tuples of graph arrays written to the heap (``self.state = (h, c)``), against plain Python.
+
+An LSTM-like model keeps its state as a tuple across calls: each compiled call must leave
+a *new* tuple of the arrays it computed (identities as in Python), read it back on the
+next call under the per-call checks, and leave the old tuple untouched when a guard fails.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import janus
+from tests.helpers import assert_same, rand
+
+SEEN: list[tuple] = []
+
+
+def note(state):
+    SEEN.append(state)
+
+
+class LSTMish:
+    """A gated cell whose state ``(h, c)`` lives in ``self.state``; returns h (the object
+    stored in the new tuple) and the mean of c."""
+
+    def __init__(self):
+        self.W, self.U = rand(3, 8, seed=1), rand(4, 8, seed=2) * 0.5
+        self.state = (np.zeros((2, 4), np.float32), np.zeros((2, 4), np.float32))
+
+    def __call__(self, x):
+        start = self.state
+        h, c = self.state
+        z = x @ self.W + h @ self.U
+        c = np.tanh(z[:, :4]) * 0.5 + c * 0.5
+        h = np.tanh(c) * (1.0 / (1.0 + np.exp(-z[:, 4:])))
+        self.state = (h, c)
+        again = self.state[0] + 0.0  # a read after the write sees the written tuple
+        if x.sum() > 12.0:
+            note(start)
+        return h, again, c.mean()
+
+
+class JitLSTMish(LSTMish):
+    __call__ = janus.jit(LSTMish.__call__, warmup=2)
+
+
+def test_tuple_state_matches_python_over_five_calls_then_a_guard_failure():
+    plain, jitted = LSTMish(), JitLSTMish()
+    SEEN.clear()
+    for call in range(5):
+        x = rand(2, 3, seed=10 + call)
+        old = jitted.state
+        want, got = plain(x), jitted(x)
+        assert_same(got, want)
+        assert_same(jitted.state, plain.state)  # a tuple of two float32 arrays, as in Python
+        assert jitted.state is not old and got[0] is jitted.state[0]  # `return h`: the stored object
+    (version,) = JitLSTMish.__call__.versions.values()
+    assert version.calls == 3 and not SEEN
+    text = version.graph.text
+    assert '"janus.get_item"' in text and '"janus.set_attr"' not in text  # leaves are results
+    explained = janus.explain(JitLSTMish.__call__)
+    assert "heap self.state: tuple object of length 2" in explained
+    assert "heap self.state[0]: ndarray[float32, shape=(2, 4)]" in explained
+
+    before = jitted.state
+    items = tuple(a.copy() for a in before)
+    x = rand(2, 3, seed=20) + 3.0  # the branch goes the other way: the guard fails after the write
+    got = jitted(x)
+    assert len(SEEN) == 1 and SEEN[0] is before  # the re-run started from the untouched tuple
+    assert all(np.array_equal(a, b) for a, b in zip(before, items))
+    assert_same(got, plain(x))
+    assert_same(jitted.state, plain.state)
+
+
+def swap(model, x):
+    h, c = model.pair
+    model.pair = [c + x, h]  # a list: Python stores this new list, `h` itself as item 1
+    return model.pair
+
+
+class Holder:
+    def __init__(self):
+        self.pair = [np.ones(3, np.float32), np.zeros(3, np.float32)]
+
+
+def test_list_of_arrays_keeps_passed_along_items_and_returned_identity():
+    plain, jitted = Holder(), Holder()
+    jf = janus.jit(swap, warmup=1)
+    for call in range(4):
+        x = rand(3, seed=call)
+        passed = jitted.pair[0]
+        want, got = swap(plain, x), jf(jitted, x)
+        assert_same(got, want)
+        assert_same(jitted.pair, plain.pair)
+        assert jitted.pair[1] is passed  # only passed along: that very array
+    assert list(jf.versions.values())[0].calls >= 2
+
+
+def store_mixed(model, x):
+    model.pair = (x * 2.0, 3.0)
+
+
+def test_a_tuple_holding_a_python_number_stays_imperative_with_reason():
+    holder = Holder()
+    jf = janus.jit(store_mixed, warmup=1)
+    for _ in range(3):
+        store_mixed_want = (np.ones(3, np.float32) * 2.0, 3.0)
+        jf(holder, np.ones(3, np.float32))
+        assert_same(holder.pair, store_mixed_want)
+    assert not jf.versions
+    assert "writing a float inside a model.pair structure" in janus.explain(jf)

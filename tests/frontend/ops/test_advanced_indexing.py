@@ -1,0 +1,98 @@
+"""Advanced (integer-array) indexing (``advanced``): gathers and last-write-wins scatters,
+negative indices wrapped, out-of-range indices sent to Python's IndexError by a guard."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import janus
+from tests.helpers import assert_same, check_compiled, compiled, rand
+
+
+def embed(table, ids):
+    return table[ids] * 2.0
+
+
+def pick(p, cols):
+    rows = np.arange(len(cols))
+    return np.log(p[rows, cols])
+
+
+def policy_grad(p, actions, returns):
+    """The REINFORCE pattern: gather, copy, scatter-subtract, scale in place."""
+    rows = np.arange(len(actions))
+    d = p.copy()
+    d[rows, actions] -= 1.0
+    d *= returns[:, None] / len(actions)
+    return d
+
+
+def assign_duplicates(x, idx, v):
+    a = x * 1.0
+    a[idx] = v
+    b = x * 1.0
+    b[idx] -= v
+    return a, b
+
+
+IDS = np.array([[0, 3, -1], [2, 2, 4]])
+
+
+def test_gather_rows_with_negative_ids():
+    jf = check_compiled(embed, rand(5, 3), IDS)
+    assert "tensor.extract" in next(iter(jf.versions.values())).graph.text
+
+
+def test_gather_pairs():
+    check_compiled(pick, np.abs(rand(6, 2)) + 0.1, np.array([0, 1, 1, 0, 1, -2]))
+
+
+def test_scatter_subtract_and_in_place_scale():
+    check_compiled(policy_grad, np.abs(rand(5, 2)), np.array([1, 0, 0, 1, 1]), rand(5))
+
+
+def test_scatter_last_write_wins_with_duplicates():
+    check_compiled(assign_duplicates, rand(5, 2), np.array([1, 3, 1, -4]), rand(4, 2))
+
+
+def test_out_of_range_raises_the_same_index_error():
+    jf = compiled(embed, rand(5, 3), IDS)
+    bad = np.array([[0, 5, 1], [0, 0, 0]])
+    with pytest.raises(IndexError) as want:
+        embed(rand(5, 3), bad)
+    with pytest.raises(IndexError) as got:
+        jf(rand(5, 3), bad)
+    assert str(got.value) == str(want.value)
+    (version,) = jf.versions.values()
+    assert "IndexError" in version.graph.text  # the guard sent the call to Python
+
+
+def add_at(x, ids, v):
+    d = np.zeros_like(x)
+    np.add.at(d, ids, v)
+    return d
+
+
+def test_add_at_accumulates_duplicates():
+    jf = check_compiled(add_at, rand(5, 3), np.array([4, 0, 4, -1]), rand(4, 3))
+    assert "iree_linalg_ext.scatter" in next(iter(jf.versions.values())).graph.text
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.bool_])
+def test_add_at_of_ints_and_bools(dtype):
+    """Ints add (wrapping as NumPy does); bools ``or`` (True + True is True in NumPy)."""
+    values = rand(5, dtype=dtype) if dtype is np.int64 else np.ones(5, bool)  # True twice: not xor
+    check_compiled(add_at, rand(6, dtype=dtype), np.array([1, 1, 5, 0, -6]), values)
+
+
+def assign_pairs(x, rows, cols, v):
+    a = x * 1.0
+    a[rows, cols] = v
+    a[rows, cols] += 1.0
+    return a
+
+
+def test_scatter_pairs_with_duplicates():
+    """Index pairs, the same pair written twice: the last value wins, then ``+=`` reads it."""
+    check_compiled(assign_pairs, rand(4, 5), np.array([0, 3, 0, 2, 0]), np.array([1, 4, 1, -1, 2]), rand(5))

@@ -1,0 +1,136 @@
+"""In-place updates of arrays local to the trace (``mutation``): compiled as functional
+updates exactly when NumPy's answer is kept, else refused with a reason; plain Python is
+the oracle."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import janus
+from tests.helpers import assert_same, check_compiled, rand
+
+
+def accumulate(x, w):
+    out = np.zeros((4, 3), np.float32) + x[0, :3]
+    for i in range(3):
+        out += x[i : i + 4] @ w
+    return out * 2.0
+
+
+def alias_sees_update(x):
+    a = x * 2.0
+    b = a
+    held = [a]
+    a += 1.0
+    return b, held[0] - x
+
+
+def scaled_copy(x):
+    d = x.copy()
+    d *= 3.0
+    return d, x
+
+
+def setitem_basic(x, i):
+    a = x + 0.0
+    a[1] = 5.0
+    a[:, 0] = x[0, :4] * 2.0
+    a[i] = -1.0
+    a[2, 1:3] -= x[0, :2]
+    return a
+
+
+def int_target(x):
+    a = x * 2
+    a += 3
+    return a
+
+
+def test_accumulate_in_a_loop():
+    jf = check_compiled(accumulate, rand(6, 5), rand(5, 3))
+    assert "linalg.matmul" in next(iter(jf.versions.values())).graph.text
+
+
+def test_alias_and_list_see_the_update():
+    check_compiled(alias_sees_update, rand(3, 2))
+
+
+def test_copy_is_fresh():
+    check_compiled(scaled_copy, rand(3, 2))
+
+
+def test_setitem_basic_and_traced_int():
+    jf = check_compiled(setitem_basic, rand(4, 5), 2)
+    assert "tensor.insert_slice" in next(iter(jf.versions.values())).graph.text
+
+
+def test_int_target_keeps_dtype():
+    check_compiled(int_target, rand(3, dtype=np.int64))
+
+
+def view_then_update(x):
+    a = x * 1.0
+    v = a[0]
+    a += 1.0
+    return v
+
+
+def reshaped_then_update(x):
+    a = x * 1.0
+    r = a.reshape(-1)
+    r += 1.0
+    return a
+
+
+def argument_update(x):
+    x += 1.0
+    return x
+
+
+def float_into_int(x):
+    a = x * 2
+    a += 0.5
+    return a
+
+
+def tuple_holder(x):
+    a = x * 1.0
+    t = (a, 1)
+    a += 1.0
+    return t[0]
+
+
+@pytest.mark.parametrize("fn,arg,reason", [
+    (view_then_update, rand(3, 2), "live view"),
+    (reshaped_then_update, rand(3, 2), "view of another array"),
+    (argument_update, rand(3), "not known to be local"),
+    (float_into_int, rand(3, dtype=np.int64), ""),  # NumPy raises UFuncTypeError: so does the jitted call
+    (tuple_holder, rand(3), "held by a tuple"),
+])
+def test_refused_with_reason(fn, arg, reason):
+    jf = janus.jit(fn)
+    for _ in range(4):  # profiled runs, then the conversion attempt, then a plain call
+        try:
+            want = fn(arg.copy())
+        except Exception as e:  # NumPy raises: so must the jitted call
+            with pytest.raises(type(e)):
+                jf(arg.copy())
+        else:
+            assert_same(jf(arg.copy()), want)
+    assert not jf.versions
+    assert reason in janus.explain(jf)
+
+
+def view_of_view_then_update(x):
+    a = x * 1.0
+    v = a.reshape(2, 3)[0]
+    a += 1.0
+    return v
+
+
+def test_view_of_a_view_is_refused():
+    jf = janus.jit(view_of_view_then_update)
+    for _ in range(4):
+        assert_same(jf(rand(6)), view_of_view_then_update(rand(6)))
+    assert not jf.versions and "live view" in janus.explain(jf)

@@ -1,0 +1,335 @@
+"""janus.grad / janus.value_and_grad: the eager tape against central finite differences
+(float64, one case per op-table entry with a VJP rule), compiled gradients against the
+eager tape, gradients inside jitted train steps, and a 50-step MLP training loop run
+compiled and imperatively."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import janus
+from janus import nn
+from janus.frontend.ops import registry
+from janus.frontend.grad import GradFunction
+from tests.helpers.nn_cases import TAPE_CASES as NN_TAPE_CASES
+from janus.frontend.tape import Tape, TapeError
+
+RNG = np.random.default_rng(7)
+
+
+def signed(*shape: int) -> np.ndarray:
+    """float64 entries of magnitude in [0.5, 1.5) and random sign (no kinks near 0)."""
+    return RNG.uniform(0.5, 1.5, shape) * RNG.choice([-1.0, 1.0], shape)
+
+
+def positive(*shape: int) -> np.ndarray:
+    return RNG.uniform(0.5, 1.5, shape)
+
+
+# ---- the eager tape, op by op --------------------------------------------------------------
+#: op-table entry -> (function of the inputs, inputs); each function uses that op on traced values.
+OP_CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
+    "add": (lambda x, y: x + y, [signed(3, 4), signed(4)]),
+    "subtract": (lambda x, y: x - y, [signed(3, 1), signed(1, 4)]),
+    "multiply": (lambda x, y: x * y * 2.0, [signed(3, 4), signed(3, 4)]),
+    "divide": (lambda x, y: x / y, [signed(3, 4), positive(4)]),
+    "negative": (lambda x: -x, [signed(5)]),
+    "tanh": (np.tanh, [signed(2, 3)]),
+    "exp": (np.exp, [signed(2, 3)]),
+    "log": (np.log, [positive(2, 3)]),
+    "sqrt": (np.sqrt, [positive(2, 3)]),
+    "absolute": (abs, [signed(2, 3)]),
+    "maximum": (np.maximum, [signed(3, 4), signed(3, 4)]),
+    "minimum": (np.minimum, [signed(3, 4), signed(4)]),
+    "where": (lambda x, y: np.where(x > y, x * y, y), [signed(3, 4), signed(3, 4)]),
+    "sum": (lambda x: np.sum(x, axis=0) + x.sum(axis=(0, 1), keepdims=True), [signed(3, 4)]),
+    "mean": (lambda x: x.mean(axis=1, keepdims=True) * np.mean(x), [signed(3, 4)]),
+    "max": (lambda x: np.max(x, axis=1) + x.max(), [signed(3, 4)]),
+    "min": (lambda x: np.min(x, axis=0), [signed(3, 4)]),
+    "matmul": (lambda a, b, v, t: (a @ b) * (v @ b) + (t @ b).sum(0) + (t @ v).T,
+               [signed(3, 4), signed(4, 2), signed(4), signed(2, 3, 4)]),
+    "dot": (lambda a, b, t: np.dot(a, b) + a.dot(b) + np.dot(t, b)[1], [signed(3, 4), signed(4, 2), signed(2, 3, 4)]),
+    "outer": (lambda a, b: np.outer(a, b) * np.outer(b, a).T, [signed(3), signed(2, 2)]),
+    "transpose": (lambda x: np.transpose(x, (1, 0, 2)) * x.T.transpose(1, 2, 0), [signed(2, 3, 4)]),
+    "reshape": (lambda x: x.reshape(6, 2) * np.reshape(x, (6, -1)), [signed(3, 4)]),
+    "astype": (lambda x: x.astype(np.float64) * x, [signed(3)]),
+    "copy": (lambda x: np.copy(x) * x.copy(), [signed(3)]),
+    "concatenate": (lambda x, y: np.concatenate([x, y, x], axis=1), [signed(2, 3), signed(2, 1)]),
+    "stack": (lambda x, y: np.stack([x, y], axis=-1), [signed(2, 3), signed(2, 3)]),
+    "getitem": (lambda x: x[[0, 2, 0], 1:3] * x[1, ::2], [signed(3, 4)]),
+    "zeros_like": (lambda x: np.zeros_like(x) + x * x, [signed(3)]),
+    "ones_like": (lambda x: np.ones_like(x) * x, [signed(3)]),
+    "full_like": (lambda x, s: np.full_like(x, s) * x, [signed(3), np.float64(0.7)]),
+    "pad": (lambda x: np.pad(x, ((1, 0), (0, 2)), constant_values=0.5) * 2.0, [signed(2, 3)]),
+    **NN_TAPE_CASES,  # the janus.nn entries
+}
+
+
+def scalar_loss(fn: Callable[..., Any], weights: np.ndarray) -> Callable[..., Any]:
+    """``<weights, fn(*args)>``: a scalar whose cotangent for ``fn``'s result is ``weights``."""
+    return lambda *args: np.sum(fn(*args) * weights)
+
+
+def central_differences(loss: Callable[..., Any], args: list[np.ndarray], i: int, eps: float = 1e-6) -> np.ndarray:
+    out = np.zeros(np.shape(args[i]))
+    for j in range(out.size):
+        plus, minus = [np.array(a, copy=True) for a in args], [np.array(a, copy=True) for a in args]
+        plus[i].flat[j] += eps
+        minus[i].flat[j] -= eps
+        out.flat[j] = (loss(*plus) - loss(*minus)) / (2 * eps)
+    return out
+
+
+def test_every_rule_has_a_case() -> None:
+    assert {name for name, op in registry.OPS.items() if op.vjp is not None} == set(OP_CASES)
+
+
+@pytest.mark.parametrize("name", sorted(OP_CASES))
+def test_tape_rule_against_finite_differences(name: str) -> None:
+    fn, args = OP_CASES[name]
+    weights = RNG.uniform(-1, 1, np.shape(fn(*args)))
+    loss = scalar_loss(fn, weights)
+    tape = Tape()
+    inputs = [tape.input(a) for a in args]
+    out = loss(*inputs)
+    assert name in {node.op.name for node in tape.nodes if node.op is not None}, "the case does not use the op"
+    grads = tape.backward(out, inputs)
+    for i, g in enumerate(grads):
+        assert g.dtype == np.float64 and g.shape == np.shape(args[i])
+        np.testing.assert_allclose(g, central_differences(loss, args, i), rtol=1e-6, atol=1e-8, err_msg=f"argument {i}")
+
+
+# ---- the API, eager ---------------------------------------------------------------------------
+def tree_loss(params: dict, scale: float, x: np.ndarray) -> Any:
+    h = np.tanh(x @ params["W"] + params["b"][0])
+    return np.mean(h * h) * scale + params["b"][1].sum()
+
+
+def test_pytrees_argnums_and_scalars() -> None:
+    x = signed(5, 3)
+    params = {"W": signed(3, 2), "b": [signed(2), signed(4)]}
+    g = janus.grad(tree_loss, argnums=(0, 1))
+    (dparams, dscale) = g(params, 1.5, x)
+    assert not g.versions  # a dict argument: eager tape
+    assert type(dparams) is dict and type(dparams["b"]) is list and type(dscale) is float
+    for key, i, value in (("W", None, params["W"]), ("b", 0, params["b"][0]), ("b", 1, params["b"][1])):
+        def partial(v: np.ndarray) -> Any:
+            p = {"W": params["W"], "b": list(params["b"])}
+            if i is None:
+                p["W"] = v
+            else:
+                p["b"][i] = v
+            return tree_loss(p, 1.5, x)
+
+        got = dparams[key] if i is None else dparams[key][i]
+        np.testing.assert_allclose(got, central_differences(partial, [value], 0), rtol=1e-6, atol=1e-9)
+    assert dscale == pytest.approx(float(np.mean(np.tanh(x @ params["W"] + params["b"][0]) ** 2)))
+
+
+def aux_loss(w: np.ndarray, x: np.ndarray) -> tuple:
+    y = x * w
+    return np.sum(y * y), (y, "label")
+
+
+def test_value_and_grad_with_aux_keeps_dtypes() -> None:
+    w, x = np.float32([0.5, -2.0]), np.float32([3.0, 1.0])
+    (value, (y, label)), dw = janus.value_and_grad(aux_loss, has_aux=True)(w, x)
+    assert type(value) is np.float32 and value == np.float32(np.sum((x * w) ** 2))
+    assert label == "label" and type(y) is np.ndarray and y.dtype == np.float32
+    assert dw.dtype == np.float32
+    np.testing.assert_allclose(dw, 2 * x * x * w, rtol=1e-6)
+    dw2, aux = janus.grad(aux_loss, has_aux=True)(w, x)
+    np.testing.assert_array_equal(dw2, dw) and np.testing.assert_array_equal(aux[0], y)
+
+
+def test_errors_name_the_problem() -> None:
+    x = signed(3)
+    with pytest.raises(TapeError, match="np.power is not in the op table"):
+        janus.grad(lambda v: np.sum(v**2))(x)
+    with pytest.raises(TypeError, match="scalar float"):
+        janus.grad(lambda v: v * 2.0)(x)
+    with pytest.raises(TapeError, match="float\\(\\) of a traced value"):
+        janus.grad(lambda v: float(np.sum(v)))(x)
+    with pytest.raises(TapeError, match="np.asarray|would drop its gradient"):
+        janus.grad(lambda v: np.sum(np.asarray(v)))(x)
+    with pytest.raises(TypeError, match="float arrays"):
+        janus.grad(lambda v: np.sum(v * 1.0))(np.arange(3))
+    with pytest.raises(TypeError, match="argnums"):
+        janus.grad(lambda v: np.sum(v), argnums=1)(x)
+
+
+def test_python_control_flow_on_traced_values() -> None:
+    def piecewise(x: np.ndarray) -> Any:
+        total = 0.0
+        for row in x:
+            if row.sum() > 0:
+                total = total + np.sum(row * row)
+            else:
+                total = total - np.sum(row)
+        return total
+
+    x = signed(4, 3)
+    np.testing.assert_allclose(janus.grad(piecewise)(x), central_differences(piecewise, [x], 0), rtol=1e-6, atol=1e-9)
+
+
+# ---- compiled gradients -----------------------------------------------------------------------
+def mlp_loss(params: list, x: np.ndarray, y: np.ndarray) -> Any:
+    W1, b1, W2, b2 = params
+    h = np.tanh(x @ W1 + b1)
+    d = h @ W2 + b2 - y
+    return np.mean(d * d)
+
+
+def init_mlp(dtype: Any = np.float32, seed: int = 0) -> tuple[list, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    params = [rng.standard_normal((4, 16)) * 0.5, np.zeros(16), rng.standard_normal((16, 2)) * 0.5, np.zeros(2)]
+    x = rng.standard_normal((32, 4))
+    y = np.stack([np.sin(x[:, 0] + x[:, 1]), x[:, 2] * x[:, 3]], axis=1)
+    return [p.astype(dtype) for p in params], x.astype(dtype), y.astype(dtype)
+
+
+def assert_close(got: Any, want: Any, rtol: float) -> None:
+    """Same structure, types and dtypes; values within ``rtol``."""
+    assert type(got) is type(want), (type(got), type(want))
+    if isinstance(want, (list, tuple)):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert_close(g, w, rtol)
+    elif isinstance(want, (np.ndarray, np.generic)):
+        assert got.dtype == want.dtype and np.shape(got) == np.shape(want)
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol)
+    else:
+        assert got == want
+
+
+def compiled_grad(g: GradFunction, *args: Any) -> GradFunction:
+    """``g`` warmed up on ``args`` until it compiled (fails with the report otherwise)."""
+    for _ in range(g.warmup):
+        g(*args)
+    assert g.versions, janus.explain(g)
+    return g
+
+
+@pytest.fixture(scope="module")
+def mlp_grad() -> GradFunction:
+    return compiled_grad(janus.value_and_grad(mlp_loss, warmup=1), *init_mlp())
+
+
+def test_compiled_gradients_equal_the_tape(mlp_grad: GradFunction) -> None:
+    args = init_mlp(seed=1)
+    (version,) = mlp_grad.versions.values()
+    calls = version.calls
+    got = mlp_grad(*args)
+    assert version.calls == calls + 1
+    assert "janus.grad = {argnums" in version.graph.text and "call @mlp_loss_d0_grad" in version.graph.text
+    assert_close(got, mlp_grad.spec(*args), rtol=1e-5)
+
+
+def test_compiled_float64_gradients_match_finite_differences() -> None:
+    def loss(w: np.ndarray, x: np.ndarray) -> Any:
+        z = x @ w
+        return np.sum(np.maximum(z, 0.0) * z) / np.sqrt(np.sum(w * w))
+
+    w, x = signed(3, 2), signed(4, 3)
+    g = compiled_grad(janus.grad(loss, warmup=1), w, x)
+    got = g(w, x)
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, g.spec(w, x), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got, central_differences(loss, [w, x], 0), rtol=1e-6, atol=1e-8)
+
+
+def test_compiled_gradient_through_outer() -> None:
+    def loss(u: np.ndarray, v: np.ndarray) -> Any:
+        return np.sum(np.tanh(np.outer(u, v)) * np.outer(v, u).T)
+
+    u, v = signed(4).astype(np.float32), signed(3).astype(np.float32)
+    g = compiled_grad(janus.grad(loss, argnums=(0, 1), warmup=1), u, v)
+    (version,) = g.versions.values()
+    calls = version.calls
+    got = g(u, v)
+    assert version.calls == calls + 1
+    assert_close(got, g.spec(u, v), rtol=1e-5)
+
+
+def test_guarded_branches_in_the_differentiated_function() -> None:
+    """A speculated branch inside the loss: a guard failure reruns on the tape; once the
+    branch varies too often it becomes an scf.if that the gradient goes through."""
+
+    def branchy(x: np.ndarray, w: np.ndarray) -> Any:
+        if np.sum(x) > 0:
+            return np.sum(np.tanh(x * w))
+        return np.sum(x * x * w)
+
+    g = compiled_grad(janus.grad(branchy, argnums=(0, 1), warmup=1), np.ones(3, np.float32), np.full(3, 0.5, np.float32))
+    for sign in [1, -1] * 4:
+        x, w = sign * np.float32([0.5, 1.0, 2.0]), np.float32([0.3, -0.2, 0.9])
+        assert_close(g(x, w), g.spec(x, w), rtol=1e-5)
+    assert any("failed" in e for e in g.events)
+    (version,) = g.versions.values()
+    assert "scf.if" in version.graph.text and version.calls >= 2, janus.explain(g)
+
+
+def test_compiled_value_and_grad_with_aux() -> None:
+    w, x = np.float32([0.5, -2.0]), np.float32([3.0, 1.0])
+    g = compiled_grad(janus.value_and_grad(aux_loss, has_aux=True, warmup=1), w, x)
+    (version,) = g.versions.values()
+    assert_close(g(w, x), g.spec(w, x), rtol=1e-6)
+    assert version.calls == 1
+
+
+def test_unsupported_gradients_fall_back_with_a_reason() -> None:
+    def overlapping_pool(x: np.ndarray) -> Any:
+        return np.sum(nn.max_pool2d(x, 2, stride=1))
+
+    g = janus.grad(overlapping_pool, warmup=1)
+    x = np.float32([[[[1.0, -3.0, 2.0], [0.0, 5.0, -1.0]]]])
+    for _ in range(3):
+        np.testing.assert_array_equal(g(x), np.float32([[[[0.0, 0.0, 0.0], [0.0, 2.0, 0.0]]]]))
+    assert not g.versions and "compilation failed" in janus.explain(g) and "windows that tile the input" in janus.explain(g)
+
+
+# ---- gradients inside jitted functions, training ---------------------------------------------
+def train_step(params: list, x: np.ndarray, y: np.ndarray, lr: float) -> tuple:
+    loss, grads = janus.value_and_grad(mlp_loss)(params, x, y)
+    return [p - lr * g for p, g in zip(params, grads)], loss
+
+
+def test_jit_of_grad_is_the_grad_function() -> None:
+    g = janus.grad(mlp_loss)
+    assert janus.jit(g) is g
+
+
+def test_mlp_training_loop_compiled_and_imperative() -> None:
+    """50 SGD steps: the jitted train step (gradients from janus-autodiff) and the same
+    step run by Python (gradients from the eager tape) give the same loss curve."""
+    params, x, y = init_mlp(seed=3)
+    step = janus.jit(train_step, warmup=2)
+    compiled_params, imperative_params = params, params
+    compiled_curve, imperative_curve = [], []
+    for _ in range(50):
+        compiled_params, loss = step(compiled_params, x, y, 0.1)
+        compiled_curve.append(loss)
+        imperative_params, loss = train_step(imperative_params, x, y, 0.1)
+        imperative_curve.append(loss)
+    (version,) = step.versions.values()
+    assert version.calls == 48 and "call @mlp_loss_d0_grad" in version.graph.text, janus.explain(step)
+    assert all(type(c) is np.float32 for c in compiled_curve)
+    np.testing.assert_allclose(compiled_curve, imperative_curve, rtol=1e-4)
+    assert imperative_curve[-1] < 0.5 * imperative_curve[0]  # it trains
+    assert_close(compiled_params, imperative_params, rtol=1e-3)
+
+
+def test_tape_matches_handwritten_backprop() -> None:
+    """The oracle's oracle: the MLP gradient by hand."""
+    (W1, b1, W2, b2), x, y = init_mlp(np.float64, seed=4)
+    h = np.tanh(x @ W1 + b1)
+    d = h @ W2 + b2 - y
+    dout = 2 * d / d.size
+    dh = dout @ W2.T * (1 - h * h)
+    want = [x.T @ dh, dh.sum(0), h.T @ dout, dout.sum(0)]
+    got = janus.grad(mlp_loss)([W1, b1, W2, b2], x, y)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)

@@ -1,0 +1,44 @@
+"""The bytecode decoder and the profiler's observations."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from janus.frontend.trace.bytecode import decode
+from janus.frontend.profiler import Profile, run_profiled
+
+
+def loop_and_branch(x, xs, flag):
+    total = x
+    for a in xs:
+        if flag:
+            total = total + a
+    return np.sum(total, axis=0)
+
+
+def _offset(fn, opname):
+    return next(i.offset for i in decode(fn.__code__).instrs if i.opname == opname)
+
+
+def test_decode_drops_caches_and_resolves_targets_and_kw_names():
+    bc = decode(loop_and_branch.__code__)
+    names = [i.opname for i in bc.instrs]
+    assert "CACHE" not in names and "KW_NAMES" in names
+    assert next(i for i in bc.instrs if i.opname == "KW_NAMES").argval == ("axis",)
+    for_iter = bc.at(_offset(loop_and_branch, "FOR_ITER"))
+    assert bc.at(for_iter.target).argval == "np"  # the loop exits to `return np.sum(...)`
+    assert bc.source(for_iter.offset).endswith(f":{loop_and_branch.__code__.co_firstlineno + 2}")
+
+
+def test_profiler_records_branches_trip_counts_and_arguments():
+    p = Profile()
+    x = np.ones((2, 3), np.float32)
+    run_profiled(loop_and_branch, (x, [1.0, 2.0, 3.0], True), {}, p)
+    run_profiled(loop_and_branch, (x, [1.0], True), {}, p)
+    code = loop_and_branch.__code__
+    jump = (code, _offset(loop_and_branch, "POP_JUMP_FORWARD_IF_FALSE"))
+    assert p.branches[jump] == {False: 4} and p.branch_outcome(jump) is False
+    assert p.trip_counts[(code, _offset(loop_and_branch, "FOR_ITER"))] == {3: 1, 1: 1}
+    assert p.arguments[code][(("ndarray", "float32", (2, 3)), ("list",), ("bool",))] == 2
+    run_profiled(loop_and_branch, (x, [1.0], False), {}, p)
+    assert p.branch_outcome(jump) is None and p.runs == 3
