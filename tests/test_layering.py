@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from janus.passes.callgraph import cycles as import_cycles
+
 ROOT = Path(__file__).resolve().parents[1] / "janus"
 
 #: Layers, lowest first: a module may import from its own layer and the ones below it.
@@ -78,38 +80,8 @@ def layer_of(name: str) -> int:
 
 
 def cycles() -> list[list[str]]:
-    """Strongly connected components of more than one module (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in GRAPH[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for v in sorted(GRAPH):
-        if v not in index:
-            visit(v)
-    return found
+    """Import circles: strongly connected components of the module graph."""
+    return import_cycles({name: sorted(deps) for name, deps in GRAPH.items()})
 
 
 def _is_package_of(package: str, module: str) -> bool:

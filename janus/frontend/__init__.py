@@ -1,9 +1,11 @@
 """Bytecode profiler and speculative graph generator behind ``janus.jit``.
 
-``bytecode`` decodes CPython 3.11 instructions, ``profiler`` observes imperative runs,
-``op_table`` holds the NumPy ops (eager, shape/dtype rule, lowering), ``graph`` executes
-bytecode symbolically into MLIR, ``backend`` compiles it, and ``jit`` ties them together;
-``grad`` (with the eager ``tape`` and the NumPy VJP rules of ``vjp_numpy``) differentiates.
+By concern (docs/architecture.md): ``trace/`` executes bytecode symbolically (one
+handler per opcode), ``ops/`` is the NumPy op library (one record per op), ``heap/``
+reads and writes Python heap state, ``recursion/`` turns recursive calls into
+``janus.invoke``; at the top, ``profiler`` observes imperative runs, ``signature`` and
+``fast_path`` check entries, ``generate`` assembles the module, ``backend`` compiles it,
+``jit`` ties them together and ``grad`` (with the eager ``tape``) differentiates.
 """
 
 from janus.frontend.grad import GradFunction, grad, value_and_grad
