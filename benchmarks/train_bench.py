@@ -16,7 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.test_train_loops import LSTM, MLP, JitLSTM, JitMLP, lstm_segments, mlp_batch  # noqa: E402
+from tests.helpers.train_models import LSTM, MLP, JitLSTM, JitMLP, lstm_segments, mlp_batch  # noqa: E402
 
 STEPS = 30
 
