@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from janus.frontend.ops import registry
+from janus.frontend.ops.advanced import is_advanced
 from janus.frontend.ops.registry import Op
 
 
@@ -178,7 +179,10 @@ class Traced:
     __int__ = __index__ = __complex__ = __float__
 
     def __getitem__(self, key: Any) -> Any:
-        return self.tape.apply(registry.OPS["getitem"], "getitem", lambda a, k: a[k], (self, unwrap(key)), {})
+        """Basic indexing is ``getitem``, advanced indexing ``gather``: the ops a traced call lowers to."""
+        key = unwrap(key)
+        op = registry.OPS["gather" if is_advanced(key) else "getitem"]
+        return self.tape.apply(op, op.name, lambda a, k: a[k], (self, key), {})
 
     def __repr__(self) -> str:
         return f"Traced({self.value!r})"

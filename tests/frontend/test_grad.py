@@ -1,7 +1,7 @@
 """janus.grad / janus.value_and_grad: the eager tape against central finite differences
-(float64, one case per op-table entry with a VJP rule), compiled gradients against the
-eager tape, gradients inside jitted train steps, and a 50-step MLP training loop run
-compiled and imperatively."""
+(float64, the case of each op-table entry with a VJP rule in tests/helpers/grad_cases.py),
+compiled gradients against the eager tape, gradients inside jitted train steps, and a
+50-step MLP training loop run compiled and imperatively."""
 
 from __future__ import annotations
 
@@ -14,58 +14,13 @@ import janus
 from janus import nn
 from janus.frontend.ops import registry
 from janus.frontend.grad import GradFunction
-from tests.helpers.nn_cases import TAPE_CASES as NN_TAPE_CASES
 from janus.frontend.tape import Tape, TapeError
+from tests.helpers.grad_cases import CASES, LIMIT_CASES, signed
 
 RNG = np.random.default_rng(7)
-
-
-def signed(*shape: int) -> np.ndarray:
-    """float64 entries of magnitude in [0.5, 1.5) and random sign (no kinks near 0)."""
-    return RNG.uniform(0.5, 1.5, shape) * RNG.choice([-1.0, 1.0], shape)
-
-
-def positive(*shape: int) -> np.ndarray:
-    return RNG.uniform(0.5, 1.5, shape)
-
-
-# ---- the eager tape, op by op --------------------------------------------------------------
-#: op-table entry -> (function of the inputs, inputs); each function uses that op on traced values.
-OP_CASES: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
-    "add": (lambda x, y: x + y, [signed(3, 4), signed(4)]),
-    "subtract": (lambda x, y: x - y, [signed(3, 1), signed(1, 4)]),
-    "multiply": (lambda x, y: x * y * 2.0, [signed(3, 4), signed(3, 4)]),
-    "divide": (lambda x, y: x / y, [signed(3, 4), positive(4)]),
-    "negative": (lambda x: -x, [signed(5)]),
-    "tanh": (np.tanh, [signed(2, 3)]),
-    "exp": (np.exp, [signed(2, 3)]),
-    "log": (np.log, [positive(2, 3)]),
-    "sqrt": (np.sqrt, [positive(2, 3)]),
-    "absolute": (abs, [signed(2, 3)]),
-    "maximum": (np.maximum, [signed(3, 4), signed(3, 4)]),
-    "minimum": (np.minimum, [signed(3, 4), signed(4)]),
-    "where": (lambda x, y: np.where(x > y, x * y, y), [signed(3, 4), signed(3, 4)]),
-    "sum": (lambda x: np.sum(x, axis=0) + x.sum(axis=(0, 1), keepdims=True), [signed(3, 4)]),
-    "mean": (lambda x: x.mean(axis=1, keepdims=True) * np.mean(x), [signed(3, 4)]),
-    "max": (lambda x: np.max(x, axis=1) + x.max(), [signed(3, 4)]),
-    "min": (lambda x: np.min(x, axis=0), [signed(3, 4)]),
-    "matmul": (lambda a, b, v, t: (a @ b) * (v @ b) + (t @ b).sum(0) + (t @ v).T,
-               [signed(3, 4), signed(4, 2), signed(4), signed(2, 3, 4)]),
-    "dot": (lambda a, b, t: np.dot(a, b) + a.dot(b) + np.dot(t, b)[1], [signed(3, 4), signed(4, 2), signed(2, 3, 4)]),
-    "outer": (lambda a, b: np.outer(a, b) * np.outer(b, a).T, [signed(3), signed(2, 2)]),
-    "transpose": (lambda x: np.transpose(x, (1, 0, 2)) * x.T.transpose(1, 2, 0), [signed(2, 3, 4)]),
-    "reshape": (lambda x: x.reshape(6, 2) * np.reshape(x, (6, -1)), [signed(3, 4)]),
-    "astype": (lambda x: x.astype(np.float64) * x, [signed(3)]),
-    "copy": (lambda x: np.copy(x) * x.copy(), [signed(3)]),
-    "concatenate": (lambda x, y: np.concatenate([x, y, x], axis=1), [signed(2, 3), signed(2, 1)]),
-    "stack": (lambda x, y: np.stack([x, y], axis=-1), [signed(2, 3), signed(2, 3)]),
-    "getitem": (lambda x: x[[0, 2, 0], 1:3] * x[1, ::2], [signed(3, 4)]),
-    "zeros_like": (lambda x: np.zeros_like(x) + x * x, [signed(3)]),
-    "ones_like": (lambda x: np.ones_like(x) * x, [signed(3)]),
-    "full_like": (lambda x, s: np.full_like(x, s) * x, [signed(3), np.float64(0.7)]),
-    "pad": (lambda x: np.pad(x, ((1, 0), (0, 2)), constant_values=0.5) * 2.0, [signed(2, 3)]),
-    **NN_TAPE_CASES,  # the janus.nn entries
-}
+#: every tape rule on a case of its op, and on the argument forms only the tape differentiates
+TAPE_CASES = [pytest.param(name, case, id=name + suffix) for suffix, cases in (("", CASES), ("-limit", LIMIT_CASES))
+              for name, case in sorted(cases.items()) if registry.OPS[name].vjp is not None]
 
 
 def scalar_loss(fn: Callable[..., Any], weights: np.ndarray) -> Callable[..., Any]:
@@ -83,13 +38,9 @@ def central_differences(loss: Callable[..., Any], args: list[np.ndarray], i: int
     return out
 
 
-def test_every_rule_has_a_case() -> None:
-    assert {name for name, op in registry.OPS.items() if op.vjp is not None} == set(OP_CASES)
-
-
-@pytest.mark.parametrize("name", sorted(OP_CASES))
-def test_tape_rule_against_finite_differences(name: str) -> None:
-    fn, args = OP_CASES[name]
+@pytest.mark.parametrize("name, case", TAPE_CASES)
+def test_tape_rule_against_finite_differences(name: str, case: tuple) -> None:
+    fn, args = case
     weights = RNG.uniform(-1, 1, np.shape(fn(*args)))
     loss = scalar_loss(fn, weights)
     tape = Tape()

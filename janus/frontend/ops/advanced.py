@@ -108,7 +108,9 @@ def _lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     return em.generic(len(shape), (), [(w, every[:r]) for w in wrapped], em.empty(shape, dtype), every, body)
 
 
-GATHER = Op("gather", operator.getitem, op_table._getitem_bind, _rule, _lower, vjp=vjp_numpy.getitem_vjp)
+GATHER = Op("gather", operator.getitem, op_table._getitem_bind, _rule, _lower, vjp=vjp_numpy.getitem_vjp,
+            no_mlir_vjp=op_table.GATHER_HAS_NO_RULE)
+registry.register(GATHER)
 
 
 def gather(tracer: "Tracer", x: Tensor, key: Any) -> Tensor:

@@ -4,7 +4,7 @@ Each ``Op`` carries (as JAX's primitives do) the eager NumPy implementation, whi
 also the constant folder and the dtype oracle; ``bind``, NumPy's own signature, which
 normalizes call arguments; ``rule``, the result's static shape and dtype; and
 ``lower``, the MLIR it emits; ``vjp``, its NumPy reverse-mode rule (``vjp_numpy``), which
-the eager tape of ``janus.grad`` uses. Result dtypes come from running the eager implementation
+the eager tape of ``janus.grad`` uses, and why a side has no gradient (``registry.Op``). Result dtypes come from running the eager implementation
 on one-element samples of the operand dtypes, so promotion (Python scalars weak, 0-d
 arrays strong) is NumPy's by construction. An op missing from the table, or an argument
 form an entry rejects, raises ``NotConvertible``: the function then runs imperatively.
@@ -157,6 +157,7 @@ def elementwise(
     nin: int,
     compute: Callable[[list[Any], np.dtype], list[np.dtype]] | None = None,
     vjp: vjp_numpy.VJP | None = None,
+    no_grad: str = "",
 ) -> Op:
     """An elementwise op: broadcasting shapes, NumPy result dtype, one fused generic.
 
@@ -180,7 +181,7 @@ def elementwise(
 
         return em.elementwise(inputs, shape, dtype, body)
 
-    return Op(name, eager, _ufunc_bind(nin), rule, lower, dynamic=True, vjp=vjp)
+    return Op(name, eager, _ufunc_bind(nin), rule, lower, dynamic=True, vjp=vjp, no_grad=no_grad)
 
 
 def _promoted(samples: list[Any], out: np.dtype) -> list[np.dtype]:
@@ -191,6 +192,11 @@ def _promoted(samples: list[Any], out: np.dtype) -> list[np.dtype]:
 def _where_dtypes(samples: list[Any], out: np.dtype) -> list[np.dtype]:
     return [np.dtype(bool), out, out]
 
+
+#: why comparisons have no gradient on either side
+BOOL_RESULT = "a bool result"
+#: why gathers (advanced indexing, ``janus.nn.embedding``) have no compiled gradient
+GATHER_HAS_NO_RULE = "its gather (`tensor.extract` inside `linalg.generic`) has no janus-autodiff rule"
 
 ELEMENTWISE = [
     elementwise("add", np.add, by_kind("arith.addf", "arith.addi"), 2, vjp=vjp_numpy.add),
@@ -205,12 +211,12 @@ ELEMENTWISE = [
     elementwise("absolute", np.absolute, by_kind("math.absf", "math.absi"), 1, vjp=vjp_numpy.absolute),
     elementwise("maximum", np.maximum, by_kind("arith.maximumf", "arith.maxsi"), 2, vjp=vjp_numpy.maximum),
     elementwise("minimum", np.minimum, by_kind("arith.minimumf", "arith.minsi"), 2, vjp=vjp_numpy.minimum),
-    elementwise("less", np.less, compare("olt", "slt", "ult"), 2, _promoted),
-    elementwise("less_equal", np.less_equal, compare("ole", "sle", "ule"), 2, _promoted),
-    elementwise("greater", np.greater, compare("ogt", "sgt", "ugt"), 2, _promoted),
-    elementwise("greater_equal", np.greater_equal, compare("oge", "sge", "uge"), 2, _promoted),
-    elementwise("equal", np.equal, compare("oeq", "eq", "eq"), 2, _promoted),
-    elementwise("not_equal", np.not_equal, compare("une", "ne", "ne"), 2, _promoted),
+    elementwise("less", np.less, compare("olt", "slt", "ult"), 2, _promoted, no_grad=BOOL_RESULT),
+    elementwise("less_equal", np.less_equal, compare("ole", "sle", "ule"), 2, _promoted, no_grad=BOOL_RESULT),
+    elementwise("greater", np.greater, compare("ogt", "sgt", "ugt"), 2, _promoted, no_grad=BOOL_RESULT),
+    elementwise("greater_equal", np.greater_equal, compare("oge", "sge", "uge"), 2, _promoted, no_grad=BOOL_RESULT),
+    elementwise("equal", np.equal, compare("oeq", "eq", "eq"), 2, _promoted, no_grad=BOOL_RESULT),
+    elementwise("not_equal", np.not_equal, compare("une", "ne", "ne"), 2, _promoted, no_grad=BOOL_RESULT),
     elementwise("where", np.where, _select, 3, _where_dtypes, vjp=vjp_numpy.where),
 ]
 
@@ -473,9 +479,8 @@ def array_op(stack: Op) -> Op:
     def lower(em: Emitter, args: Args, spec: Spec) -> Tensor:  # the stack casts each item to spec's dtype
         return stack.lower(em, {**args, "dtype": None}, spec)
 
-    # no tape VJP: np.array does not dispatch through __array_function__, so the eager tape
-    # never sees it (it refuses the conversion instead); compiled gradients use the MLIR rules
-    return Op("array", np.array, _array_bind, rule, lower)
+    return Op("array", np.array, _array_bind, rule, lower,
+              no_tape_vjp="`np.array` does not dispatch through `__array_function__`: the tape refuses the conversion")
 
 
 # ---- basic indexing -----------------------------------------------------------------------
@@ -583,7 +588,8 @@ def _unreachable_rule(args: Args) -> Spec:
 
 def creation(name: str, eager: Callable[..., Any]) -> Op:
     """Creation from static arguments only: folded by ``eager`` before any rule is asked."""
-    return Op(name, eager, _creation_bind, _unreachable_rule, lambda em, args, spec: _unreachable_rule(args))
+    return Op(name, eager, _creation_bind, _unreachable_rule, lambda em, args, spec: _unreachable_rule(args),
+              no_grad="static arguments only (folded to a constant)")
 
 
 STACK = join("stack", np.stack, new_axis=True)

@@ -30,8 +30,31 @@ class Op:
     lower: Callable[[Emitter, Args, Spec], Tensor]
     #: whether ``rule`` and ``lower`` handle operands with ``?`` dims (else NotConvertible)
     dynamic: bool = False
-    #: the NumPy VJP rule (``vjp_numpy``); None: the op has no gradient (bool results)
+    # The gradient story, in one place. Tape side: ``vjp``, the NumPy rule the eager tape
+    # of ``janus.grad`` calls. Compiled side: by default janus-autodiff differentiates the
+    # MLIR the lowering emits (every op it emits has a rule in ``passes/autodiff/rules.py``).
+    # A side without a gradient says why; tests/frontend/ops/test_gradients.py checks each
+    # claim against the tape and the pass, and docs/autodiff.md tabulates them (``gradients``).
+    #: the NumPy VJP rule (``vjp_numpy``, ``nn_numpy``, ``padding``)
     vjp: vjp_numpy.VJP | None = None
+    #: why neither side has a gradient (a bool result, static arguments only): said once for both
+    no_grad: str = ""
+    #: why the eager tape has no ``vjp`` although janus-autodiff differentiates the lowering
+    no_tape_vjp: str = ""
+    #: why janus-autodiff cannot differentiate the lowering
+    no_mlir_vjp: str = ""
+    #: the argument forms whose lowering janus-autodiff rejects (a located error: that call
+    #: then runs on the tape), where it differentiates the others
+    mlir_vjp_limit: str = ""
+
+    def __post_init__(self) -> None:
+        """Refuse a story that contradicts itself: a side both there and excused, or neither."""
+        if (self.vjp is None) != bool(self.no_grad or self.no_tape_vjp):
+            raise ValueError(f"op {self.name!r}: give a tape vjp or the reason it has none (no_grad, no_tape_vjp), one of them")
+        if self.no_grad and (self.no_tape_vjp or self.no_mlir_vjp or self.mlir_vjp_limit):
+            raise ValueError(f"op {self.name!r}: no_grad already says that neither side has a gradient")
+        if self.no_mlir_vjp and self.mlir_vjp_limit:
+            raise ValueError(f"op {self.name!r}: a limit of a compiled gradient it does not have")
 
 
 #: every op by name

@@ -121,4 +121,5 @@ def test_every_table_entry_is_exercised() -> None:
                "stack", "getitem", "zeros_like", "ones_like", "full_like", "astype", "zeros", "ones", "full",
                "arange", "pad", "copy", "array"}
     covered |= set(COMPILED)  # the janus.nn entries: tests/frontend/ops/test_nn.py
+    covered.add("gather")  # advanced indexing: tests/frontend/ops/test_advanced_indexing.py
     assert covered == set(OPS)

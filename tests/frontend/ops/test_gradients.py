@@ -1,0 +1,150 @@
+"""One gradient story per op: every record's declarations (``registry.Op``: ``vjp``,
+``no_grad``, ``no_tape_vjp``, ``no_mlir_vjp``, ``mlir_vjp_limit``) hold on its case in
+tests/helpers/grad_cases.py. The tape side is run on the eager tape; the compiled side is
+``janus.grad`` of a weighted sum of the case traced and run through ``janus-autodiff`` (no
+IREE). A side without a gradient must say why, and a reason that no longer holds fails.
+On a representative subset, the compiled gradient is also compared with the tape's.
+The docs/autodiff.md table must be the generated one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+from iree.compiler import ir
+
+import janus
+from janus.frontend.generate import generate
+from janus.frontend.grad import GradSpec, trampoline
+from janus.frontend.ops import gradients, registry
+from janus.frontend.ops.registry import OPS, Op
+from janus.frontend.profiler import Profile
+from janus.frontend.tape import Tape, TapeError
+from janus.ir import parse_module
+from janus.passes import run_pipeline
+from tests.helpers.grad_cases import CASES, LIMIT_CASES, Case
+
+AUTODIFF_DOC = Path(__file__).resolve().parents[3] / "docs" / "autodiff.md"
+RNG = np.random.default_rng(5)
+#: ops whose compiled gradient is compared with the tape's: each kind of lowering once
+COMPARED = ("divide", "max", "where", "matmul", "getitem", "concatenate", "pad", "softmax", "cross_entropy", "conv2d",
+            "max_pool2d")
+
+
+def weighted_loss(fn: Callable[..., Any], nargs: int) -> Callable[..., Any]:
+    """``loss(weights, x0, ...) = sum(fn(x0, ...) * weights)``, with ``fn`` a global rather
+    than a free variable (``janus.grad`` traces only functions without free variables)."""
+    names = ", ".join(f"x{i}" for i in range(nargs))
+    namespace = {"np": np, "fn": fn}
+    exec(f"def loss(weights, {names}):\n    return np.sum(fn({names}) * weights)\n", namespace)
+    return namespace["loss"]
+
+
+def float32_call(case: Case) -> tuple[Callable[..., Any], list[Any], tuple[int, ...]]:
+    """The case as (loss, arguments, argnums): float32 arrays, differentiated; NumPy scalars
+    as Python floats, graph constants (``janus.grad`` differentiates arrays only)."""
+    fn, args = case
+    args = [float(a) if isinstance(a, np.generic) else np.asarray(a, np.float32) for a in args]
+    weights = RNG.uniform(-1, 1, np.shape(fn(*args))).astype(np.float32)
+    argnums = tuple(i + 1 for i, a in enumerate(args) if isinstance(a, np.ndarray))
+    return weighted_loss(fn, len(args)), [weights, *args], argnums
+
+
+def on_tape(case: Case) -> set[str]:
+    """The ops the eager tape records on the case (none when it refuses the case)."""
+    fn, args = case
+    tape = Tape()
+    try:
+        fn(*(tape.input(a) for a in args))
+    except TapeError:
+        return set()
+    return {node.op.name for node in tape.nodes if node.op is not None}
+
+
+def compiled_gradient(case: Case, monkeypatch: pytest.MonkeyPatch) -> tuple[set[str], ir.MLIRError | None]:
+    """The ops applied while tracing ``janus.grad`` of the case, and the error of
+    ``janus-autodiff`` on the traced module (None: it derived the gradient)."""
+    loss, args, argnums = float32_call(case)
+    applied: set[str] = set()
+    record = registry.record
+    monkeypatch.setattr(registry, "record", lambda em, name, *rest: (applied.add(name), record(em, name, *rest))[1])
+    graph = generate(trampoline(GradSpec(loss, argnums, has_aux=False, with_value=False)), tuple(args), Profile())
+    monkeypatch.undo()
+    assert graph.needs_autodiff
+    module = parse_module(graph.text)
+    try:
+        run_pipeline(module, "builtin.module(janus-autodiff)")
+    except ir.MLIRError as e:
+        return applied, e
+    assert "_vjp" in str(module)
+    return applied, None
+
+
+def test_every_op_has_a_case() -> None:
+    assert set(OPS) == set(CASES), "add a case to tests/helpers/grad_cases.py"
+    assert set(LIMIT_CASES) == {name for name, op in OPS.items() if op.mlir_vjp_limit}
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_tape_side_is_as_declared(name: str) -> None:
+    op, recorded = OPS[name], name in on_tape(CASES[name])
+    if op.vjp is not None:
+        assert recorded, f"the case of {name} does not reach its tape VJP"
+    else:
+        assert not recorded, f"the tape records {name}: its declared reason ({op.no_grad or op.no_tape_vjp}) is stale"
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_compiled_side_is_as_declared(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    op = OPS[name]
+    applied, error = compiled_gradient(CASES[name], monkeypatch)
+    if not op.no_grad:  # a static-only op folds before it is applied
+        assert name in applied, f"the traced case of {name} does not apply the op"
+    if op.no_mlir_vjp:
+        assert error is not None, f"janus-autodiff differentiates {name}: drop no_mlir_vjp ({op.no_mlir_vjp})"
+    else:
+        assert error is None, f"{name} declares no reason, but janus-autodiff fails: {error}"
+
+
+@pytest.mark.parametrize("name", sorted(LIMIT_CASES))
+def test_declared_limits_hold(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    applied, error = compiled_gradient(LIMIT_CASES[name], monkeypatch)
+    assert name in applied
+    assert error is not None, f"janus-autodiff differentiates the limit case: drop {name}'s mlir_vjp_limit"
+
+
+@pytest.mark.parametrize("name", COMPARED)
+def test_compiled_gradient_equals_the_tape(name: str) -> None:
+    loss, args, argnums = float32_call(CASES[name])
+    g = janus.grad(loss, argnums=argnums, warmup=1)
+    want = g(*args)  # the eager tape, then the build
+    assert g.versions, janus.explain(g)
+    (version,) = g.versions.values()
+    got = g(*args)
+    assert version.calls == 1 and len(got) == len(want) == len(argnums)
+    for d, w in zip(got, want):
+        assert d.dtype == w.dtype == np.float32
+        np.testing.assert_allclose(d, w, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("fields", [
+    {},  # no vjp and no reason
+    {"vjp": lambda g, out, args: {}, "no_tape_vjp": "why"},
+    {"no_grad": "why", "no_mlir_vjp": "why"},
+    {"vjp": lambda g, out, args: {}, "no_mlir_vjp": "why", "mlir_vjp_limit": "why"},
+])
+def test_inconsistent_declarations_are_refused(fields: dict) -> None:
+    with pytest.raises(ValueError, match="op 'x'"):
+        Op("x", np.negative, lambda x: {"x": x}, lambda args: ((), np.dtype(np.float32)), lambda em, args, spec: None,
+           **fields)
+
+
+def test_gradient_table_is_up_to_date() -> None:
+    text = AUTODIFF_DOC.read_text(encoding="utf-8")
+    assert text == gradients.splice(text), (
+        f"{AUTODIFF_DOC} is stale: run `python -m janus.frontend.ops.gradients docs/autodiff.md`"
+    )
+    for op in OPS.values():
+        assert gradients.row(op) in text

@@ -1,0 +1,81 @@
+"""One gradient case per op-table entry: a function of float64 arrays that uses the op.
+
+tests/frontend/test_grad.py checks the tape rules on them against finite differences,
+tests/frontend/ops/test_gradients.py each op's declared gradient story (tape and
+janus-autodiff) on the same calls. Each case is written so the graph generator traces it
+too (the op's traced form is the one the tape records).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from tests.helpers.nn_cases import LIMIT_CASES as NN_LIMIT_CASES
+from tests.helpers.nn_cases import TAPE_CASES as NN_CASES
+
+Case = tuple[Callable[..., Any], list[Any]]
+RNG = np.random.default_rng(11)
+
+
+def signed(*shape: int) -> np.ndarray:
+    """float64 entries of magnitude in [0.5, 1.5) and random sign (no kinks near 0)."""
+    return RNG.uniform(0.5, 1.5, shape) * RNG.choice([-1.0, 1.0], shape)
+
+
+def positive(*shape: int) -> np.ndarray:
+    return RNG.uniform(0.5, 1.5, shape)
+
+
+#: op-table entry -> (function of the inputs, inputs); each function uses that op on its inputs.
+CASES: dict[str, Case] = {
+    "add": (lambda x, y: x + y, [signed(3, 4), signed(4)]),
+    "subtract": (lambda x, y: x - y, [signed(3, 1), signed(1, 4)]),
+    "multiply": (lambda x, y: x * y * 2.0, [signed(3, 4), signed(3, 4)]),
+    "divide": (lambda x, y: x / y, [signed(3, 4), positive(4)]),
+    "negative": (lambda x: -x, [signed(5)]),
+    "tanh": (np.tanh, [signed(2, 3)]),
+    "exp": (np.exp, [signed(2, 3)]),
+    "log": (np.log, [positive(2, 3)]),
+    "sqrt": (np.sqrt, [positive(2, 3)]),
+    "absolute": (abs, [signed(2, 3)]),
+    "maximum": (np.maximum, [signed(3, 4), signed(3, 4)]),
+    "minimum": (np.minimum, [signed(3, 4), signed(4)]),
+    "less": (lambda x, y: np.where(x < y, x, y), [signed(3), signed(3)]),
+    "less_equal": (lambda x, y: np.where(np.less_equal(x, y), x, y), [signed(3), signed(3)]),
+    "greater": (lambda x, y: np.where(x > y, x, y), [signed(3), signed(3)]),
+    "greater_equal": (lambda x, y: np.where(x >= y, x, y), [signed(3), signed(3)]),
+    "equal": (lambda x, y: np.where(x == y, x, y), [signed(3), signed(3)]),
+    "not_equal": (lambda x, y: np.where(x != y, x, y), [signed(3), signed(3)]),
+    "where": (lambda x, y: np.where(x > y, x * y, y), [signed(3, 4), signed(3, 4)]),
+    "sum": (lambda x: np.sum(x, axis=0) + x.sum(axis=(0, 1), keepdims=True), [signed(3, 4)]),
+    "mean": (lambda x: x.mean(axis=1, keepdims=True) * np.mean(x), [signed(3, 4)]),
+    "max": (lambda x: np.max(x, axis=1) + x.max(), [signed(3, 4)]),
+    "min": (lambda x: np.min(x, axis=0), [signed(3, 4)]),
+    "matmul": (lambda a, b, v, t: (a @ b) * (v @ b) + (t @ b).sum(0) + (t @ v).T,
+               [signed(3, 4), signed(4, 2), signed(4), signed(2, 3, 4)]),
+    "dot": (lambda a, b, t: np.dot(a, b) + a.dot(b) + np.dot(t, b)[1], [signed(3, 4), signed(4, 2), signed(2, 3, 4)]),
+    "outer": (lambda a, b: np.outer(a, b) * np.outer(b, a).T, [signed(3), signed(2, 2)]),
+    "transpose": (lambda x: np.transpose(x, (1, 0, 2)) * x.T.transpose(1, 2, 0), [signed(2, 3, 4)]),
+    "reshape": (lambda x: x.reshape(6, 2) * np.reshape(x, (6, -1)), [signed(3, 4)]),
+    "astype": (lambda x: x.astype(np.float64) * x, [signed(3)]),
+    "copy": (lambda x: np.copy(x) * x.copy(), [signed(3)]),
+    "concatenate": (lambda x, y: np.concatenate([x, y, x], axis=1), [signed(2, 3), signed(2, 1)]),
+    "stack": (lambda x, y: np.stack([x, y], axis=-1), [signed(2, 3), signed(2, 3)]),
+    "array": (lambda x, y: np.array([x, y]) * 2.0, [signed(3), signed(3)]),
+    "getitem": (lambda x: x[1:3, ::2] * x[1, None, ::2], [signed(3, 4)]),
+    "gather": (lambda x: x[[0, 2, 0]] * x[np.array([1, 1, 2]), np.array([0, 3, 3])][:, None], [signed(3, 4)]),
+    "zeros_like": (lambda x: np.zeros_like(x) + x * x, [signed(3)]),
+    "ones_like": (lambda x: np.ones_like(x) * x, [signed(3)]),
+    "full_like": (lambda x, s: np.full_like(x, s) * x, [signed(3), np.float64(0.7)]),
+    "zeros": (lambda x: np.zeros(3) + x, [signed(3)]),
+    "ones": (lambda x: np.ones((3,)) * x, [signed(3)]),
+    "full": (lambda x: np.full((3,), 0.5) * x, [signed(3)]),
+    "arange": (lambda x: np.arange(3.0) * x, [signed(3)]),
+    "pad": (lambda x: np.pad(x, ((1, 0), (0, 2)), constant_values=0.5) * 2.0, [signed(2, 3)]),
+    **NN_CASES,  # the janus.nn entries
+}
+
+#: op-table entry -> a call in an argument form its ``mlir_vjp_limit`` excludes
+LIMIT_CASES: dict[str, Case] = {**NN_LIMIT_CASES}
