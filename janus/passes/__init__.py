@@ -5,10 +5,12 @@ Importing this package registers every pass.
 """
 
 from janus.passes import autodiff, callgraph, heap, lower_guards, pipelines, recursion, verify  # noqa: F401  (registers the passes)
+from janus.passes.options import option
+from janus.passes.pipeline_text import PipelineError
 from janus.passes.registry import (
     PASSES,
     PIPELINES,
-    Pass,
+    ModulePass,
     PassError,
     Pipeline,
     build_pass_manager,
@@ -20,10 +22,12 @@ from janus.passes.registry import (
 __all__ = [
     "PASSES",
     "PIPELINES",
-    "Pass",
+    "ModulePass",
     "PassError",
     "Pipeline",
+    "PipelineError",
     "build_pass_manager",
+    "option",
     "register_pass",
     "register_pipeline",
     "run_pipeline",

@@ -8,7 +8,7 @@ no unregistered op (iree-compile crashes on those instead of reporting them).
 from __future__ import annotations
 
 from janus.ir import ir
-from janus.passes.registry import PassError, register_pass
+from janus.passes.registry import ModulePass, PassError, register_pass
 
 CALL_OPS = ("func.call", "janus.invoke")
 
@@ -114,11 +114,12 @@ def ready_for_iree_problems(module_op: ir.Operation) -> list[tuple[ir.Location, 
     return problems
 
 
-@register_pass(
-    "janus-check-iree-ready",
-    "Fail unless the module has no janus op and an acyclic call graph (iree-compile hangs on cycles).",
-)
-def check_iree_ready(module_op: ir.Operation) -> None:
-    problems = ready_for_iree_problems(module_op)
-    if problems:
-        raise PassError(problems)
+@register_pass
+class CheckIreeReady(ModulePass):
+    name = "janus-check-iree-ready"
+    summary = "Fail unless the module has no janus op and an acyclic call graph (iree-compile hangs on cycles)."
+
+    def apply(self, module_op: ir.Operation) -> None:
+        problems = ready_for_iree_problems(module_op)
+        if problems:
+            raise PassError(problems)

@@ -13,7 +13,7 @@ from iree.compiler.dialects import cf
 from janus.dialects import GuardOp, guard_message
 from janus.ir import ir
 from janus.passes.patterns import apply_patterns
-from janus.passes.registry import register_pass
+from janus.passes.registry import ModulePass, register_pass
 
 
 def guard_to_assert(op: ir.Operation, rewriter: rewrite.PatternRewriter) -> bool:
@@ -23,6 +23,10 @@ def guard_to_assert(op: ir.Operation, rewriter: rewrite.PatternRewriter) -> bool
     return True
 
 
-@register_pass("janus-lower-guards", "Lower janus.guard to cf.assert carrying the guard id, kind and source.")
-def lower_guards(module_op: ir.Operation) -> None:
-    apply_patterns(module_op, {GuardOp.OPERATION_NAME: guard_to_assert})
+@register_pass
+class LowerGuards(ModulePass):
+    name = "janus-lower-guards"
+    summary = "Lower janus.guard to cf.assert carrying the guard id, kind and source."
+
+    def apply(self, module_op: ir.Operation) -> None:
+        apply_patterns(module_op, {GuardOp.OPERATION_NAME: guard_to_assert})

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from janus.dialects import verify_module
 from janus.ir import ir
-from janus.passes.registry import PassError, register_pass
+from janus.passes.registry import ModulePass, PassError, register_pass
 
 
-@register_pass("janus-verify", "Verify janus ops: operands, results, attributes, callees.")
-def janus_verify(module_op: ir.Operation) -> None:
-    problems = verify_module(module_op)
-    if problems:
-        raise PassError([(p.location, p.text()) for p in problems])
+@register_pass
+class JanusVerify(ModulePass):
+    name = "janus-verify"
+    summary = "Verify janus ops: operands, results, attributes, callees."
+
+    def apply(self, module_op: ir.Operation) -> None:
+        problems = verify_module(module_op)
+        if problems:
+            raise PassError([(p.location, p.text()) for p in problems])

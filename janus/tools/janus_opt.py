@@ -15,6 +15,7 @@ from typing import TextIO
 from janus.dialects import verify_module
 from janus.ir import ir, make_context
 from janus.passes import PASSES, PIPELINES, build_pass_manager
+from janus.passes.registry import pipeline_options
 from janus.diagnostics import (
     Diagnostic,
     check_expectations,
@@ -39,8 +40,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "-p",
         "--pass-pipeline",
         default="",
-        help="e.g. 'builtin.module(janus-verify,canonicalize,cse)'; janus passes, named "
-        "pipelines and upstream/IREE passes mix freely",
+        help="e.g. 'builtin.module(janus-verify,janus-eliminate-recursion{max-stack-entries=64},cse)'; "
+        "janus passes (with options in braces), named pipelines and upstream/IREE passes mix freely",
     )
     p.add_argument("--split-input-file", action="store_true", help="process each '// -----' chunk separately")
     p.add_argument(
@@ -56,13 +57,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def list_passes(out: TextIO) -> None:
+    """Passes with their options (``name{option=value ...}``), then pipelines with the
+    options they forward."""
     out.write("Janus passes:\n")
     for p in sorted(PASSES.values(), key=lambda p: p.name):
         out.write(f"  {p.name:28s} {p.summary}\n")
+        for spec in p.options().values():
+            out.write(f"      {spec.describe()}\n")
     out.write("Janus pipelines:\n")
     for p in sorted(PIPELINES.values(), key=lambda p: p.name):
         out.write(f"  {p.name:28s} {p.summary}\n    = {','.join(p.elements)}\n")
+        for name, passes in pipeline_options(p.name).items():
+            out.write(f"      {name}=<int>: forwarded to {', '.join(passes)}\n")
     out.write("Any upstream MLIR or IREE pass is accepted too (e.g. canonicalize, cse, inline).\n")
+    out.write("Options go in braces: -p 'builtin.module(janus-to-iree-cpu{max-stack-entries=64})'.\n")
 
 
 def process_chunk(text: str, args: argparse.Namespace, filename: str) -> tuple[str | None, list[Diagnostic]]:

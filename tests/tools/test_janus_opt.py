@@ -142,6 +142,7 @@ def test_list_passes() -> None:
     assert result.returncode == 0, result.stderr
     names = {line.split()[0] for line in result.stdout.splitlines() if line.startswith("  ") and line.split()}
     assert {"janus-verify", "janus-lower-guards", "janus-check-iree-ready", "janus-to-iree"} <= names
+    assert "max-stack-entries=<int> (default 1048576, >= 1)" in result.stdout
 
 
 def test_unknown_pass(tmp_path: Path) -> None:
@@ -150,6 +151,14 @@ def test_unknown_pass(tmp_path: Path) -> None:
     assert_fails_cleanly(result)
     assert result.stderr.startswith(f"{path}: error: invalid pass pipeline:")
     assert "'no-such-pass' does not refer to a registered pass or pass pipeline" in result.stderr
+
+
+def test_bad_pass_option(tmp_path: Path) -> None:
+    path = write(tmp_path, EVERY_OP)
+    result = janus_opt(path, "-p", "builtin.module(janus-verify,janus-eliminate-recursion{max-stack-entries=0})")
+    assert_fails_cleanly(result)
+    assert result.stderr.startswith(f"{path}: error: invalid pass pipeline: <pass-pipeline>:1:73: error: ")
+    assert "option 'max-stack-entries' must be at least 1, got 0" in result.stderr
 
 
 def test_pipeline_mixing_janus_and_upstream_passes(tmp_path: Path) -> None:

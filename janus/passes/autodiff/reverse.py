@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from janus.ir import ir
 from janus.passes.autodiff.builder import GradBuilder, fail, is_float
 from janus.passes.callgraph import functions
-from janus.passes.registry import register_pass
+from janus.passes.registry import ModulePass, register_pass
 from janus.passes.autodiff.rules import VJP_RULES
 
 GRAD_ATTR = "janus.grad"
@@ -149,10 +149,14 @@ def argnums_of(fn: ir.Operation, attr: ir.Attribute, floats: list[int]) -> list[
     raise fail(fn, "janus.grad must be a unit attribute or {argnums = [...]}")
 
 
-@register_pass("janus-autodiff", "Generate reverse-mode @<f>_grad functions for functions marked janus.grad.")
-def autodiff(module_op: ir.Operation) -> None:
-    with module_op.context, ir.Location.unknown():
-        differentiate(module_op)
+@register_pass
+class Autodiff(ModulePass):
+    name = "janus-autodiff"
+    summary = "Generate reverse-mode @<f>_grad functions for functions marked janus.grad."
+
+    def apply(self, module_op: ir.Operation) -> None:
+        with module_op.context, ir.Location.unknown():
+            differentiate(module_op)
 
 
 def differentiate(module_op: ir.Operation) -> None:

@@ -34,7 +34,7 @@ from janus.passes.heap.heap_model import (
     value_operand,
 )
 from janus.passes.rebuild import append_operands, append_to_signature, rebuild, terminator
-from janus.passes.registry import PassError, register_pass
+from janus.passes.registry import ModulePass, PassError, register_pass
 from janus.heap import AccessPath, HeapManifest
 
 #: Region ops whose writes are threaded out; the loops also carry them around.
@@ -238,21 +238,22 @@ def _manifest(summary: Summary, model: HeapModel) -> HeapManifest:
     return HeapManifest(tuple(summary.reads), tuple(summary.writes), tuple(model.objects[s] for s in slots))
 
 
-@register_pass(
-    "janus-externalize-heap",
-    "Heap reads become function arguments and writes results (with a manifest); functions become pure.",
-)
-def externalize_heap(module_op: ir.Operation) -> None:
-    with module_op.context:
-        model = HeapModel.build(module_op)
-        fns = {name: fn for name, fn in functions(module_op).items() if len(fn.regions[0].blocks)}
-        summaries = solve_summaries(module_op, fns, model)
-        for name, fn in fns.items():
-            summary = summaries[name]
-            FunctionRewriter(fn, model, summaries, reads=summary.reads).run()
-            types = model.types
-            append_to_signature(fn, [types[p] for p in summary.reads], [types[p] for p in summary.writes])
-            public = "sym_visibility" not in fn.attributes or fn.attributes["sym_visibility"].value != "private"
-            if public and summary:
-                for attr_name, attr in _manifest(summary, model).to_attributes().items():
-                    fn.attributes[attr_name] = attr
+@register_pass
+class ExternalizeHeap(ModulePass):
+    name = "janus-externalize-heap"
+    summary = "Heap reads become function arguments and writes results (with a manifest); functions become pure."
+
+    def apply(self, module_op: ir.Operation) -> None:
+        with module_op.context:
+            model = HeapModel.build(module_op)
+            fns = {name: fn for name, fn in functions(module_op).items() if len(fn.regions[0].blocks)}
+            summaries = solve_summaries(module_op, fns, model)
+            for name, fn in fns.items():
+                summary = summaries[name]
+                FunctionRewriter(fn, model, summaries, reads=summary.reads).run()
+                types = model.types
+                append_to_signature(fn, [types[p] for p in summary.reads], [types[p] for p in summary.writes])
+                public = "sym_visibility" not in fn.attributes or fn.attributes["sym_visibility"].value != "private"
+                if public and summary:
+                    for attr_name, attr in _manifest(summary, model).to_attributes().items():
+                        fn.attributes[attr_name] = attr

@@ -17,7 +17,8 @@ private multi-block function are copied into fresh transients before every dispa
 reads them (a 2.5 MB embedding table per leaf of a TreeRNN), imported ones are not.
 
 Every push is guarded (``janus.guard`` of kind ``stack_depth``): a stack that would grow
-past the limit fails the guard, so the runtime falls back instead of crashing or hanging.
+past ``max-stack-entries`` fails the guard, so the runtime falls back instead of crashing
+or hanging.
 """
 
 from __future__ import annotations
@@ -32,11 +33,10 @@ from janus.dialects import GuardOp, InvokeOp
 from janus.ir import ir
 from janus.passes import cfg
 from janus.passes.callgraph import CALL_OPS, call_graph, call_sites, cycles, functions
+from janus.passes.options import option
 from janus.passes.recursion.frame_stack import BUFFER_VIEW_TYPE, FrameStack, export_tensor, import_tensor, storable
-from janus.passes.registry import PassError, register_pass, run_pipeline
+from janus.passes.registry import ModulePass, PassError, register_pass, run_pipeline
 
-#: Stack entries (not frames) a state machine may hold before its guard fails.
-DEFAULT_MAX_STACK_ENTRIES = 1 << 20
 #: Unit attribute marking a state machine (``janus-recursion-to-dispatch`` looks for it).
 STATE_MACHINE_ATTR = "janus.state_machine"
 #: Return-point id of the outermost activation: its return leaves the state machine.
@@ -343,19 +343,8 @@ def _invokes_to_calls(module_op: ir.Operation, callees: set[str]) -> None:
         op.erase()
 
 
-def eliminate_recursion(module_op: ir.Operation, max_stack_entries: int = DEFAULT_MAX_STACK_ENTRIES) -> None:
-    """Replace every recursive SCC of ``module_op`` by state machines, one per entry.
-
-    ``max_stack_entries`` bounds the explicit stack (in list entries); a deeper
-    recursion fails a ``stack_depth`` guard.
-    """
-    if max_stack_entries < 1:
-        raise ValueError("max_stack_entries must be positive")
-    with module_op.location:
-        _eliminate(module_op, max_stack_entries)
-
-
 def _eliminate(module_op: ir.Operation, max_stack_entries: int) -> None:
+    """Replace every recursive SCC of ``module_op`` by state machines, one per entry."""
     graph = call_graph(module_op)
     fns = functions(module_op)
     guard_ids = itertools.count(_next_guard_id(module_op))
@@ -373,9 +362,15 @@ def _eliminate(module_op: ir.Operation, max_stack_entries: int) -> None:
     _invokes_to_calls(module_op, entries)
 
 
-@register_pass(
-    "janus-eliminate-recursion",
-    "Turn recursive call cycles into state machines over an explicit, depth-guarded stack.",
-)
-def eliminate_recursion_pass(module_op: ir.Operation) -> None:
-    eliminate_recursion(module_op, DEFAULT_MAX_STACK_ENTRIES)  # read now: tests lower the limit
+@register_pass
+class EliminateRecursion(ModulePass):
+    name = "janus-eliminate-recursion"
+    summary = "Turn recursive call cycles into state machines over an explicit, depth-guarded stack."
+
+    max_stack_entries: int = option(
+        1 << 20, "list entries (not frames) a stack may hold; a deeper recursion fails its guard", minimum=1
+    )
+
+    def apply(self, module_op: ir.Operation) -> None:
+        with module_op.location:
+            _eliminate(module_op, self.max_stack_entries)

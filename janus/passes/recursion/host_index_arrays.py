@@ -17,7 +17,7 @@ from iree.compiler.dialects import arith, util
 
 from janus.ir import ir
 from janus.passes.callgraph import CALL_OPS, functions
-from janus.passes.registry import register_pass
+from janus.passes.registry import ModulePass, register_pass
 
 BUFFER_TYPE = "!util.buffer"
 _I64_BYTES = 8
@@ -123,9 +123,10 @@ def host_index_arrays(module_op: ir.Operation) -> None:
         _rewrite(fns[name], index)
 
 
-@register_pass(
-    "janus-host-index-arrays",
-    "Pass int64 arrays that are only indexed (tree structure) as VM buffers read on the host.",
-)
-def host_index_arrays_pass(module_op: ir.Operation) -> None:
-    host_index_arrays(module_op)
+@register_pass
+class HostIndexArrays(ModulePass):
+    name = "janus-host-index-arrays"
+    summary = "Pass int64 arrays that are only indexed (tree structure) as VM buffers read on the host."
+
+    def apply(self, module_op: ir.Operation) -> None:
+        host_index_arrays(module_op)

@@ -12,9 +12,10 @@ Guards cannot fail inside a dispatch, so a false guard stores its id in a ``fail
 register and stops the loop before any later operation runs (an integer division the
 guard protects would trap). After the dispatch, one ``janus.guard`` per original guard
 checks ``failed``, so the runtime sees the same guard fail as on the host. The stack holds
-``DEVICE_STACK_ENTRIES`` entries (iree-compile refuses more than 32 KiB of stack per
+``dispatch-stack-entries`` entries (iree-compile refuses more than 32 KiB of stack per
 dispatch); a deeper recursion stops with ``failed = OVERFLOW`` and the call is redone by
-the host machine, kept as ``<machine>.host`` with its stack of up to 2^20 entries.
+the host machine, kept as ``<machine>.host`` with the stack ``janus-eliminate-recursion``
+gave it.
 
 Only the CPU pipeline runs this pass (``janus-to-iree-cpu``): a single GPU thread with a
 private-memory stack is slower than the host, and untested here.
@@ -30,10 +31,9 @@ from janus.dialects import GuardOp
 from janus.ir import ir
 from janus.passes.cfg import successor_groups
 from janus.passes.recursion.eliminate_recursion import STATE_MACHINE_ATTR
-from janus.passes.registry import register_pass
+from janus.passes.options import option
+from janus.passes.registry import ModulePass, register_pass
 
-#: i64 entries of the in-dispatch stack (24 KiB).
-DEVICE_STACK_ENTRIES = 3072
 #: ``failed`` when the in-dispatch stack is full (guard ids are stored plus one).
 OVERFLOW = -1
 HOST_SUFFIX = ".host"
@@ -110,14 +110,15 @@ class _Machine:
     #: the first registers; the block arguments of each case and the results follow
     PC, FAILED, SIZE, STACK = range(4)
 
-    def __init__(self, fn: ir.Operation) -> None:
+    def __init__(self, fn: ir.Operation, stack_entries: int) -> None:
         self.fn = fn
+        self.stack_entries = stack_entries
         self.blocks = list(fn.regions[0].blocks)
         self.cases = {b: k for k, b in enumerate(self.blocks[1:])}
         self.exit = len(self.cases)
         self.results = list(fn.attributes["function_type"].value.results)
         self.guards = [GuardOp(op) for b in self.blocks for op in b.operations if op.operation.name == GuardOp.OPERATION_NAME]
-        self.stack_type = ir.RankedTensorType.get([DEVICE_STACK_ENTRIES], _i64())
+        self.stack_type = ir.RankedTensorType.get([stack_entries], _i64())
         # register layout: pc, failed (guard id + 1), stack size, stack, block arguments, results
         self.types = [ir.IndexType.get(), ir.IntegerType.get_signless(32), ir.IndexType.get(), self.stack_type]
         self.slots: dict[ir.Block, list[int]] = {}
@@ -187,7 +188,7 @@ class _Machine:
         n_in = len(arguments)
         for a, element in zip(start.arguments, list(body.arguments)[:n_in]):
             self.env[a] = _convert(element, a.type, ip)
-        state = [_index(0, ip), self._i32(0, ip), _index(0, ip), tensor.empty([DEVICE_STACK_ENTRIES], _i64(), ip=ip)]
+        state = [_index(0, ip), self._i32(0, ip), _index(0, ip), tensor.empty([self.stack_entries], _i64(), ip=ip)]
         state += [self._zero(t, ip) for t in self.types[4:]]
         init = self._ops(list(start.operations), state, ip, checked=False)
         loop = scf.WhileOp(self.types, init, ip=ip)
@@ -228,7 +229,7 @@ class _Machine:
             if name == "util.list.resize":
                 state[self.SIZE] = v[1]
                 if checked:
-                    fits = arith.cmpi(arith.CmpIPredicate.ule, v[1], _index(DEVICE_STACK_ENTRIES, ip), ip=ip)
+                    fits = arith.cmpi(arith.CmpIPredicate.ule, v[1], _index(self.stack_entries, ip), ip=ip)
                     return self._unless(fits, OVERFLOW, ops[k + 1 :], state, ip)
             elif name == "util.list.size":
                 self.env[op.results[0]] = state[self.SIZE]
@@ -304,19 +305,23 @@ class _Machine:
                         lambda at: self._switch(flag, rest, default, state, at), ip)
 
 
-def recursion_to_dispatch(module_op: ir.Operation) -> None:
-    """Rewrite every eligible state machine of ``module_op`` (see the module doc)."""
-    machines = [op for op in module_op.regions[0].blocks[0].operations
-                if op.operation.name == "func.func" and STATE_MACHINE_ATTR in op.operation.attributes]
-    with module_op.location:
-        for fn in machines:
-            if _eligible(fn.operation):
-                _Machine(fn.operation).rewrite()
+@register_pass
+class RecursionToDispatch(ModulePass):
+    name = "janus-recursion-to-dispatch"
+    summary = "Run state machines whose values are all scalars as native code in one dispatch (CPU)."
 
+    dispatch_stack_entries: int = option(
+        3072,  # 24 KiB
+        "i64 entries of the in-dispatch stack; a deeper recursion is redone on the host",
+        minimum=1,
+        maximum=4096,  # 32 KiB: iree-compile refuses more stack per dispatch
+    )
 
-@register_pass(
-    "janus-recursion-to-dispatch",
-    "Run state machines whose values are all scalars as native code in one dispatch (CPU).",
-)
-def recursion_to_dispatch_pass(module_op: ir.Operation) -> None:
-    recursion_to_dispatch(module_op)
+    def apply(self, module_op: ir.Operation) -> None:
+        """Rewrite every eligible state machine of ``module_op`` (see the module doc)."""
+        machines = [op for op in module_op.regions[0].blocks[0].operations
+                    if op.operation.name == "func.func" and STATE_MACHINE_ATTR in op.operation.attributes]
+        with module_op.location:
+            for fn in machines:
+                if _eligible(fn.operation):
+                    _Machine(fn.operation, self.dispatch_stack_entries).rewrite()

@@ -4,15 +4,13 @@ Plain Python (and the recursive NumPy reference) is the oracle for every answer.
 
 from __future__ import annotations
 
-import importlib
+import dataclasses
 
 import numpy as np
 import pytest
 
 from janus.frontend import explain, jit
-
-#: the module (``janus.passes`` exports a function of the same name)
-elimination = importlib.import_module("janus.passes.recursion.eliminate_recursion")
+from janus.runtime.targets import TARGETS
 
 
 def fib(n):
@@ -88,7 +86,8 @@ def test_int_overflow_falls_back_to_python_ints():
 
 
 def test_recursion_deeper_than_the_stack_limit_falls_back(monkeypatch):
-    monkeypatch.setattr(elimination, "DEFAULT_MAX_STACK_ENTRIES", 64)
+    cpu = TARGETS["cpu"]
+    monkeypatch.setitem(TARGETS, "cpu", dataclasses.replace(cpu, pipeline=f"{cpu.pipeline}{{max-stack-entries=64}}"))
     jf = jit(is_even, warmup=1)
     assert jf(20) is True and jf.versions  # profiled, then compiled with a 64-entry stack
     assert jf(20) is True

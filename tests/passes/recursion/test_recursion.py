@@ -10,13 +10,10 @@ import pytest
 
 from janus.ir import ir, parse_module
 from janus.passes import run_pipeline
-from janus.passes.recursion.eliminate_recursion import eliminate_recursion
-from janus.passes.recursion import recursion_to_dispatch
-from janus.runtime import CompiledModule, GuardFailure, compile_module, lower
+from janus.runtime import CompiledModule, GuardFailure, lower
 from tests.helpers.trees import make_tree_arrays
 
 from tests.helpers import MODULES
-AFTER_ELIMINATION = "janus-lower-guards,canonicalize,cse,symbol-dce,janus-check-iree-ready"
 
 # TreeRNN sizes fixed by tests/modules/tree_rnn.mlir.
 VOCAB, HIDDEN = 32, 16
@@ -26,9 +23,9 @@ def parse(name: str) -> ir.Module:
     return parse_module((MODULES / f"{name}.mlir").read_text())
 
 
-def load(name: str) -> CompiledModule:
-    """The module through the full janus-to-iree pipeline, compiled for the CPU."""
-    return CompiledModule.from_mlir((MODULES / f"{name}.mlir").read_text(), target="cpu")
+def load(name: str, pipeline: str | None = None) -> CompiledModule:
+    """The module compiled for the CPU, through its full pipeline (by default the target's)."""
+    return CompiledModule.from_mlir((MODULES / f"{name}.mlir").read_text(), target="cpu", pipeline=pipeline)
 
 
 @pytest.fixture(scope="module")
@@ -62,10 +59,7 @@ SMALL_STACK = 21
 
 @pytest.fixture(scope="module")
 def small_stack_fib():
-    module = parse("fib")
-    run_pipeline(module, "builtin.module(janus-verify)")
-    eliminate_recursion(module.operation, max_stack_entries=SMALL_STACK)
-    return CompiledModule(compile_module(module, "cpu", pipeline=AFTER_ELIMINATION))["fib"]
+    return load("fib", f"builtin.module(janus-to-iree{{max-stack-entries={SMALL_STACK}}})")["fib"]
 
 
 def py_fib(n: int) -> int:
@@ -181,12 +175,12 @@ def test_guard_failing_inside_the_dispatch_is_the_guard_that_fails():
     assert fact(5) == 120  # the module is still usable
 
 
-def test_recursion_too_deep_for_the_dispatch_stack_is_redone_by_the_host_machine(monkeypatch):
+def test_recursion_too_deep_for_the_dispatch_stack_is_redone_by_the_host_machine():
     """With 8 in-dispatch entries fib(4) fits (3 frames) and fib(12) does not: the host
     machine gives the answer; a dispatch left with a full stack would return 0."""
-    monkeypatch.setattr(recursion_to_dispatch, "DEVICE_STACK_ENTRIES", 8)
-    fib_small = CompiledModule.from_mlir((MODULES / "fib.mlir").read_text(), target="cpu")["fib"]
-    assert "tensor<8xi64>" in str(lower((MODULES / "fib.mlir").read_text(), "janus-to-iree-cpu"))
+    text, pipeline = (MODULES / "fib.mlir").read_text(), "janus-to-iree-cpu{dispatch-stack-entries=8}"
+    fib_small = CompiledModule.from_mlir(text, target="cpu", pipeline=pipeline)["fib"]
+    assert "tensor<8xi64>" in str(lower(text, pipeline))
     assert [fib_small(n) for n in (4, 12, 20)] == [py_fib(4), py_fib(12), py_fib(20)]
 
 
