@@ -127,7 +127,7 @@ class GradBuilder:
         self.request_vjp = request_vjp
         self.env: dict[ir.Value, ir.Value] = {}
 
-    def name(self, v: ir.Value) -> ir.Value:
+    def copy_of(self, v: ir.Value) -> ir.Value:
         """The newest copy of the forward value ``v``."""
         return self.env[v]
 
@@ -186,7 +186,7 @@ class GradBuilder:
         if not isinstance(t, ir.RankedTensorType) or ir.RankedTensorType(t).has_static_shape:
             return constant(t, value)
         tt = ir.RankedTensorType(t)
-        dims = [tensor.dim(self.name(like), self.index(i)) if tt.is_dynamic_dim(i) else s for i, s in enumerate(tt.shape)]
+        dims = [tensor.dim(self.copy_of(like), self.index(i)) if tt.is_dynamic_dim(i) else s for i, s in enumerate(tt.shape)]
         scalar = constant(tt.element_type, value)
         return linalg.fill(scalar, outs=[tensor.EmptyOp(dims, tt.element_type).result])
 

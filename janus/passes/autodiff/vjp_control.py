@@ -25,7 +25,7 @@ def scf_if(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
     free = free_floats(op)
     if not free:
         return []
-    new = scf.IfOp(b.name(op.operands[0]), [v.type for v in free], has_else=True)
+    new = scf.IfOp(b.copy_of(op.operands[0]), [v.type for v in free], has_else=True)
     for region, block in zip(op.regions, (new.then_block, new.else_block)):
         with ir.InsertionPoint(block):
             grads = b.block_vjp(region.blocks[0], gs, free)
@@ -122,7 +122,7 @@ def scf_for(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
     iv, state = body.arguments[0], list(body.arguments)[1:]
     if str(iv.type) != "index":
         raise fail(op, "scf.for gradients need an index induction variable")
-    lb, ub, step = (b.name(v) for v in list(op.operands)[:3])
+    lb, ub, step = (b.copy_of(v) for v in list(op.operands)[:3])
     inits = list(op.operands)[3:]
     span = arith.subi(ub, lb)
     n = arith.maxsi(arith.ceildivsi(span, step), b.index(0))
@@ -133,9 +133,9 @@ def scf_for(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
     def forward(k: ir.Value) -> list[ir.Value]:
         induction(k)
         ops, terminator = b.forward_block(body)
-        return [b.name(v) for v in terminator.operands]
+        return [b.copy_of(v) for v in terminator.operands]
 
-    _, stacks = _save_states(b, op, n, state, [b.name(v) for v in inits], forward)
+    _, stacks = _save_states(b, op, n, state, [b.copy_of(v) for v in inits], forward)
     floats = [i for i, v in enumerate(state) if is_float(v.type)]
     free = free_floats(op)
 
@@ -154,19 +154,19 @@ def scf_while(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
     before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
     state, passed = list(before.arguments), list(after.arguments)
     inits = list(op.operands)
-    n = _count(b, op, before, after, [b.name(v) for v in inits])
+    n = _count(b, op, before, after, [b.copy_of(v) for v in inits])
 
     def iteration() -> tuple[list[ir.OpView], ir.OpView, list[ir.OpView], ir.OpView]:
         """Recompute one before+after iteration from the bound state."""
         b_ops, cond = b.forward_block(before)
-        b.bind(passed, [b.name(v) for v in list(cond.operands)[1:]])
+        b.bind(passed, [b.copy_of(v) for v in list(cond.operands)[1:]])
         a_ops, yld = b.forward_block(after)
         return b_ops, cond, a_ops, yld
 
     def forward(k: ir.Value) -> list[ir.Value]:
-        return [b.name(v) for v in iteration()[3].operands]
+        return [b.copy_of(v) for v in iteration()[3].operands]
 
-    final, stacks = _save_states(b, op, n, state, [b.name(v) for v in inits], forward)
+    final, stacks = _save_states(b, op, n, state, [b.copy_of(v) for v in inits], forward)
     floats = [v for v in state if is_float(v.type)]
     free = free_floats(op)
     # The last `before` (whose condition was false) produced the results.
@@ -199,14 +199,14 @@ def _count(b: GradBuilder, op: ir.OpView, before: ir.Block, after: ir.Block, ini
     with ir.InsertionPoint(head):
         b.bind(state, list(head.arguments)[:-1])
         _, cond = b.forward_block(before)
-        fwd = [b.name(v) for v in list(cond.operands)[1:]]
-        scf.condition(b.name(cond.operands[0]), fwd + [head.arguments[len(state)]])
+        fwd = [b.copy_of(v) for v in list(cond.operands)[1:]]
+        scf.condition(b.copy_of(cond.operands[0]), fwd + [head.arguments[len(state)]])
     body = loop.regions[1].blocks.append(*[v.type for v in passed], index)
     with ir.InsertionPoint(body):
         b.bind(passed, list(body.arguments)[:-1])
         _, yld = b.forward_block(after)
         nxt = arith.addi(body.arguments[len(passed)], b.index(1))
-        scf.yield_([b.name(v) for v in yld.operands] + [nxt])
+        scf.yield_([b.copy_of(v) for v in yld.operands] + [nxt])
     return loop.results[len(op.results)]
 
 
@@ -221,7 +221,7 @@ def call(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
     new = ir.Operation.create(
         op.operation.name,
         results=[v.type for v in floats],
-        operands=[b.name(v) for v in op.operands] + seeds,
+        operands=[b.copy_of(v) for v in op.operands] + seeds,
         attributes={"callee": ir.FlatSymbolRefAttr.get(vjp)},
     )
     return list(zip(floats, new.results))

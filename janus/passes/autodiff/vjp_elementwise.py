@@ -34,14 +34,14 @@ def sub(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
 
 def mul(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
     x, y = _operands(op)
-    return [(x, arith.mulf(gs[0], b.name(y))), (y, arith.mulf(gs[0], b.name(x)))]
+    return [(x, arith.mulf(gs[0], b.copy_of(y))), (y, arith.mulf(gs[0], b.copy_of(x)))]
 
 
 def div(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
     """d(x/y) = g/y dx - g*(x/y)/y dy."""
     x, y = _operands(op)
-    gx = arith.divf(gs[0], b.name(y))
-    return [(x, gx), (y, arith.negf(arith.mulf(gx, b.name(op.results[0]))))]
+    gx = arith.divf(gs[0], b.copy_of(y))
+    return [(x, gx), (y, arith.negf(arith.mulf(gx, b.copy_of(op.results[0]))))]
 
 
 def neg(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
@@ -54,7 +54,7 @@ def extremum(predicate: str) -> Rule:
 
     def rule(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
         x, y = _operands(op)
-        pick_x = arith.cmpf(cmp, b.name(x), b.name(y))
+        pick_x = arith.cmpf(cmp, b.copy_of(x), b.copy_of(y))
         zero = b.zeros(op.results[0])
         return [(x, arith.select(pick_x, gs[0], zero)), (y, arith.select(pick_x, zero, gs[0]))]
 
@@ -64,7 +64,7 @@ def extremum(predicate: str) -> Rule:
 def select(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
     cond, x, y = _operands(op)
     zero = b.zeros(op.results[0])
-    c = b.name(cond)
+    c = b.copy_of(cond)
     return [(x, arith.select(c, gs[0], zero)), (y, arith.select(c, zero, gs[0]))]
 
 
@@ -83,7 +83,7 @@ def unary(derivative: Derivative) -> Rule:
 
     def rule(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
         x = op.operands[0]
-        return [(x, arith.mulf(gs[0], derivative(b, b.name(x), b.name(op.results[0]), op)))]
+        return [(x, arith.mulf(gs[0], derivative(b, b.copy_of(x), b.copy_of(op.results[0]), op)))]
 
     return rule
 
@@ -124,7 +124,7 @@ def d_exp(b: GradBuilder, x: ir.Value, y: ir.Value, op: ir.OpView) -> ir.Value:
 def powf(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
     """d x^p = p x^(p-1) dx + x^p log(x) dp."""
     x, p = _operands(op)
-    p_minus_1 = arith.subf(b.name(p), b.full(op.results[0], 1.0))
-    dx = arith.mulf(b.name(p), math.powf(b.name(x), p_minus_1))
-    dp = arith.mulf(b.name(op.results[0]), math.log(b.name(x)))
+    p_minus_1 = arith.subf(b.copy_of(p), b.full(op.results[0], 1.0))
+    dx = arith.mulf(b.copy_of(p), math.powf(b.copy_of(x), p_minus_1))
+    dp = arith.mulf(b.copy_of(op.results[0]), math.log(b.copy_of(x)))
     return [(x, arith.mulf(gs[0], dx)), (p, arith.mulf(gs[0], dp))]

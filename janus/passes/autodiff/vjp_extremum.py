@@ -87,7 +87,7 @@ def reduction(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
     out_dims = _map_dims(maps[1])[1]
     if None in out_dims:
         raise fail(op, "max/min reduction gradients need a projected result map")
-    return [(x, _spread(b.name(x), b.name(op.results[0]), gs[0], out_dims))]  # type: ignore[arg-type]
+    return [(x, _spread(b.copy_of(x), b.copy_of(op.results[0]), gs[0], out_dims))]  # type: ignore[arg-type]
 
 
 def pooling_nchw_max(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
@@ -98,11 +98,11 @@ def pooling_nchw_max(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
         raise fail(op, "max-pool gradients support only windows that tile the input (stride == kernel, no dilation)")
     el = _element(x.type)
     covered_t = _tensor([n, c, oh * kh, ow * kw], el)
-    covered = tensor.extract_slice(covered_t, b.name(x), *static_slice([0, 0, 0, 0], _shape(covered_t)))
+    covered = tensor.extract_slice(covered_t, b.copy_of(x), *static_slice([0, 0, 0, 0], _shape(covered_t)))
     groups = [[0], [1], [2, 3], [4, 5]]
     tiles_shape = [n, c, oh, kh, ow, kw]
     tiles = tensor.expand_shape(_tensor(tiles_shape, el), covered, groups, [], tiles_shape)
-    d_covered = tensor.collapse_shape(covered_t, _spread(tiles, b.name(op.results[0]), gs[0], [0, 1, 2, 4]), groups)
+    d_covered = tensor.collapse_shape(covered_t, _spread(tiles, b.copy_of(op.results[0]), gs[0], [0, 1, 2, 4]), groups)
     if (oh * kh, ow * kw) == (h, w):
         return [(x, d_covered)]
     return [(x, tensor.insert_slice(d_covered, constant(x.type, 0.0), *static_slice([0, 0, 0, 0], _shape(covered_t))))]

@@ -137,7 +137,7 @@ def _input_gradient(b: GradBuilder, op: ir.OpView, i: int, g_out: ir.Value, full
         (grad,) = b.block_vjp(block, [args[len(ins)]], [in_args[i]])
         return b.or_zeros(in_args[i], grad)
 
-    return linalg_generic(full_type, [b.name(v) for v in ins] + [g_out], [_empty(full_type)],
+    return linalg_generic(full_type, [b.copy_of(v) for v in ins] + [g_out], [_empty(full_type)],
                           maps[: len(ins)] + [maps[-1], _map(n, list(range(n)))], [PARALLEL] * n, body)
 
 
@@ -153,8 +153,8 @@ def contraction(opname: str, swap: list[int]) -> Rule:
 
     def rule(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
         a, bb, c = op.operands
-        bt = _transpose(b.name(bb), swap)
-        at = _transpose(b.name(a), swap)
+        bt = _transpose(b.copy_of(bb), swap)
+        at = _transpose(b.copy_of(a), swap)
         return [
             (a, product(gs[0], bt, outs=[constant(a.type, 0.0)])),
             (bb, product(at, gs[0], outs=[constant(bb.type, 0.0)])),
@@ -234,12 +234,12 @@ def conv_2d_nchw_fchw(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs
     d = [ir.AffineDimExpr.get(i) for i in range(7)]
     maps = [_map(7, [0, 4, d[2] * s0 + d[5] * d0, d[3] * s1 + d[6] * d1]), _map(7, [0, 1, 2, 3]), _map(7, [1, 4, 5, 6])]
     kinds = [REDUCTION, PARALLEL, REDUCTION, REDUCTION, PARALLEL, PARALLEL, PARALLEL]
-    dw = linalg_generic(wt, [b.name(x), g], [constant(wt, 0.0)], maps, kinds,
+    dw = linalg_generic(wt, [b.copy_of(x), g], [constant(wt, 0.0)], maps, kinds,
                         lambda a, dy, acc: arith.addf(acc, arith.mulf(a, dy)))
     # dx: the spread, padded cotangent convolved with the flipped, transposed filter
     pad0, pad1 = (kh - 1) * d0, (kw - 1) * d1
     spread_t = _tensor([n, f, h + pad0, wd + pad1], el)
     spread = tensor.insert_slice(g, constant(spread_t, 0.0), *static_slice([0, 0, pad0, pad1], [n, f, oh, ow], [1, 1, s0, s1]))
-    flipped = _transpose(_reverse(_reverse(b.name(w), 2), 3), [1, 0, 2, 3])
+    flipped = _transpose(_reverse(_reverse(b.copy_of(w), 2), 3), [1, 0, 2, 3])
     dx = linalg.conv_2d_nchw_fchw(spread, flipped, outs=[constant(x.type, 0.0)], strides=[1, 1], dilations=[d0, d1])
     return [(x, dx), (w, dw), (init, g)]

@@ -14,9 +14,9 @@ Pairs = list[tuple[ir.Value, ir.Value]]
 def _slice_args(b: GradBuilder, op: ir.OpView) -> tuple:
     """The dynamic offsets, sizes, strides (copies) and static ones of a slice op."""
     return (
-        [b.name(v) for v in op.offsets],
-        [b.name(v) for v in op.sizes],
-        [b.name(v) for v in op.strides],
+        [b.copy_of(v) for v in op.offsets],
+        [b.copy_of(v) for v in op.sizes],
+        [b.copy_of(v) for v in op.strides],
         op.static_offsets,
         op.static_sizes,
         op.static_strides,
@@ -40,7 +40,7 @@ def _one_hot(b: GradBuilder, op: ir.OpView, hit_value: ir.Value, miss: Adjoint) 
         otherwise = constant(tt.element_type, 0.0) if miss is None else args[0]
         hit = None
         for i, v in enumerate(indices):
-            eq = arith.cmpi(arith.CmpIPredicate.eq, linalg.IndexOp(i).result, b.name(v))
+            eq = arith.cmpi(arith.CmpIPredicate.eq, linalg.IndexOp(i).result, b.copy_of(v))
             hit = eq if hit is None else arith.andi(hit, eq)
         return arith.select(hit, hit_value, otherwise)
 
@@ -67,7 +67,7 @@ def from_elements(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
 
 def insert(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
     scalar, dest = op.operands[0], op.operands[1]
-    d_scalar = tensor.extract(gs[0], [b.name(v) for v in list(op.operands)[2:]])
+    d_scalar = tensor.extract(gs[0], [b.copy_of(v) for v in list(op.operands)[2:]])
     return [(scalar, d_scalar), (dest, _one_hot(b, op, b.zeros(scalar), gs[0]))]
 
 
