@@ -60,6 +60,11 @@ class Signature:
     def float_results(self) -> list[int]:
         return [i for i, t in enumerate(self.result_types) if is_float(t)]
 
+    @property
+    def seed_types(self) -> list[ir.Type]:
+        """One seed (cotangent) per float result."""
+        return [self.result_types[i] for i in self.float_results]
+
 
 def vjp_name(name: str) -> str:
     return f"{name}_vjp"
@@ -103,8 +108,7 @@ class Differentiator:
         b = GradBuilder(VJP_RULES, self.request_vjp)
         forward = blocks[0]
         grad_types = [sig.arg_types[i] for i in sig.float_args]
-        seed_types = [sig.result_types[i] for i in sig.float_results]
-        entry = self.new_function(fn, vjp_name(name), sig.arg_types + seed_types, grad_types, "private")
+        entry = self.new_function(fn, vjp_name(name), sig.arg_types + sig.seed_types, grad_types, "private")
         args = list(entry.arguments)
         b.bind(list(forward.arguments), args[: len(sig.arg_types)])
         seed_of = dict(zip(sig.float_results, args[len(sig.arg_types):]))
@@ -121,9 +125,8 @@ class Differentiator:
             if i not in floats:
                 raise fail(fn, f"janus.grad argnum {i} of '@{name}' is not a float scalar or tensor argument")
         vjp = self.request_vjp(name)
-        seed_types = [sig.result_types[i] for i in sig.float_results]
         chosen_types = [sig.arg_types[i] for i in argnums]
-        entry = self.new_function(fn, f"{name}_grad", sig.arg_types + seed_types, sig.result_types + chosen_types)
+        entry = self.new_function(fn, f"{name}_grad", sig.arg_types + sig.seed_types, sig.result_types + chosen_types)
         args = list(entry.arguments)
         with ir.InsertionPoint(entry), fn.location:
             results = list(func.CallOp(sig.result_types, name, args[: len(sig.arg_types)]).results) if sig.result_types else []
