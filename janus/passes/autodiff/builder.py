@@ -1,17 +1,18 @@
-"""The text builder behind ``janus-autodiff``: SSA names, recomputation, adjoint maps.
+"""The IR builder behind ``janus-autodiff``: recomputation, adjoint maps, constants.
 
-A gradient function is written as MLIR text and parsed once. Every value it defines gets
-a fresh name (``%vN``), so the forward ops of a function can be re-emitted (recomputed)
-as often as the backward pass needs — inside a backward ``scf.if`` branch, in each
-iteration of a reversed loop — without clashing with earlier copies. ``env`` maps each
-forward value to the name of its newest copy. Ops are re-emitted in MLIR's generic form,
-built from the op itself (not from printed text, whose SSA names repeat across sibling
-regions), keeping their locations.
+A gradient function is built in memory with the bindings' builders at the current
+insertion point (``with ir.InsertionPoint(block)``), so nothing is printed or parsed.
+Forward ops are recomputed by cloning them as often as the backward pass needs — inside a
+backward ``scf.if`` branch, in each iteration of a reversed loop; ``env`` maps each forward
+value to its newest copy, and a clone's uses of values from outside it are remapped
+through ``env``. Clones keep their locations; adjoint ops get their forward op's.
 """
 
 from __future__ import annotations
 
 from typing import Callable, Iterable, Sequence
+
+from iree.compiler.dialects import arith, linalg, tensor
 
 from janus.ir import ir
 from janus.passes.registry import PassError
@@ -20,8 +21,10 @@ from janus.passes.registry import PassError
 #: call it belongs to, which checked these guards; a copy would repeat the guard's id.
 NOT_RECOMPUTED = frozenset({"janus.guard"})
 
-#: A rule: (builder, op, adjoint name or None per result) -> (value, adjoint) pairs.
-Rule = Callable[["GradBuilder", ir.OpView, list], Iterable[tuple[ir.Value, str]]]
+#: An adjoint: a value of the gradient function, or None where no gradient flows.
+Adjoint = ir.Value | None
+#: A rule: (builder, op, adjoint per result) -> (value, adjoint) pairs.
+Rule = Callable[["GradBuilder", ir.OpView, list[Adjoint]], Iterable[tuple[ir.Value, ir.Value]]]
 
 
 def fail(op: ir.OpView | ir.Operation, message: str) -> PassError:
@@ -34,6 +37,11 @@ def is_float(t: ir.Type) -> bool:
     if isinstance(t, ir.RankedTensorType):
         t = ir.RankedTensorType(t).element_type
     return isinstance(t, ir.FloatType)
+
+
+def element_type(t: ir.Type) -> ir.Type:
+    """A tensor's element type; a scalar type itself."""
+    return ir.RankedTensorType(t).element_type if isinstance(t, ir.RankedTensorType) else t
 
 
 def nested_ops(op: ir.OpView | ir.Operation) -> Iterable[ir.Operation]:
@@ -73,92 +81,74 @@ def body_ops(block: ir.Block) -> tuple[list[ir.OpView], ir.OpView]:
     return ops[:-1], ops[-1]
 
 
-def float_literal(value: float) -> str:
-    return f"{value:.17e}"
+def linalg_generic(
+    result_type: ir.Type,
+    ins: Sequence[ir.Value],
+    outs: Sequence[ir.Value],
+    maps: Sequence[ir.Attribute],
+    iterators: Sequence[linalg.IteratorType],
+    body: Callable[..., ir.Value],
+) -> ir.Value:
+    """A one-result ``linalg.generic``; ``body(*element args)`` builds the value it yields."""
+    op = linalg.GenericOp([result_type], list(ins), list(outs), ir.ArrayAttr.get(list(maps)), list(iterators))
+    block = op.regions[0].blocks.append(*(element_type(v.type) for v in [*ins, *outs]))
+    with ir.InsertionPoint(block):
+        linalg.yield_([body(*block.arguments)])
+    return op.result
+
+
+def static_slice(offsets: list[int], sizes: list[int], strides: list[int] | None = None) -> tuple:
+    """The (dynamic offsets, sizes, strides, static offsets, sizes, strides) arguments of
+    ``tensor.{extract,insert}_slice`` for a static slice (unit strides by default)."""
+    return [], [], [], offsets, sizes, strides or [1] * len(sizes)
 
 
 class Adjoints:
-    """Adjoint names of forward values; a second contribution is added with ``arith.addf``."""
+    """Adjoints of forward values; a second contribution is added with ``arith.addf``."""
 
-    def __init__(self, b: "GradBuilder") -> None:
-        self.b = b
-        self.names: dict[ir.Value, str] = {}
+    def __init__(self) -> None:
+        self.values: dict[ir.Value, ir.Value] = {}
 
-    def add(self, v: ir.Value, g: str | None) -> None:
+    def add(self, v: ir.Value, g: Adjoint) -> None:
         if g is None or not is_float(v.type):
             return
-        old = self.names.get(v)
-        self.names[v] = g if old is None else self.b.op(f"arith.addf {old}, {g} : {v.type}")
+        old = self.values.get(v)
+        self.values[v] = g if old is None else arith.addf(old, g)
 
-    def get(self, v: ir.Value) -> str | None:
-        return self.names.get(v)
+    def get(self, v: ir.Value) -> Adjoint:
+        return self.values.get(v)
 
 
 class GradBuilder:
-    """Writes one gradient function's body: forward copies, adjoint ops, regions."""
+    """Builds one gradient function's body: forward copies, adjoint ops, regions."""
 
-    def __init__(self, fn: ir.Operation, rules: dict[str, Rule], request_vjp: Callable[[str], str]) -> None:
+    def __init__(self, rules: dict[str, Rule], request_vjp: Callable[[str], str]) -> None:
         self.rules = rules
         self.request_vjp = request_vjp
-        self.env: dict[ir.Value, str] = {}
-        self.lines: list[str] = []
-        self._count = 0
+        self.env: dict[ir.Value, ir.Value] = {}
 
-    # ---- names and lines ------------------------------------------------------------------
-    def fresh(self) -> str:
-        self._count += 1
-        return f"%v{self._count}"
-
-    def line(self, text: str) -> None:
-        self.lines.append(text)
-
-    def op(self, rhs: str) -> str:
-        """Emit ``%new = rhs``; returns ``%new``."""
-        name = self.fresh()
-        self.line(f"{name} = {rhs}")
-        return name
-
-    def ops(self, rhs: str, count: int) -> list[str]:
-        """Emit ``%a, %b, ... = rhs`` with ``count`` results."""
-        names = [self.fresh() for _ in range(count)]
-        if names:
-            self.line(f"{', '.join(names)} = {rhs}")
-        return names
-
-    def name(self, v: ir.Value) -> str:
+    def copy_of(self, v: ir.Value) -> ir.Value:
+        """The newest copy of the forward value ``v``."""
         return self.env[v]
 
-    def bind(self, values: Sequence[ir.Value], names: Sequence[str]) -> None:
-        self.env.update(zip(values, names))
+    def bind(self, values: Sequence[ir.Value], copies: Sequence[ir.Value]) -> None:
+        self.env.update(zip(values, copies))
 
     # ---- forward copies -------------------------------------------------------------------
     def forward(self, op: ir.OpView) -> None:
-        """Re-emit ``op`` (regions included) with fresh names for everything it defines."""
-        if op.operation.name not in NOT_RECOMPUTED:
-            self.line(self._generic(op))
-
-    def _generic(self, op: ir.OpView) -> str:
-        operands = ", ".join(self.name(v) for v in op.operands)
-        results = [self.fresh() for _ in op.results]
-        regions = [self._region(r) for r in op.regions]
-        self.bind(list(op.results), results)
-        named = op.operation.attributes
-        attrs = ", ".join(f"{n} = {named[n]}" for n in named)
-        text = f"{', '.join(results)} = " if results else ""
-        text += f'"{op.operation.name}"({operands})'
-        text += f" ({', '.join(regions)})" if regions else ""
-        text += f" {{{attrs}}}" if attrs else ""
-        types = ", ".join(str(v.type) for v in op.operands)
-        return f"{text} : ({types}) -> ({', '.join(str(r.type) for r in op.results)}) {op.location}"
-
-    def _region(self, region: ir.Region) -> str:
-        lines = []
-        for block in region.blocks:
-            args = [self.fresh() for _ in block.arguments]
-            self.bind(list(block.arguments), args)
-            lines.append(f"^bb0({', '.join(f'{a}: {v.type}' for a, v in zip(args, block.arguments))}):")
-            lines.extend(self._generic(op) for op in block.operations if op.operation.name not in NOT_RECOMPUTED)
-        return "{\n" + "\n".join(lines) + "\n}"
+        """Clone ``op`` (regions included) and bind everything it defines to the copies."""
+        if op.operation.name in NOT_RECOMPUTED:
+            return
+        copy = op.operation.clone()
+        for guard in [o for o in nested_ops(copy) if o.name in NOT_RECOMPUTED]:
+            guard.erase()
+        local = defined_in(copy)
+        inner = set(local)
+        for o in [copy, *nested_ops(copy)]:
+            for i, v in enumerate(o.operands):
+                if v not in inner:
+                    o.operands[i] = self.env[v]
+        self.bind(defined_in(op), local)
 
     def forward_block(self, block: ir.Block) -> tuple[list[ir.OpView], ir.OpView]:
         ops, terminator = body_ops(block)
@@ -168,7 +158,7 @@ class GradBuilder:
 
     # ---- adjoints -------------------------------------------------------------------------
     def backprop(self, ops: Sequence[ir.OpView], adj: Adjoints) -> None:
-        """Adjoint ops for ``ops`` (already emitted forward), last op first."""
+        """Adjoint ops for ``ops`` (already recomputed), last op first."""
         for op in reversed(ops):
             gs = [adj.get(r) for r in op.results]
             if all(g is None for g in gs):
@@ -176,43 +166,44 @@ class GradBuilder:
             rule = self.rules.get(op.operation.name)
             if rule is None:
                 raise fail(op, f"no gradient rule for '{op.operation.name}'")
-            for v, g in rule(self, op, gs):
-                adj.add(v, g)
+            with op.location:
+                for v, g in rule(self, op, gs):
+                    adj.add(v, g)
 
-    def block_vjp(
-        self, block: ir.Block, seeds: Sequence[str | None], wanted: Sequence[ir.Value]
-    ) -> list[str | None]:
+    def block_vjp(self, block: ir.Block, seeds: Sequence[Adjoint], wanted: Sequence[ir.Value]) -> list[Adjoint]:
         """Recompute ``block``, seed its terminator's operands, return adjoints of ``wanted``."""
         ops, terminator = self.forward_block(block)
-        adj = Adjoints(self)
+        adj = Adjoints()
         for v, g in zip(terminator.operands, seeds):
             adj.add(v, g)
         self.backprop(ops, adj)
         return [adj.get(v) for v in wanted]
 
     # ---- constants ------------------------------------------------------------------------
-    def full(self, like: ir.Value, value: float) -> str:
+    def full(self, like: ir.Value, value: float) -> ir.Value:
         """A value of ``like``'s type filled with ``value``."""
         t = like.type
-        if not isinstance(t, ir.RankedTensorType):
-            return self.op(f"arith.constant {float_literal(value)} : {t}")
+        if not isinstance(t, ir.RankedTensorType) or ir.RankedTensorType(t).has_static_shape:
+            return constant(t, value)
         tt = ir.RankedTensorType(t)
-        if tt.has_static_shape:
-            return self.op(f"arith.constant dense<{float_literal(value)}> : {t}")
-        dims = [
-            self.op(f"tensor.dim {self.name(like)}, {self.index(i)} : {t}")
-            for i in range(tt.rank)
-            if tt.is_dynamic_dim(i)
-        ]
-        scalar = self.op(f"arith.constant {float_literal(value)} : {tt.element_type}")
-        empty = self.op(f"tensor.empty({', '.join(dims)}) : {t}")
-        return self.op(f"linalg.fill ins({scalar} : {tt.element_type}) outs({empty} : {t}) -> {t}")
+        dims = [tensor.dim(self.copy_of(like), self.index(i)) if tt.is_dynamic_dim(i) else s for i, s in enumerate(tt.shape)]
+        scalar = constant(tt.element_type, value)
+        return linalg.fill(scalar, outs=[tensor.EmptyOp(dims, tt.element_type).result])
 
-    def zeros(self, like: ir.Value) -> str:
+    def zeros(self, like: ir.Value) -> ir.Value:
         return self.full(like, 0.0)
 
-    def or_zeros(self, like: ir.Value, g: str | None) -> str:
+    def or_zeros(self, like: ir.Value, g: Adjoint) -> ir.Value:
         return self.zeros(like) if g is None else g
 
-    def index(self, value: int) -> str:
-        return self.op(f"arith.constant {value} : index")
+    def index(self, value: int) -> ir.Value:
+        return arith.constant(ir.IndexType.get(), value)
+
+
+def constant(t: ir.Type, value: float) -> ir.Value:
+    """An ``arith.constant`` of a float scalar or statically shaped tensor type."""
+    element = element_type(t)
+    attr = ir.FloatAttr.get(element, value)
+    if isinstance(t, ir.RankedTensorType):
+        attr = ir.DenseElementsAttr.get_splat(ir.RankedTensorType(t), attr)
+    return arith.constant(t, attr)

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from iree.compiler.dialects import func
+
 from janus.ir import ir
 from janus.passes.autodiff.builder import GradBuilder, fail, is_float
 from janus.passes.callgraph import functions
@@ -58,9 +60,10 @@ class Signature:
     def float_results(self) -> list[int]:
         return [i for i, t in enumerate(self.result_types) if is_float(t)]
 
-
-def _types(types: list[ir.Type]) -> str:
-    return ", ".join(str(t) for t in types)
+    @property
+    def seed_types(self) -> list[ir.Type]:
+        """One seed (cotangent) per float result."""
+        return [self.result_types[i] for i in self.float_results]
 
 
 def vjp_name(name: str) -> str:
@@ -68,13 +71,14 @@ def vjp_name(name: str) -> str:
 
 
 class Differentiator:
-    """Builds ``_vjp`` functions on demand (a worklist over callees) and ``_grad`` wrappers."""
+    """Builds ``_vjp`` functions on demand (a worklist over callees) and ``_grad`` wrappers,
+    each appended to the module as a ``func.func``."""
 
     def __init__(self, module_op: ir.Operation) -> None:
         self.fns = functions(module_op)
+        self.body = module_op.regions[0].blocks[0]
         self.pending: list[str] = []
         self.done: set[str] = set()
-        self.texts: list[str] = []
 
     def request_vjp(self, name: str) -> str:
         if name not in self.fns:
@@ -86,32 +90,33 @@ class Differentiator:
 
     def run(self) -> None:
         while self.pending:
-            self.texts.append(self.vjp_text(self.pending.pop()))
+            self.build_vjp(self.pending.pop())
 
-    def vjp_text(self, name: str) -> str:
+    def new_function(self, fn: ir.Operation, name: str, inputs: list[ir.Type], results: list[ir.Type],
+                     visibility: str | None = None) -> ir.Block:
+        """An empty ``func.func`` at the end of the module, located at ``fn``; its entry block."""
+        with ir.InsertionPoint(self.body), fn.location:
+            new = func.FuncOp(name, (inputs, results), visibility=visibility)
+            return new.add_entry_block()
+
+    def build_vjp(self, name: str) -> None:
         fn = self.fns[name]
         sig = Signature.of(fn)
         blocks = fn.regions[0].blocks
         if len(blocks) != 1:
             raise fail(fn, f"cannot differentiate '@{name}': only single-block functions are supported")
-        b = GradBuilder(fn, VJP_RULES, self.request_vjp)
-        entry = blocks[0]
-        args = [b.fresh() for _ in sig.arg_types]
-        seeds = [b.fresh() for _ in sig.float_results]
-        b.bind(list(entry.arguments), args)
-        seed_of = dict(zip(sig.float_results, seeds))
-        grads = b.block_vjp(entry, [seed_of.get(i) for i in range(len(sig.result_types))], list(entry.arguments))
-        out = [b.or_zeros(entry.arguments[i], grads[i]) for i in sig.float_args]
-        params = [f"{a}: {t}" for a, t in zip(args, sig.arg_types)]
-        params += [f"{s}: {sig.result_types[i]}" for s, i in zip(seeds, sig.float_results)]
+        b = GradBuilder(VJP_RULES, self.request_vjp)
+        forward = blocks[0]
         grad_types = [sig.arg_types[i] for i in sig.float_args]
-        body = "\n".join(b.lines)
-        return (
-            f"func.func private @{vjp_name(name)}({', '.join(params)}) -> ({_types(grad_types)}) {{\n"
-            f"{body}\nreturn {', '.join(out)} : {_types(grad_types)}\n}}"
-        )
+        entry = self.new_function(fn, vjp_name(name), sig.arg_types + sig.seed_types, grad_types, "private")
+        args = list(entry.arguments)
+        b.bind(list(forward.arguments), args[: len(sig.arg_types)])
+        seed_of = dict(zip(sig.float_results, args[len(sig.arg_types):]))
+        with ir.InsertionPoint(entry), fn.location:
+            grads = b.block_vjp(forward, [seed_of.get(i) for i in range(len(sig.result_types))], list(forward.arguments))
+            func.ReturnOp([b.or_zeros(forward.arguments[i], grads[i]) for i in sig.float_args])
 
-    def grad_text(self, name: str, argnums: list[int]) -> str:
+    def build_grad(self, name: str, argnums: list[int]) -> None:
         """The public ``_grad`` wrapper: primal results, then the chosen gradients."""
         fn = self.fns[name]
         sig = Signature.of(fn)
@@ -120,24 +125,13 @@ class Differentiator:
             if i not in floats:
                 raise fail(fn, f"janus.grad argnum {i} of '@{name}' is not a float scalar or tensor argument")
         vjp = self.request_vjp(name)
-        args = [f"%a{i}" for i in range(len(sig.arg_types))]
-        seeds = [f"%s{i}" for i in sig.float_results]
-        params = [f"{a}: {t}" for a, t in zip(args, sig.arg_types)]
-        params += [f"{s}: {sig.result_types[i]}" for s, i in zip(seeds, sig.float_results)]
-        results = [f"%r{i}" for i in range(len(sig.result_types))]
-        grads = [f"%g{i}" for i in floats]
-        chosen = [f"%g{i}" for i in argnums]
-        lines = [f"func.func @{name}_grad({', '.join(params)}) -> ({_types(sig.result_types + [sig.arg_types[i] for i in argnums])}) {{"]
-        if results:
-            lines.append(f"{', '.join(results)} = func.call @{name}({', '.join(args)}) : ({_types(sig.arg_types)}) -> ({_types(sig.result_types)})")
-        if grads:
-            grad_types = [sig.arg_types[i] for i in floats]
-            call_types = sig.arg_types + [sig.result_types[i] for i in sig.float_results]
-            lines.append(f"{', '.join(grads)} = func.call @{vjp}({', '.join(args + seeds)}) : ({_types(call_types)}) -> ({_types(grad_types)})")
-        out = results + chosen
-        lines.append(f"return {', '.join(out)} : {_types(sig.result_types + [sig.arg_types[i] for i in argnums])}" if out else "return")
-        lines.append("}")
-        return "\n".join(lines)
+        chosen_types = [sig.arg_types[i] for i in argnums]
+        entry = self.new_function(fn, f"{name}_grad", sig.arg_types + sig.seed_types, sig.result_types + chosen_types)
+        args = list(entry.arguments)
+        with ir.InsertionPoint(entry), fn.location:
+            results = list(func.CallOp(sig.result_types, name, args[: len(sig.arg_types)]).results) if sig.result_types else []
+            grads = dict(zip(floats, func.CallOp([sig.arg_types[i] for i in floats], vjp, args).results)) if floats else {}
+            func.ReturnOp(results + [grads[i] for i in argnums])
 
 
 def argnums_of(fn: ir.Operation, attr: ir.Attribute, floats: list[int]) -> list[int]:
@@ -161,30 +155,17 @@ class Autodiff(ModulePass):
 
 def differentiate(module_op: ir.Operation) -> None:
     d = Differentiator(module_op)
-    wrappers, marked = [], set()
-    for name, fn in d.fns.items():
+    marked = set()
+    for name, fn in list(d.fns.items()):
         if GRAD_ATTR not in fn.attributes:
             continue
         marked.add(name)
         argnums = argnums_of(fn, fn.attributes[GRAD_ATTR], Signature.of(fn).float_args)
-        wrappers.append(d.grad_text(name, argnums))
+        d.build_grad(name, argnums)
         del fn.attributes[GRAD_ATTR]
-    if not wrappers:
+    if not marked:
         return
     d.run()
-    for name, fn in d.fns.items():  # a caller's declaration of a _grad being defined now
+    for name, fn in d.fns.items():  # a caller's declaration of a _grad defined now
         if name.endswith("_grad") and name[: -len("_grad")] in marked and not len(fn.regions[0].blocks):
             fn.erase()
-    add_functions(module_op, wrappers + d.texts)
-
-
-def add_functions(module_op: ir.Operation, new_functions: list[str]) -> None:
-    """Parse ``new_functions`` beside declarations of the module's functions, move them in."""
-    decls = []
-    for name, fn in functions(module_op).items():
-        sig = Signature.of(fn)
-        decls.append(f"func.func private @{name}({_types(sig.arg_types)}) -> ({_types(sig.result_types)})")
-    parsed = ir.Module.parse("\n".join(decls + new_functions), module_op.context)
-    body = module_op.regions[0].blocks[0]
-    for op in list(parsed.body.operations)[len(decls):]:
-        body.append(op.operation)

@@ -1,8 +1,8 @@
 """The VJP rule table of ``janus-autodiff``: one entry per op, nothing else decides.
 
-A rule gets the builder, the forward op and the adjoint name (or None) of each result,
-emits adjoint ops, and returns ``(operand or captured value, adjoint)`` pairs; the builder
-sums pairs for the same value. Ops whose results carry no float adjoint never reach a
+A rule gets the builder, the forward op and the adjoint (a value, or None) of each result,
+builds adjoint ops at the current insertion point, and returns ``(operand or captured
+value, adjoint)`` pairs; the builder sums pairs for the same value. Ops whose results carry no float adjoint never reach a
 rule; a float adjoint reaching an op missing here is a located error naming the op.
 """
 
