@@ -19,6 +19,7 @@ those matched, on every call, and raise ``HeapMiss`` with the reason.
 from __future__ import annotations
 
 import types
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Sequence
 
@@ -44,7 +45,7 @@ class Guard:
 
 
 @dataclass(frozen=True)
-class HeapGuard:
+class HeapGuard(ABC):
     """One assumption about a heap location (``path`` in the object table, ``label`` for
     messages); ``check`` raises ``HeapMiss`` when it does not hold."""
 
@@ -53,8 +54,9 @@ class HeapGuard:
     path: AccessPath
     label: str
 
+    @abstractmethod
     def check(self, objects: list[Any], entry: dict[AccessPath, Any], leaves: Sequence[Any]) -> None:
-        raise NotImplementedError
+        """Raise ``HeapMiss`` unless the assumption holds for the call's object table and leaves."""
 
 
 @dataclass(frozen=True)
@@ -168,7 +170,7 @@ class GuardBuilder:
         """An object passed by reference, of exactly this type; what the graph reads from it
         is a heap guard of its own."""
         a = f"a{i}"
-        self.guards.append(Guard("TYPE_MATCH", f"{self._arg(i)}: a {typ.__qualname__} object (not a tree)",
+        self.guards.append(Guard("TYPE_MATCH", f"{self._arg(i)}: {typ.__qualname__} object (exact type)",
                                  f"type({a}) is {self._bind(typ)} and is_heap_object({a}) and not is_tree({a})"))
 
     def KEY_MATCH(self, i: int, node: tuple) -> None:
@@ -178,13 +180,15 @@ class GuardBuilder:
     def RELAXED_DIMS(self, groups: list[list[tuple[str, str | None]]]) -> None:
         """``?`` dims of one symbol have one size, and different symbols different sizes (the
         key numbers sizes, not dims). ``groups``: per symbol, (label, expression) of each dim."""
-        dims = [expr for group in groups for _, expr in group]
-        conditions = [f"{group[0][1]} == {expr}" for group in groups for _, expr in group[1:]]
-        if len(groups) > 1:
-            conditions.append(f"len({{{', '.join(group[0][1] for group in groups)}}}) == {len(groups)}")
+        condition = None
+        if all(expr is not None for group in groups for _, expr in group):  # nested dims: the key walk
+            conditions = [f"{group[0][1]} == {expr}" for group in groups for _, expr in group[1:]]
+            if len(groups) > 1:
+                conditions.append(f"len({{{', '.join(str(group[0][1]) for group in groups)}}}) == {len(groups)}")
+            condition = " and ".join(conditions)
         text = "; ".join(" == ".join(label for label, _ in group) for group in groups)
         self.guards.append(Guard("RELAXED_DIMS", f"? dims: {text}" + (" (each ? a different size)" if len(groups) > 1 else ""),
-                                 " and ".join(conditions) if None not in dims else None))
+                                 condition))
 
     def GLOBAL_ID(self, namespace: dict, name: str, value: Any) -> None:
         """A global the graph baked in (a value, a callee, a module) still names the same object."""
@@ -192,16 +196,20 @@ class GuardBuilder:
                                  f"resolve_global({self._bind(namespace)}, {name!r}, NULL) is {self._bind(value)}"))
 
     def HEAP_LOCATION(self, path: AccessPath, spec: Spec, label: str) -> None:
+        """A location the graph reads or writes: resolves, and holds what ``spec`` says."""
         self.heap.append(HeapLocation("HEAP_LOCATION", f"heap {label}: {spec.describe()}", path, label, spec))
 
     def HEAP_METHOD(self, path: AccessPath, name: str, fn: types.FunctionType, label: str) -> None:
+        """A method the graph inlined is still the one ``label.name`` binds."""
         self.heap.append(HeapMethod("HEAP_METHOD", f"heap {label}.{name}: method {fn.__qualname__}", path, label, name, fn))
 
     def HEAP_UNALIASED(self, path: AccessPath, label: str) -> None:
+        """An array the graph updates in place shares no memory with the call's other inputs."""
         self.heap.append(HeapUnaliased("HEAP_UNALIASED", f"heap {label}: updated in place, shares no memory with other inputs",
                                        path, label))
 
     def build(self, arity: int) -> EntryGuards:
+        """The guards, with ``match`` compiled when every argument guard has a condition."""
         conditions = [g.condition for g in self.guards]
         flat = None not in conditions
         match = self._compile("match", "args", [

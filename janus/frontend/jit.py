@@ -3,8 +3,9 @@
 Per entry signature (see ``signature``) a function is in one of three states: warming
 up (imperative runs under the profiler), compiled (a cached version whose entry guards,
 ``guards.EntryGuards``, check the signature, the globals it baked in and the heap it
-touches), or imperative for good (the graph generator said why). A failed guard reruns the call imperatively under the
-profiler, so the broken assumption is in the profile when the graph is regenerated.
+touches), or imperative for good (the graph generator said why). A failed guard reruns
+the call imperatively under the profiler, so the broken assumption is in the profile
+when the graph is regenerated.
 """
 
 from __future__ import annotations
@@ -126,7 +127,7 @@ class JitFunction:
             return self.fn(*args, **kwargs)
         fast = self._fast
         if fast is not None and not kwargs and len(args) == self._plain_arity and fast.guards.dynamic is self.dynamic:
-            leaves = fast.guards.match(args)  # type: ignore[misc]  # argument and global guards
+            leaves = fast.guards.match(args)  # type: ignore[misc]  # not None: see ``_fast``
             if leaves is not None:
                 return self._run_compiled(fast, fast.key, args, leaves, args, kwargs)
         self._fast = None

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import janus
-from janus.frontend.guards import EntryGuards
+from janus.frontend.guards import EntryGuards, GuardBuilder
 from janus.frontend.heap.rules import HeapMiss
 from janus.frontend.jit import JitFunction, Version
 from janus.frontend.signature import entry_key
@@ -241,7 +241,7 @@ def test_explain_lists_the_entry_guards():
     for n in (1, 2, 3):  # the int varies: relaxed
         assert_same(model.forward(x, n, "tanh"), np.tanh(x @ model.W * SCALE + n))
     text = janus.explain(Model.forward)
-    for line in ["entry guard: arg 0 (self): a Model object (not a tree)",
+    for line in ["entry guard: arg 0 (self): Model object (exact type)",
                  "entry guard: arg 1 (x): ndarray float32 shape (2, 4)",
                  "entry guard: arg 2 (n): any int within ±2**62 (an i64 input)",
                  "entry guard: arg 3 (mode): str == 'tanh'",
@@ -252,3 +252,8 @@ def test_explain_lists_the_entry_guards():
     text = janus.explain(jf)
     assert "arg 0 (a): ndarray float32 shape (?, ?)" in text
     assert "? dims: a.shape[0]; a.shape[1] == b.shape[0]; b.shape[1] (each ? a different size)" in text, text
+
+
+def test_every_guard_kind_has_a_test():
+    kinds = {name for name in vars(GuardBuilder) if name.isupper()}
+    assert len(kinds) == 10 and {f"test_{kind.lower()}" for kind in kinds} <= set(globals())
