@@ -190,10 +190,13 @@ class GuardBuilder:
         self.guards.append(Guard("RELAXED_DIMS", f"? dims: {text}" + (" (each ? a different size)" if len(groups) > 1 else ""),
                                  condition))
 
-    def GLOBAL_ID(self, namespace: dict, name: str, value: Any) -> None:
-        """A global the graph baked in (a value, a callee, a module) still names the same object."""
-        self.guards.append(Guard("GLOBAL_ID", f"global {name}: the same {_kind_of(value)} (identity)",
-                                 f"resolve_global({self._bind(namespace)}, {name!r}, NULL) is {self._bind(value)}"))
+    def GLOBAL_ID(self, reads: Sequence[tuple[dict, str, Any]]) -> None:
+        """Globals the graph baked in (values, callees, modules: (namespace, name, value)
+        each) still name the same objects."""
+        what = _kind_of(reads[0][2]) if len(reads) == 1 else "modules"
+        self.guards.append(Guard("GLOBAL_ID", f"global {', '.join(name for _, name, _ in reads)}: the same {what} (identity)",
+                                 " and ".join(f"resolve_global({self._bind(namespace)}, {name!r}, NULL) is {self._bind(value)}"
+                                              for namespace, name, value in reads)))
 
     def HEAP_LOCATION(self, path: AccessPath, spec: Spec, label: str) -> None:
         """A location the graph reads or writes: resolves, and holds what ``spec`` says."""
@@ -241,8 +244,12 @@ def entry_guards(key: Hashable, dynamic: frozenset, names: Sequence[str] = (), g
         _symbols(node, builder.names[i] if i < len(builder.names) else f"arg{i}", f"a{i}", groups)
     if len(groups) > 1 or any(len(g) > 1 for g in groups.values()):
         builder.RELAXED_DIMS(list(groups.values()))
-    for namespace, name, value in globals_read:
-        builder.GLOBAL_ID(namespace, name, value)
+    modules = [read for read in globals_read if isinstance(read[2], types.ModuleType)]
+    for read in globals_read:
+        if not isinstance(read[2], types.ModuleType):
+            builder.GLOBAL_ID([read])
+    if modules:  # one line for them all in ``janus.explain``
+        builder.GLOBAL_ID(modules)
     if heap is not None:
         for path, spec in heap.checks:
             builder.HEAP_LOCATION(path, spec, heap.labels[path])

@@ -246,6 +246,7 @@ def test_explain_lists_the_entry_guards():
                  "entry guard: arg 2 (n): any int within ±2**62 (an i64 input)",
                  "entry guard: arg 3 (mode): str == 'tanh'",
                  "entry guard: global SCALE: the same float 2.0 (identity)",
+                 "entry guard: global np: the same module numpy (identity)",  # modules: one line
                  "entry guard: heap self.W: ndarray[float32, shape=(4, 3)]"]:
         assert line in text, text
     jf = relaxed(mm, rand(3, 5), rand(5, 2))
