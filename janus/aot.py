@@ -79,7 +79,7 @@ def _heap_inputs(graph: Graph, function: Any, args: tuple, arrays: list[np.ndarr
         raise NotConvertible("the graph writes Python objects; an export cannot commit them")
     if not function.heap.reads:
         return []
-    objects, _ = graph.heap.prepare(args, arrays)
+    objects = graph.heap.objects(args)
     labels = graph.heap.labels
     return [(labels.get(path, path.describe()), np.asarray(value))
             for path, value in zip(function.heap.reads, function.heap.read_inputs(objects))]

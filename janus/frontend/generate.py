@@ -13,7 +13,7 @@ from janus.frontend.heap.rules import is_heap_object
 from janus.frontend.profiler import Profile
 from janus.frontend.recursion import trees
 from janus.frontend.recursion.invoke import simplify
-from janus.frontend.trace.frame import NULL, ArgumentList, resolve_global
+from janus.frontend.trace.frame import ArgumentList
 from janus.frontend.trace.interpreter import Tracer
 from janus.frontend.values import NotConvertible, Tensor, Weak
 
@@ -29,10 +29,6 @@ class Graph:
     guard_sites: dict = field(default_factory=dict)  # guard id -> (code, offset) it speculates on
     heap: Any = None  # a heap_plan.HeapPlan when the graph reads or writes the Python heap
     needs_autodiff: bool = False  # a function asks for its gradient (``janus-autodiff`` first)
-
-    def globals_unchanged(self) -> bool:
-        """Whether every global the graph baked in still names the same object."""
-        return all(resolve_global(ns, name, NULL) is value for ns, name, value in self.globals_read)
 
 
 

@@ -1,10 +1,11 @@
 """``janus.jit``: profile a few imperative runs, then call a speculative compiled graph.
 
 Per entry signature (see ``signature``) a function is in one of three states: warming
-up (imperative runs under the profiler), compiled (a cached version whose entry guards
-are the signature plus the identity of every global it baked in), or imperative for good
-(the graph generator said why). A failed guard reruns the call imperatively under the
-profiler, so the broken assumption is in the profile when the graph is regenerated.
+up (imperative runs under the profiler), compiled (a cached version whose entry guards,
+``guards.EntryGuards``, check the signature, the globals it baked in and the heap it
+touches), or imperative for good (the graph generator said why). A failed guard reruns
+the call imperatively under the profiler, so the broken assumption is in the profile
+when the graph is regenerated.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from typing import Any, Callable, Hashable
 import numpy as np
 
 from janus.frontend.trace.bytecode import SUPPORTED_VERSION, supported
-from janus.frontend.fast_path import FastEntry, fast_entry
 from janus.frontend.generate import Graph, Result, generate
+from janus.frontend.guards import EntryGuards, entry_guards
 from janus.frontend.heap.rules import HeapMiss
 from janus.frontend.profiler import Profile, profiling, run_profiled
 from janus.frontend.relax import describe_position, value_diff
@@ -45,17 +46,19 @@ class Version:
     key: Hashable
     graph: Graph
     call: Callable[..., list[np.ndarray]]  # (leaves, heap objects=()) -> results
+    #: every entry check, for the relaxed positions the key was taken under (rebuilt when they change)
+    guards: EntryGuards = field(repr=False)
     calls: int = 0
-    fast: FastEntry | None = field(default=None, repr=False)  # flat entry checks, built on the first hit (see ``fast_path``)
 
     def run(self, leaves: list[np.ndarray], positional: tuple) -> Any:
-        """The compiled call; ``HeapMiss``/``HeapError`` (nothing committed) when the heap
-        is not what the version assumed."""
+        """The compiled call, its heap guards first: ``HeapMiss``/``HeapError`` (nothing
+        committed) when the heap is not what the version assumed."""
         heap = self.graph.heap
         if heap is None:
             results = self.call(leaves)
         else:
-            objects, entry = heap.prepare(positional, leaves)
+            objects = heap.objects(positional)
+            entry = self.guards.check_heap(objects, leaves)
             results = heap.finish(objects, entry, leaves, self.call(leaves, objects))
         self.calls += 1
         return _rebuild(self.graph.output, results)
@@ -102,8 +105,8 @@ class JitFunction:
         #: guard failures per (site, kind), and the branch sites no longer speculated
         self.failures: Counter[tuple[Any, str]] = Counter()
         self.unspeculated: frozenset = frozenset()
-        #: the entry checks of the version the last call hit, tried before the full key walk
-        self._fast: FastEntry | None = None
+        #: the version the last call hit when its guards have a ``match``, tried before the full key walk
+        self._fast: Version | None = None
         #: generation failed for a reason that holds for any arguments: every call is plain
         self.imperative = False
 
@@ -123,10 +126,10 @@ class JitFunction:
             self._unsupported_interpreter()
             return self.fn(*args, **kwargs)
         fast = self._fast
-        if fast is not None and not kwargs and len(args) == self._plain_arity and fast.dynamic is self.dynamic:
-            leaves = fast.match(args)
-            if leaves is not None and fast.version.graph.globals_unchanged():
-                return self._run_compiled(fast.version, fast.version.key, args, leaves, args, kwargs)
+        if fast is not None and not kwargs and len(args) == self._plain_arity and fast.guards.dynamic is self.dynamic:
+            leaves = fast.guards.match(args)  # type: ignore[misc]  # not None: see ``_fast``
+            if leaves is not None:
+                return self._run_compiled(fast, fast.key, args, leaves, args, kwargs)
         self._fast = None
         positional = args if not kwargs and len(args) == self._plain_arity else self._bind(args, kwargs)
         if positional is None:
@@ -139,8 +142,8 @@ class JitFunction:
             self.fallbacks.setdefault(None, str(e))
             return self.fn(*args, **kwargs)
         version = self.versions.get(key)
-        if version is not None and version.graph.globals_unchanged():
-            self._fast = self._fast_entry(version)
+        if version is not None and self._guards(version).globals_hold():
+            self._fast = version if version.guards.match is not None else None
             return self._run_compiled(version, key, positional, leaves, args, kwargs)
         if key in self.fallbacks:
             return self.fn(*args, **kwargs)
@@ -148,7 +151,7 @@ class JitFunction:
             key = self._relax(key, positional)
             version = self.versions.get(key)
         if version is not None:
-            if version.graph.globals_unchanged():
+            if self._guards(version).globals_hold():
                 return self._run_compiled(version, key, positional, key_and_leaves(positional, self.dynamic)[1], args, kwargs)
             self.events.append(f"a global read by version {describe_args(self, key)} was rebound; re-profiling")
             del self.versions[key]
@@ -159,10 +162,15 @@ class JitFunction:
             return self.fn(*args, **kwargs)
         return self._run_profiled(key, positional, args, kwargs)
 
-    def _fast_entry(self, version: Version) -> FastEntry | None:
-        if version.fast is None or version.fast.dynamic is not self.dynamic:
-            version.fast = fast_entry(version, version.key, self.dynamic)
-        return version.fast
+    def _guards(self, version: Version) -> EntryGuards:
+        """The guards of a version the key walk just hit, for the current relaxed positions
+        (what a key node accepts depends on them)."""
+        if version.guards.dynamic is not self.dynamic:
+            version.guards = self._entry_guards(version.key, version.graph)
+        return version.guards
+
+    def _entry_guards(self, key: Hashable, graph: Graph) -> EntryGuards:
+        return entry_guards(key, self.dynamic, self.signature_names, graph.globals_read, graph.heap)
 
     def _bind(self, args: tuple, kwargs: dict) -> tuple | None:
         """Positional arguments with defaults applied; None (run imperatively) when the call
@@ -279,7 +287,8 @@ class JitFunction:
                 raise NotConvertible("the call changed its own arguments (a heap write)")
             graph = generate(self.fn, positional, self.profile, leaf_shapes(key), self.unspeculated, self.dynamic,
                              self.switches)
-            self.versions[key] = Version(key, graph, compile_function(graph.text, graph.func_name, graph.needs_autodiff))
+            call = compile_function(graph.text, graph.func_name, graph.needs_autodiff)
+            self.versions[key] = Version(key, graph, call, self._entry_guards(key, graph))
             self.compiles += 1
             if relaxing is not None:  # exact versions this one serves are no longer reachable
                 for old in [k for k in self.versions if shape_diff(k, key) is not None or value_diff(k, key)]:
@@ -354,9 +363,8 @@ def explain(fn: Any) -> str:
         describe_driver = getattr(getattr(version.call, "__self__", None), "describe_driver", None)
         if describe_driver is not None:  # the runtime's CompiledFunction: which driver runs the calls
             lines.append(f"  {describe_driver()}")
+        lines.extend(f"  entry guard: {line}" for line in version.guards.describe())
         lines.extend(f"  guard {gid}: {kind} at {source}" for gid, kind, source in version.graph.guards)
-        lines.extend(f"  global {name} is {value!r}" for _, name, value in version.graph.globals_read)
-        lines.extend(f"  {line}" for line in (version.graph.heap.describe() if version.graph.heap else ()))
     for key, reason in fn.fallbacks.items():
         lines.append(f"imperative: {describe_args(fn, key)}: {reason}")
     lines.extend(f"event: {event}" for event in fn.events)

@@ -5,8 +5,8 @@ arguments); Python scalars, ``None`` and strings on their value (they are consta
 the graph: trip counts, indices and shapes are derived from them); lists and tuples on
 their length and the signatures of their items; objects passed as arguments (``self``, a
 dict of parameters) on their exact type only, as what the graph reads from them is
-checked per location on each call (``heap_plan``). The same walk gives the key for the
-graph cache and the arrays to pass, in order, to the compiled function.
+checked per location on each call (heap guards, ``guards``). The same walk gives the key
+for the graph cache and the arrays to pass, in order, to the compiled function.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The flat entry checks of ``janus.jit`` accept a call exactly when the full key walk
-gives the version's key, with the same leaves; compiled calls through them agree with Python."""
+"""The fast path of ``janus.jit``, the flat checks compiled from a version's entry guards,
+accepts a call exactly when the full key walk gives the version's key, with the same
+leaves; compiled calls through it agree with Python."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 import janus
-from janus.frontend.fast_path import fast_entry
+from janus.frontend.guards import entry_guards
 from janus.frontend.signature import key_and_leaves
 from tests.helpers import assert_same, compiled, rand
 
@@ -45,21 +46,29 @@ VARIANTS = [
 ]
 
 
+def check_agrees(match, key, args: tuple, dynamic: frozenset = frozenset()) -> bool:
+    """``match`` accepts ``args`` exactly when the walk gives ``key``, with the walk's leaves
+    (a relaxed int is a Python int leaf, an i64 parameter); whether it accepted."""
+    try:
+        want_key, want = key_and_leaves(args, dynamic)
+    except janus.NotConvertible:
+        want_key = want = None
+    matched = match(args)
+    assert (matched is not None) == (want_key == key), args
+    if matched is not None:
+        assert len(matched) == len(want)
+        assert all(type(m) is type(w) and (type(m) is int or m.dtype == w.dtype) and np.array_equal(m, w)
+                   for m, w in zip(matched, want))
+    return matched is not None
+
+
 @pytest.mark.parametrize("args", VARIANTS, ids=range(len(VARIANTS)))
 def test_flat_checks_agree_with_the_key_walk(args):
-    key, leaves = key_and_leaves(BASE)
-    entry = fast_entry(None, key, frozenset())
-    assert entry is not None
-    matched = entry.match(args)
-    try:
-        same_key = key_and_leaves(args)[0] == key
-    except janus.NotConvertible:
-        same_key = False
-    assert (matched is not None) == same_key
-    if matched is not None:
-        want = key_and_leaves(args)[1]
-        assert len(matched) == len(want) and all(type(m) is type(w) and np.array_equal(m, w) for m, w in zip(matched, want))
-    assert entry.match(BASE) is not None
+    key = key_and_leaves(BASE)[0]
+    match = entry_guards(key, frozenset()).match
+    assert match is not None
+    check_agrees(match, key, args)
+    assert match(BASE) is not None
 
 
 @pytest.mark.parametrize("shapes", [((3, 5), (5, 2)), ((4, 4), (4, 2)), ((3, 3), (5, 2)), ((3, 5), (5, 3)), ((7, 8), (8, 2))])
@@ -67,10 +76,10 @@ def test_relaxed_dims_keep_their_equalities(shapes):
     dynamic = frozenset({(0, 0), (0, 1), (1, 0)})
     base = (np.zeros((3, 5), np.float32), np.zeros((5, 2), np.float32))
     key = key_and_leaves(base, dynamic)[0]
-    entry = fast_entry(None, key, dynamic)
-    assert entry is not None and entry.symbolic
+    match = entry_guards(key, dynamic).match
+    assert match is not None
     args = tuple(np.zeros(s, np.float32) for s in shapes)
-    assert (entry.match(args) is not None) == (key_and_leaves(args, dynamic)[0] == key)
+    assert (match(args) is not None) == (key_and_leaves(args, dynamic)[0] == key)
 
 
 @pytest.mark.parametrize("value", [3, -7, 1 << 62, -(1 << 62) + 1, True, 3.0, np.int64(3), None])
@@ -78,22 +87,51 @@ def test_relaxed_dims_keep_their_equalities(shapes):
 def test_relaxed_ints_match_as_the_key_walk_decides(value, base):
     dynamic = frozenset({("int", (1,))})
     key = key_and_leaves((rand(2), base), dynamic)[0]
-    entry = fast_entry(None, key, dynamic)
-    assert entry is not None
-    args = (rand(2, seed=1), value)
-    matched = entry.match(args)
-    want_key, want = key_and_leaves(args, dynamic)
-    assert (matched is not None) == (want_key == key)
-    if matched is not None:
-        assert all(type(m) is type(w) and (type(m) is int or m.dtype == w.dtype) and np.array_equal(m, w)
-                   for m, w in zip(matched, want))  # a relaxed int is a Python int leaf (an i64 parameter)
+    match = entry_guards(key, dynamic).match
+    assert match is not None
+    check_agrees(match, key, (rand(2, seed=1), value), dynamic)
+
+
+POOL = [rand(2, 3), rand(2, 3, seed=1), rand(3, 3), rand(3, 2), rand(2, 2), rand(3), rand(3, dtype=np.float64),
+        np.float32(1.0), np.float32(2.0), np.int64(2), 2, 3, -(1 << 62), True, 0.5, "a", None, BOX, Box(), Node(Node()),
+        [rand(2)]]
+DYNAMIC = [frozenset(), frozenset({(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)}), frozenset({(0, 1), (1, 0)}),
+           frozenset({(0, 0), ("int", (1,)), ("int", (2,))})]
+
+
+@pytest.mark.parametrize("dynamic", DYNAMIC, ids=range(len(DYNAMIC)))
+def test_random_calls_agree_with_the_key_walk(dynamic):
+    """Bases and calls drawn from a pool; a call keeps each base argument with probability 0.6."""
+    rng = np.random.default_rng(0)
+    draw = lambda: tuple(POOL[i] for i in rng.integers(len(POOL), size=3))  # noqa: E731
+    accepted = 0
+    for _ in range(200):
+        try:
+            key = key_and_leaves(base := draw(), dynamic)[0]
+        except janus.NotConvertible:
+            continue
+        match = entry_guards(key, dynamic).match
+        if match is None:
+            continue
+        assert match(base) is not None
+        for args in [tuple(a if rng.random() < 0.6 else b for a, b in zip(base, draw())) for _ in range(10)]:
+            accepted += check_agrees(match, key, args, dynamic)
+    assert accepted > 100  # the draws reach both answers
+
+
+def test_a_rebound_global_fails_the_match():
+    namespace = {"SCALE": 2.0}
+    guards = entry_guards(key_and_leaves((rand(2),))[0], frozenset(), ["x"], [(namespace, "SCALE", namespace["SCALE"])])
+    assert guards.match((rand(2),)) is not None and guards.globals_hold()
+    namespace["SCALE"] = 3.0
+    assert guards.match((rand(2),)) is None and not guards.globals_hold()
 
 
 def test_keys_that_are_not_flat_take_the_full_walk():
-    assert fast_entry(None, key_and_leaves(([rand(2)], rand(2)))[0], frozenset()) is None
-    assert fast_entry(None, key_and_leaves((Node(Node()),))[0], frozenset()) is None
+    assert entry_guards(key_and_leaves(([rand(2)], rand(2)))[0], frozenset()).match is None
+    assert entry_guards(key_and_leaves((Node(Node()),))[0], frozenset()).match is None
     stacked = frozenset({("list", (0,))})
-    assert fast_entry(None, key_and_leaves(([rand(2), rand(2)],), stacked)[0], stacked) is None
+    assert entry_guards(key_and_leaves(([rand(2), rand(2)],), stacked)[0], stacked).match is None
 
 
 def linear(x, W, b):
@@ -107,12 +145,12 @@ def test_steady_calls_take_the_fast_path_and_agree():
     for seed in range(3):
         args = (rand(4, 3, seed=seed), W, b)
         assert_same(jf(*args), linear(*args))
-    assert jf._fast is not None and jf._fast.version is version and version.calls == 3
+    assert jf._fast is version and version.calls == 3
     other = (rand(4, 3, dtype=np.float64), W, b)  # another dtype: the full walk, a new signature
     assert_same(jf(*other), linear(*other))
     assert version.calls == 3
     assert_same(jf(x, W, b), linear(x, W, b))
-    assert version.calls == 4 and jf._fast.version is version
+    assert version.calls == 4 and jf._fast is version
 
 
 SCALE = 2.0

@@ -10,7 +10,7 @@ runtime commits the writes only after the whole call succeeded.
 The tracer keeps a *shadow* of every location it touched (reads after writes see the
 written value; a reference read twice is one ``HeapRef``) and records, per location, the
 ``Spec`` the graph is specialized on: arrays by type/dtype/shape, Python scalars by value,
-code by identity, objects by exact type. ``heap_plan.HeapPlan`` checks them on every call.
+code by identity, objects by exact type. The version's entry guards (``guards``) check them on every call.
 Writes are only arrays computed by the graph (or tuples/lists of them, ``heap_struct``) and only outside ``scf`` regions (a write
 under a data-dependent branch would need the shadow forked too); ``x op= y`` on an array
 read from the heap updates that very array, as NumPy does, when nothing else in the

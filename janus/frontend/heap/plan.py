@@ -1,8 +1,10 @@
-"""The heap side of one compiled call: entry checks before it, Python identities after it.
+"""The heap side of one compiled call: what to check before it, Python identities after it.
 
-Before the call every location the graph touched is resolved under ``heap_rules`` and
-checked against its ``Spec`` (a mismatch is a ``HeapMiss``: the call runs imperatively),
-so a version never computes with a stale type, dtype, shape, value or method.
+Before the call every location the graph touched is resolved under ``heap.rules`` and
+checked against its ``Spec``, its inlined methods and in-place updates too: the version's
+entry guards (``guards``) run these checks from ``checks``, ``methods`` and ``mutated``
+(a mismatch is a ``HeapMiss``: the call runs imperatively), so a version never computes
+with a stale type, dtype, shape, value or method.
 
 The runtime commits the graph's writes as fresh arrays. Python would often have stored
 an existing object instead, which a caller can observe with ``is`` or by mutating it, so
@@ -29,7 +31,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from janus.frontend.heap import structures as heap_struct
-from janus.frontend.heap.rules import HeapMiss, Spec, method_of, resolve
+from janus.frontend.heap.rules import Spec
 from janus.heap import AccessPath
 
 
@@ -48,27 +50,9 @@ class HeapPlan:
     labels: dict[AccessPath, str]
     structures: tuple[tuple[AccessPath, heap_struct.Layout], ...] = ()  # tuples/lists written, built here
 
-    def prepare(self, positional: Sequence[Any], leaves: Sequence[np.ndarray]) -> tuple[list[Any], dict]:
-        """The object table and the entry value of every checked location; ``HeapMiss``
-        when an assumption does not hold."""
-        objects = [positional[ref] if kind == "arg" else ref for kind, ref in self.sources]
-        entry: dict[AccessPath, Any] = {}
-        for path, spec in self.checks:
-            try:
-                value = resolve(objects, path, write=spec.kind == "write")
-            except HeapMiss as e:
-                raise HeapMiss(f"{self.labels[path]}: {e}") from None
-            if not spec.matches(value):
-                raise HeapMiss(f"{self.labels[path]} is {_describe(value)}; the version assumed {spec.describe()}")
-            entry[path] = value
-        for path, name, fn in self.methods:
-            if method_of(entry[path], name) is not fn:
-                raise HeapMiss(f"{self.labels[path]}.{name} is no longer the method the version inlined")
-        for path in self.mutated:
-            others = [v for p, v in entry.items() if p != path and type(v) is np.ndarray] + list(leaves)
-            if any(np.may_share_memory(entry[path], other) for other in others):
-                raise HeapMiss(f"{self.labels[path]} is updated in place but shares memory with another input")
-        return objects, entry
+    def objects(self, positional: Sequence[Any]) -> list[Any]:
+        """The object table of a call: the slots' objects, from its arguments or fixed."""
+        return [positional[ref] if kind == "arg" else ref for kind, ref in self.sources]
 
     def finish(self, objects: list[Any], entry: dict, leaves: Sequence[np.ndarray], results: list[Any]) -> list[Any]:
         """After the runtime's commit: Python's identities (see the module doc); the results
@@ -114,12 +98,6 @@ class HeapPlan:
         index = self.arguments.get(name)
         return leaves[index] if index is not None and np.ndim(leaves[index]) else None
 
-    def describe(self) -> list[str]:
-        """One line per assumption, for ``janus.explain``."""
-        lines = [f"heap {self.labels[p]}: {spec.describe()}" for p, spec in self.checks]
-        lines += [f"heap {self.labels[p]}.{name}: method {fn.__qualname__}" for p, name, fn in self.methods]
-        return lines
-
 
 def _store(location: tuple[Any, str, Any], value: Any) -> None:
     container, kind, key = location
@@ -127,9 +105,3 @@ def _store(location: tuple[Any, str, Any], value: Any) -> None:
         setattr(container, key, value)
     else:
         container[key] = value
-
-
-def _describe(value: Any) -> str:
-    if type(value) is np.ndarray:
-        return f"ndarray[{value.dtype}, shape={value.shape}]"
-    return f"a {type(value).__name__}"

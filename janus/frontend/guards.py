@@ -1,0 +1,308 @@
+"""The entry guards of one compiled version, in one place (as TorchDynamo's ``guards.py``).
+
+A version assumes things about each call: its arguments' types, dtypes, shapes and
+static values (its entry key, ``signature``), the globals it baked in, and the heap
+locations it reads, writes and calls methods of (``heap.plan``). ``GuardBuilder`` turns
+these into guards, one builder method per kind; ``EntryGuards`` holds and runs them all,
+and each guard says in words what it checks, for ``janus.explain``.
+
+Argument and global guards carry a Python condition over the arguments ``a0, a1...``.
+When every argument guard has one (a flat key: top-level arrays, static scalars, relaxed
+ints, heap objects), the conditions are compiled into one function, ``match``, which
+``janus.jit`` tries before the full key walk: it accepts a call exactly when
+``signature.key_and_leaves`` (under the same relaxed positions) would give the version's
+key, and returns the same leaves. Nested arguments (lists, trees, stacked lists) are
+checked by the key walk only. Heap guards read through the arguments, so they run after
+those matched, on every call, and raise ``HeapMiss`` with the reason.
+"""
+
+from __future__ import annotations
+
+import types
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable, Sequence
+
+import numpy as np
+
+from janus.frontend.heap.rules import HeapMiss, Spec, is_heap_object, method_of, resolve
+from janus.frontend.recursion.trees import is_tree
+from janus.frontend.signature import STATIC_TYPES, describe_key, relaxed_int
+from janus.frontend.trace.frame import NULL, resolve_global
+from janus.heap import AccessPath
+
+
+@dataclass(frozen=True)
+class Guard:
+    """One assumption about a call: ``kind`` (the builder method that made it), ``text``
+    (what it checks, in words) and ``condition``, a Python expression over the arguments
+    ``a0, a1...`` that holds when it does (None: the key walk checks it)."""
+
+    kind: str
+    text: str
+    condition: str | None
+    leaf: str | None = None  # the graph argument an argument guard passes on, as an expression
+
+
+@dataclass(frozen=True)
+class HeapGuard(ABC):
+    """One assumption about a heap location (``path`` in the object table, ``label`` for
+    messages); ``check`` raises ``HeapMiss`` when it does not hold."""
+
+    kind: str
+    text: str
+    path: AccessPath
+    label: str
+
+    @abstractmethod
+    def check(self, objects: list[Any], entry: dict[AccessPath, Any], leaves: Sequence[Any]) -> None:
+        """Raise ``HeapMiss`` unless the assumption holds for the call's object table and leaves."""
+
+
+@dataclass(frozen=True)
+class HeapLocation(HeapGuard):
+    """The location resolves and holds what the graph was specialized on; its value goes into ``entry``."""
+
+    spec: Spec
+
+    def check(self, objects: list[Any], entry: dict[AccessPath, Any], leaves: Sequence[Any]) -> None:
+        try:
+            value = resolve(objects, self.path, write=self.spec.kind == "write")
+        except HeapMiss as e:
+            raise HeapMiss(f"{self.label}: {e}") from None
+        if not self.spec.matches(value):
+            raise HeapMiss(f"{self.label} is {_describe(value)}; the version assumed {self.spec.describe()}")
+        entry[self.path] = value
+
+
+@dataclass(frozen=True)
+class HeapMethod(HeapGuard):
+    """``label.name`` still binds the function the graph inlined (checked after the locations)."""
+
+    name: str
+    fn: types.FunctionType
+
+    def check(self, objects: list[Any], entry: dict[AccessPath, Any], leaves: Sequence[Any]) -> None:
+        if method_of(entry[self.path], self.name) is not self.fn:
+            raise HeapMiss(f"{self.label}.{self.name} is no longer the method the version inlined")
+
+
+@dataclass(frozen=True)
+class HeapUnaliased(HeapGuard):
+    """An array the graph updates in place shares no memory with another input (the
+    commit overwrites it after the call has read everything)."""
+
+    def check(self, objects: list[Any], entry: dict[AccessPath, Any], leaves: Sequence[Any]) -> None:
+        others = [v for p, v in entry.items() if p != self.path and type(v) is np.ndarray] + list(leaves)
+        if any(np.may_share_memory(entry[self.path], other) for other in others):
+            raise HeapMiss(f"{self.label} is updated in place but shares memory with another input")
+
+
+@dataclass(frozen=True)
+class EntryGuards:
+    """Every entry check of one version, for the relaxed positions ``dynamic`` its key was taken under."""
+
+    dynamic: frozenset
+    guards: tuple[Guard, ...]  # arguments, relaxed dims, globals
+    heap: tuple[HeapGuard, ...]  # locations, then methods, then in-place updates
+    #: the argument and global guards compiled: the call's leaves, or None; None for nested keys
+    match: Callable[[Sequence[Any]], list | None] | None
+    globals_hold: Callable[[], bool]
+
+    def check_heap(self, objects: list[Any], leaves: Sequence[Any]) -> dict[AccessPath, Any]:
+        """The entry value of every checked heap location; ``HeapMiss`` when one does not hold."""
+        entry: dict[AccessPath, Any] = {}
+        for guard in self.heap:
+            guard.check(objects, entry, leaves)
+        return entry
+
+    def describe(self) -> list[str]:
+        """One line per guard, for ``janus.explain``."""
+        return [g.text for g in (*self.guards, *self.heap)]
+
+
+class GuardBuilder:
+    """Collects the guards of one version, one method per kind, and compiles the flat ones."""
+
+    def __init__(self, dynamic: frozenset, names: Sequence[str] = ()) -> None:
+        self.dynamic, self.names = dynamic, list(names)
+        self.guards: list[Guard] = []
+        self.heap: list[HeapGuard] = []
+        #: the names the compiled conditions use
+        self.scope: dict[str, Any] = {"NULL": NULL, "resolve_global": resolve_global, "relaxed_int": relaxed_int,
+                                      "is_heap_object": is_heap_object, "is_tree": is_tree, "asarray": np.asarray}
+
+    def _bind(self, value: Any) -> str:
+        name = f"c{len(self.scope)}"
+        self.scope[name] = value
+        return name
+
+    def _arg(self, i: int) -> str:
+        return f"arg {i} ({self.names[i]})" if i < len(self.names) else f"arg {i}"
+
+    def DTYPE_SHAPE(self, i: int, typ: type, dtype: np.dtype, shape: tuple) -> None:
+        """An array or NumPy scalar of exactly this type, dtype and shape; ``?`` dims
+        (symbols) only by rank here, their sizes by ``RELAXED_DIMS``."""
+        a = f"a{i}"
+        if any(type(d) is str for d in shape):
+            fixed = "".join(f" and {a}.shape[{d}] == {n}" for d, n in enumerate(shape) if type(n) is not str)
+            sizes = f"{a}.ndim == {len(shape)}{fixed}"
+        else:
+            sizes = f"{a}.shape == {shape!r}"
+        dims = ", ".join("?" if type(d) is str else str(d) for d in shape)
+        what = f"ndarray {dtype} shape ({dims}{',' * (len(shape) == 1)})" if typ is np.ndarray else f"NumPy {typ.__name__}"
+        self.guards.append(Guard("DTYPE_SHAPE", f"{self._arg(i)}: {what}",
+                                 f"type({a}) is {self._bind(typ)} and {a}.dtype == {self._bind(dtype)} and {sizes}",
+                                 a if typ is np.ndarray else f"asarray({a})"))
+
+    def CONSTANT_MATCH(self, i: int, typ: type, value: Any) -> None:
+        """A Python scalar, string or None of this type and value: a constant of the graph."""
+        a, v = f"a{i}", self._bind(value)
+        self.guards.append(Guard("CONSTANT_MATCH", f"{self._arg(i)}: {typ.__name__} == {value!r}",
+                                 f"type({a}) is {self._bind(typ)} and ({a} is {v} or {a} == {v})"))
+
+    def RELAXED_INT(self, i: int) -> None:
+        """An int of any value in the range an i64 graph input takes (``signature.relaxed_int``)."""
+        self.guards.append(Guard("RELAXED_INT", f"{self._arg(i)}: any int within ±2**62 (an i64 input)",
+                                 f"type(a{i}) is int and relaxed_int(a{i})", f"a{i}"))
+
+    def TYPE_MATCH(self, i: int, typ: type) -> None:
+        """An object passed by reference, of exactly this type; what the graph reads from it
+        is a heap guard of its own."""
+        a = f"a{i}"
+        self.guards.append(Guard("TYPE_MATCH", f"{self._arg(i)}: {typ.__qualname__} object (exact type)",
+                                 f"type({a}) is {self._bind(typ)} and is_heap_object({a}) and not is_tree({a})"))
+
+    def KEY_MATCH(self, i: int, node: tuple) -> None:
+        """A nested argument (list, tuple, tree, stacked list): only the key walk checks it."""
+        self.guards.append(Guard("KEY_MATCH", f"{self._arg(i)}: {describe_key(node)} (by the key walk)", None))
+
+    def RELAXED_DIMS(self, groups: list[list[tuple[str, str | None]]]) -> None:
+        """``?`` dims of one symbol have one size, and different symbols different sizes (the
+        key numbers sizes, not dims). ``groups``: per symbol, (label, expression) of each dim."""
+        condition = None
+        if all(expr is not None for group in groups for _, expr in group):  # nested dims: the key walk
+            conditions = [f"{group[0][1]} == {expr}" for group in groups for _, expr in group[1:]]
+            if len(groups) > 1:
+                conditions.append(f"len({{{', '.join(str(group[0][1]) for group in groups)}}}) == {len(groups)}")
+            condition = " and ".join(conditions)
+        text = "; ".join(" == ".join(label for label, _ in group) for group in groups)
+        self.guards.append(Guard("RELAXED_DIMS", f"? dims: {text}" + (" (each ? a different size)" if len(groups) > 1 else ""),
+                                 condition))
+
+    def GLOBAL_ID(self, reads: Sequence[tuple[dict, str, Any]]) -> None:
+        """Globals the graph baked in (values, callees, modules: (namespace, name, value)
+        each) still name the same objects."""
+        what = _kind_of(reads[0][2]) if len(reads) == 1 else "modules"
+        self.guards.append(Guard("GLOBAL_ID", f"global {', '.join(name for _, name, _ in reads)}: the same {what} (identity)",
+                                 " and ".join(f"resolve_global({self._bind(namespace)}, {name!r}, NULL) is {self._bind(value)}"
+                                              for namespace, name, value in reads)))
+
+    def HEAP_LOCATION(self, path: AccessPath, spec: Spec, label: str) -> None:
+        """A location the graph reads or writes: resolves, and holds what ``spec`` says."""
+        self.heap.append(HeapLocation("HEAP_LOCATION", f"heap {label}: {spec.describe()}", path, label, spec))
+
+    def HEAP_METHOD(self, path: AccessPath, name: str, fn: types.FunctionType, label: str) -> None:
+        """A method the graph inlined is still the one ``label.name`` binds."""
+        self.heap.append(HeapMethod("HEAP_METHOD", f"heap {label}.{name}: method {fn.__qualname__}", path, label, name, fn))
+
+    def HEAP_UNALIASED(self, path: AccessPath, label: str) -> None:
+        """An array the graph updates in place shares no memory with the call's other inputs."""
+        self.heap.append(HeapUnaliased("HEAP_UNALIASED", f"heap {label}: updated in place, shares no memory with other inputs",
+                                       path, label))
+
+    def build(self, arity: int) -> EntryGuards:
+        """The guards, with ``match`` compiled when every argument guard has a condition."""
+        conditions = [g.condition for g in self.guards]
+        flat = None not in conditions
+        match = self._compile("match", "args", [
+            f"if len(args) != {arity}: return None",
+            *([f"{''.join(f'a{i}, ' for i in range(arity))}= args"] if arity else []),
+            *(f"if not ({c}): return None" for c in conditions),
+            f"return [{', '.join(g.leaf for g in self.guards if g.leaf is not None)}]",
+        ]) if flat else None
+        held = [g.condition for g in self.guards if g.kind == "GLOBAL_ID"]
+        globals_hold = self._compile("globals_hold", "", [f"return {' and '.join(held) if held else 'True'}"])
+        return EntryGuards(self.dynamic, tuple(self.guards), tuple(self.heap), match, globals_hold)
+
+    def _compile(self, name: str, params: str, body: list[str]) -> Callable:
+        source = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body)
+        namespace: dict[str, Any] = {}
+        exec(compile(source, f"<janus entry guards: {name}>", "exec"), self.scope, namespace)
+        return namespace[name]
+
+
+def entry_guards(key: Hashable, dynamic: frozenset, names: Sequence[str] = (), globals_read: Sequence = (),
+                 heap: Any = None) -> EntryGuards:
+    """The guards of a version whose entry key ``key`` the walk gave under ``dynamic``, whose
+    graph baked in ``globals_read`` and (``heap``, a ``HeapPlan``) touches the heap."""
+    builder = GuardBuilder(dynamic, names)
+    for i, node in enumerate(key):  # type: ignore[arg-type]
+        _argument(builder, i, node)
+    groups: dict[str, list[tuple[str, str | None]]] = {}
+    for i, node in enumerate(key):  # type: ignore[arg-type]
+        _symbols(node, builder.names[i] if i < len(builder.names) else f"arg{i}", f"a{i}", groups)
+    if len(groups) > 1 or any(len(g) > 1 for g in groups.values()):
+        builder.RELAXED_DIMS(list(groups.values()))
+    modules = [read for read in globals_read if isinstance(read[2], types.ModuleType)]
+    for read in globals_read:
+        if not isinstance(read[2], types.ModuleType):
+            builder.GLOBAL_ID([read])
+    if modules:  # one line for them all in ``janus.explain``
+        builder.GLOBAL_ID(modules)
+    if heap is not None:
+        for path, spec in heap.checks:
+            builder.HEAP_LOCATION(path, spec, heap.labels[path])
+        for path, name, fn in heap.methods:
+            builder.HEAP_METHOD(path, name, fn, heap.labels[path])
+        for path in heap.mutated:
+            builder.HEAP_UNALIASED(path, heap.labels[path])
+    return builder.build(len(key))  # type: ignore[arg-type]
+
+
+def _argument(builder: GuardBuilder, i: int, node: tuple) -> None:
+    """The guard of one top-level key node (see ``signature.key_and_leaves``). Under
+    ``dynamic`` a relaxed int position gives a static node only for ints out of range,
+    which the constant's value keeps apart from a ``RELAXED_INT``."""
+    if node[0] == "array":
+        typ = np.ndarray if node[1] == "ndarray" else getattr(np, node[1], None)
+        if getattr(typ, "__name__", None) == node[1]:  # an alias would name another type
+            return builder.DTYPE_SHAPE(i, typ, np.dtype(node[2]), node[3])
+    elif node[0] == "static":
+        return builder.CONSTANT_MATCH(i, _STATIC_TYPES[node[1]], node[2])
+    elif node == ("scalar", "int"):
+        return builder.RELAXED_INT(i)
+    elif node[0] == "object":
+        return builder.TYPE_MATCH(i, node[1])
+    builder.KEY_MATCH(i, node)
+
+
+def _symbols(node: tuple, label: str, expr: str | None, groups: dict[str, list[tuple[str, str | None]]]) -> None:
+    """Collect the ``?`` dims of ``node`` by symbol: their labels, and their expressions
+    over the arguments for top-level arrays (None inside nested arguments)."""
+    if node[0] == "array":
+        for d, size in enumerate(node[3]):
+            if type(size) is str:
+                groups.setdefault(size, []).append((f"{label}.shape[{d}]", None if expr is None else f"{expr}.shape[{d}]"))
+    elif node[0] in ("list", "tuple"):
+        for j, item in enumerate(node[1]):
+            _symbols(item, f"{label}[{j}]", None, groups)
+
+
+def _kind_of(value: Any) -> str:
+    """A short description of a global's value."""
+    if isinstance(value, types.ModuleType):
+        return f"module {value.__name__}"
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type)):
+        return f"{type(value).__name__} {getattr(value, '__qualname__', value)}"
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 24 else text[:21] + '...'}"
+
+
+def _describe(value: Any) -> str:
+    if type(value) is np.ndarray:
+        return f"ndarray[{value.dtype}, shape={value.shape}]"
+    return f"a {type(value).__name__}"
+
+
+_STATIC_TYPES = {t.__name__: t for t in STATIC_TYPES}

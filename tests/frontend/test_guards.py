@@ -1,0 +1,260 @@
+"""Entry guards (``janus.frontend.guards``): per kind, the guard fails when its assumption
+changes and the call then gives the plain-Python answer; ``janus.explain`` lists them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import janus
+from janus.frontend.guards import EntryGuards, GuardBuilder
+from janus.frontend.heap.rules import HeapMiss
+from janus.frontend.jit import JitFunction, Version
+from janus.frontend.signature import entry_key
+from tests.helpers import assert_same, compiled, rand
+
+
+def only_version(jf: JitFunction) -> Version:
+    (version,) = jf.versions.values()
+    return version
+
+
+def kinds(guards: EntryGuards) -> list[str]:
+    return [g.kind for g in (*guards.guards, *guards.heap)]
+
+
+def relaxed(fn, *args) -> JitFunction:
+    """``fn`` compiled on ``args`` with every dim and int relaxed (``specialize=False``)."""
+    jf = janus.jit(fn, warmup=1, specialize=False)
+    assert_same(jf(*args), fn(*args))
+    assert jf.versions, janus.explain(jf)
+    return jf
+
+
+def affine(x, w):
+    return x * w + 1
+
+
+def test_dtype_shape():
+    x, w = rand(4), rand(4, seed=1)
+    jf = compiled(affine, x, w)
+    guards = only_version(jf).guards
+    assert kinds(guards) == ["DTYPE_SHAPE", "DTYPE_SHAPE"] and guards.match((x, w)) is not None
+    for a, b in [(x.astype(np.float64), w), (rand(5), rand(5)), (x[None], w), (np.float32(2.0), w)]:
+        assert guards.match((a, b)) is None
+        assert_same(jf(a, b), affine(a, b))
+
+
+def pick(x, mode):
+    return x * 2 if mode == "double" else x + 1
+
+
+def test_constant_match():
+    x = rand(3)
+    jf = compiled(pick, x, "double")
+    version = only_version(jf)
+    assert kinds(version.guards) == ["DTYPE_SHAPE", "CONSTANT_MATCH"]
+    for mode in ["add", None, 1]:
+        assert version.guards.match((x, mode)) is None
+        assert_same(jf(x, mode), pick(x, mode))
+    assert version.calls == 0
+
+
+def shift(x, n):
+    return x + n
+
+
+def test_relaxed_int():
+    x = rand(3)
+    jf = relaxed(shift, x, 3)
+    version = only_version(jf)
+    assert "RELAXED_INT" in kinds(version.guards)
+    assert_same(jf(x, -7), shift(x, -7))
+    assert version.calls == 1
+    for n in [2.5, True, 1 << 62, np.int64(3)]:  # a float, a bool, out of the i64 range, a NumPy int
+        assert version.guards.match((x, n)) is None
+        assert_same(jf(x, n), shift(x, n))
+    assert version.calls == 1
+
+
+class Scale:
+    def __init__(self) -> None:
+        self.k = rand(3)
+
+
+class OtherScale(Scale):
+    pass
+
+
+def apply(obj, x):
+    return x * obj.k
+
+
+def test_type_match():
+    obj, x = Scale(), rand(3)
+    jf = compiled(apply, obj, x)
+    version = only_version(jf)
+    assert kinds(version.guards)[:2] == ["TYPE_MATCH", "DTYPE_SHAPE"]
+    other = OtherScale()
+    other.k = rand(3, seed=2)
+    assert version.guards.match((other, x)) is None
+    assert_same(jf(other, x), apply(other, x))
+    assert version.calls == 0
+
+
+def total(xs):
+    return xs[0] + xs[-1]
+
+
+def test_key_match():
+    xs = [rand(2), rand(2, seed=1)]
+    jf = compiled(total, xs)
+    version = only_version(jf)
+    assert kinds(version.guards) == ["KEY_MATCH"] and version.guards.match is None  # no fast path: the key walk
+    for other in [[rand(2), rand(2), rand(2, seed=3)], [rand(3), rand(3)], (xs[0], xs[1])]:
+        assert entry_key((other,), jf.dynamic) != version.key
+        assert_same(jf(other), total(other))
+    assert version.calls == 0
+
+
+def mm(a, b):
+    return a @ b
+
+
+def test_relaxed_dims():
+    jf = relaxed(mm, rand(3, 5), rand(5, 2))
+    version = only_version(jf)
+    assert "RELAXED_DIMS" in kinds(version.guards)
+    a, b = rand(4, 6), rand(6, 7)
+    assert_same(jf(a, b), mm(a, b))
+    assert version.calls == 1
+    a, b = rand(2, 5), rand(5, 2)  # two ? dims of different symbols with one size: another key
+    assert version.guards.match((a, b)) is None
+    assert_same(jf(a, b), mm(a, b))
+    with pytest.raises(ValueError):  # the inner dims differ: Python raises, so does the call
+        jf(rand(3, 5), rand(4, 2))
+
+
+SCALE = 2.0
+
+
+def scaled(x):
+    return x * SCALE
+
+
+def test_global_id(monkeypatch):
+    x = rand(3)
+    jf = compiled(scaled, x)
+    guards = only_version(jf).guards
+    assert kinds(guards) == ["DTYPE_SHAPE", "GLOBAL_ID"] and guards.globals_hold()
+    monkeypatch.setattr(f"{__name__}.SCALE", 5.0)
+    assert not guards.globals_hold() and guards.match((x,)) is None
+    assert_same(jf(x), scaled(x))
+
+
+def layer_class() -> type:
+    """A class of its own per test: its jit method holds that test's versions."""
+
+    class Layer:
+        def __init__(self) -> None:
+            self.W = rand(3, 3)
+
+        def act(self, h):
+            return np.tanh(h)
+
+        @janus.jit
+        def forward(self, x):
+            return self.act(x @ self.W)
+
+    return Layer
+
+
+def heap_miss(version: Version, positional: tuple) -> str:
+    """Why the version's heap guards reject a call with these arguments ("" when they pass)."""
+    objects = version.graph.heap.objects(positional)
+    try:
+        version.guards.check_heap(objects, [a for a in positional if type(a) is np.ndarray])
+    except HeapMiss as miss:
+        return str(miss)
+    return ""
+
+
+def warm(layer, x: np.ndarray) -> Version:
+    for _ in range(4):
+        assert_same(layer.forward(x), np.tanh(x @ layer.W))
+    return only_version(type(layer).forward)
+
+
+def test_heap_location():
+    layer, x = layer_class()(), rand(2, 3)
+    version = warm(layer, x)
+    assert "HEAP_LOCATION" in kinds(version.guards) and not heap_miss(version, (layer, x))
+    layer.W = rand(3, 3, dtype=np.float64)
+    assert "self.W is ndarray[float64, shape=(3, 3)]; the version assumed" in heap_miss(version, (layer, x))
+    assert_same(layer.forward(x), np.tanh(x @ layer.W))
+    del layer.W  # a location that no longer resolves: Python raises, so does the call
+    with pytest.raises(AttributeError):
+        layer.forward(x)
+
+
+def test_heap_method():
+    layer, x = layer_class()(), rand(2, 3)
+    version = warm(layer, x)
+    assert "HEAP_METHOD" in kinds(version.guards)
+    layer.act = lambda h: h * 2.0  # the instance shadows the inlined method
+    assert "self.act is no longer the method the version inlined" in heap_miss(version, (layer, x))
+    assert_same(layer.forward(x), x @ layer.W * 2.0)
+
+
+def sgd(params, g):
+    params["W"] -= 0.5 * g
+    return params["W"] * 1.0
+
+
+def test_heap_unaliased():
+    W, g = rand(3, 3), rand(3, 3, seed=1)
+    jf = janus.jit(sgd, warmup=1)
+    for _ in range(2):
+        params, want_params = {"W": W.copy()}, {"W": W.copy()}
+        assert_same(jf(params, g), sgd(want_params, g))
+    version = only_version(jf)
+    assert version.calls == 1
+    assert "HEAP_UNALIASED" in kinds(version.guards)
+    params, want_params = {"W": W.copy()}, {"W": W.copy()}
+    assert "shares memory" in heap_miss(version, (params, params["W"]))  # the gradient is the array updated in place
+    assert_same(jf(params, params["W"]), sgd(want_params, want_params["W"]))
+    assert_same(params["W"], want_params["W"])
+
+
+class Model:
+    def __init__(self) -> None:
+        self.W = rand(4, 3)
+
+    @janus.jit(warmup=1)
+    def forward(self, x, n, mode):
+        y = x @ self.W * SCALE + n
+        return np.tanh(y) if mode == "tanh" else y
+
+
+def test_explain_lists_the_entry_guards():
+    model, x = Model(), rand(2, 4)
+    for n in (1, 2, 3):  # the int varies: relaxed
+        assert_same(model.forward(x, n, "tanh"), np.tanh(x @ model.W * SCALE + n))
+    text = janus.explain(Model.forward)
+    for line in ["entry guard: arg 0 (self): Model object (exact type)",
+                 "entry guard: arg 1 (x): ndarray float32 shape (2, 4)",
+                 "entry guard: arg 2 (n): any int within ±2**62 (an i64 input)",
+                 "entry guard: arg 3 (mode): str == 'tanh'",
+                 "entry guard: global SCALE: the same float 2.0 (identity)",
+                 "entry guard: global np: the same module numpy (identity)",  # modules: one line
+                 "entry guard: heap self.W: ndarray[float32, shape=(4, 3)]"]:
+        assert line in text, text
+    jf = relaxed(mm, rand(3, 5), rand(5, 2))
+    text = janus.explain(jf)
+    assert "arg 0 (a): ndarray float32 shape (?, ?)" in text
+    assert "? dims: a.shape[0]; a.shape[1] == b.shape[0]; b.shape[1] (each ? a different size)" in text, text
+
+
+def test_every_guard_kind_has_a_test():
+    kinds = {name for name in vars(GuardBuilder) if name.isupper()}
+    assert len(kinds) == 10 and {f"test_{kind.lower()}" for kind in kinds} <= set(globals())
