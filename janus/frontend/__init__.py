@@ -3,8 +3,8 @@
 By concern (docs/architecture.md): ``trace/`` executes bytecode symbolically (one
 handler per opcode), ``ops/`` is the NumPy op library (one record per op), ``heap/``
 reads and writes Python heap state, ``recursion/`` turns recursive calls into
-``janus.invoke``; at the top, ``profiler`` observes imperative runs, ``signature`` and
-``fast_path`` check entries, ``generate`` assembles the module, ``backend`` compiles it,
+``janus.invoke``; at the top, ``profiler`` observes imperative runs, ``signature`` keys
+entries and ``guards`` checks them, ``generate`` assembles the module, ``backend`` compiles it,
 ``jit`` ties them together and ``grad`` (with the eager ``tape``) differentiates.
 """
 
