@@ -91,9 +91,10 @@ class Replay:
     """Results of collectives made by a compiled call that then failed, for its re-run."""
 
     def __init__(self) -> None:
-        #: (spec, one result per buffer) of the calls recorded or awaiting replay
-        self.recording: list[tuple[Spec, list[np.ndarray]]] = []
-        self.pending: list[tuple[Spec, list[np.ndarray]]] = []
+        #: (spec, one result per buffer, or the error it raised) of the collectives recorded
+        #: during a compiled call, or awaiting replay after it failed
+        self.recording: list[tuple[Spec, Any]] = []
+        self.pending: list[tuple[Spec, Any]] = []
         #: the replayed buffers of the collective a compiled call is in, if replayed
         self.current: list[np.ndarray] | None = None
         self.depth = 0
@@ -103,6 +104,8 @@ class Replay:
         if not self.pending:
             return None
         recorded, buffers = self.pending.pop(0)
+        if isinstance(buffers, Exception):
+            raise buffers
         if recorded != spec:  # the re-run left the path the failed call took: never guess
             raise RuntimeError(f"allreduce: the re-run of a failed compiled step asked for {spec.describe()}, "
                                f"but the step had reduced {recorded.describe()}")
@@ -113,9 +116,13 @@ class Replay:
         in order): checked and reduced, or replayed; recorded in case the call fails."""
         if group == 0:
             self.current = self.take(spec)
-            if self.current is None:
-                check_same(spec.describe(), "allreduce")
             self.recording.append((spec, []))
+            if self.current is None:
+                try:
+                    check_same(spec.describe(), "allreduce")
+                except ValueError as error:  # the re-run raises it again, without communicating
+                    self.recording[-1] = (spec, error)
+                    raise
         result = self.current[group] if self.current is not None else reduce_buffer(flat, spec.op)
         self.recording[-1][1].append(result)
         return result
