@@ -16,6 +16,7 @@ happens exactly once per rank and every rank sees the same sums).
 from __future__ import annotations
 
 import hashlib
+import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -60,14 +61,28 @@ class Spec:
         return f"{self.op} of " + ", ".join(f"{dtype}{list(shape)}" for shape, dtype in self.leaves)
 
 
+class Timing:
+    """Seconds spent in collectives of this process (``benchmarks/data_parallel_bench.py``)."""
+
+    seconds = 0.0
+    collectives = 0
+
+
+def _timed(started: float) -> None:
+    Timing.seconds += time.perf_counter() - started
+    Timing.collectives += 1
+
+
 def check_same(description: str, what: str) -> None:
     """Raise the same ``ValueError`` on every rank unless all ranks pass the same text."""
     world = comm.world()
     if world.Get_size() == 1:
         return
+    started = time.perf_counter()
     mine = np.frombuffer(hashlib.blake2b(description.encode(), digest_size=16).digest(), np.uint8)
     every = np.empty((world.Get_size(), mine.size), np.uint8)
     comm.wait(world.Iallgather(mine, every), what)
+    _timed(started)
     if (every == every[0]).all():
         return
     texts = world.allgather(description)  # every rank saw the mismatch: all take this path
@@ -80,8 +95,10 @@ def reduce_buffer(flat: np.ndarray, op: str) -> np.ndarray:
     world = comm.world()
     if world.Get_size() == 1:
         return flat.copy()
+    started = time.perf_counter()
     out = np.empty_like(flat)
     comm.wait(world.Iallreduce(flat, out, comm.mpi().SUM), f"allreduce ({flat.dtype}[{flat.size}])")
+    _timed(started)
     if op == "mean":
         out /= world.Get_size()
     return out
