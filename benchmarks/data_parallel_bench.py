@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -50,7 +51,9 @@ def worker(model: str, batch: int, steps: int) -> None:
 def measure(model: str, ranks: int, batch: int, steps: int) -> dict:
     command = [str(Path(sys.executable).parent / "mpiexec"), "-n", str(ranks), sys.executable, __file__,
                "--worker", model, "--batch", str(batch), "--steps", str(steps)]
-    out = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT, check=True).stdout
+    # one BLAS thread per rank: N ranks of N threads each on N cores only contend
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    out = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT, check=True, env=env).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -59,6 +62,7 @@ def main() -> int:
     parser.add_argument("--ranks", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--models", nargs="+", default=["mlp", "lstm"])
+    parser.add_argument("--scale", type=int, default=1, help="multiply the global batches (more work per step)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--batch", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -71,7 +75,7 @@ def main() -> int:
         for scaling in ("strong", "weak"):
             base = None
             for n in args.ranks:
-                batch = BATCH[model] * (n if scaling == "weak" else 1)
+                batch = BATCH[model] * args.scale * (n if scaling == "weak" else 1)
                 r = measure(model, n, batch, args.steps)
                 base = base or r["steps_per_s"]
                 ideal = base * n if scaling == "strong" else base

@@ -10,7 +10,9 @@ instead of one per parameter). Compiled steps run the same sequence through the
 Replay: a compiled call that reduced and then failed a guard is re-run in Python by
 ``janus.jit``; the other ranks have already taken part in that reduction, so the re-run
 takes its results from ``REPLAY`` instead of communicating again (each collective
-happens exactly once per rank and every rank sees the same sums).
+happens exactly once per rank and every rank sees the same sums). A layout error raised
+inside a compiled call is replayed the same way: ``janus.jit`` re-runs the failed call in
+Python, which raises it again without a second, unmatched layout check.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from iree import runtime as rt
 
+from janus.distributed import comm
 from janus.distributed.collectives import REPLAY, Spec
 from janus.runtime import host_modules
 
@@ -35,6 +36,10 @@ class JanusMPI:
     """The host module: ``create`` gives each context its own VM module on its device."""
 
     name = NAME
+
+    @property
+    def serial_only(self) -> bool:
+        return comm.size() > 1
 
     def create(self, device: rt.HalDevice) -> rt.VmModule:
         def allreduce(_: object, ref: rt.VmRef, spec: int, group: int) -> rt.VmRef:

@@ -17,6 +17,10 @@ from iree import runtime as rt
 
 class HostModule(Protocol):
     name: str
+    #: the process shares the machine's cores with its peers (MPI ranks): calls run on the
+    #: target's serial driver, and drivers are not timed against each other (a call's time
+    #: would include waiting for the peers)
+    serial_only: bool
 
     def create(self, device: rt.HalDevice) -> rt.VmModule:
         """A fresh VM module for one context on ``device``."""
@@ -36,3 +40,7 @@ def register(module: HostModule) -> None:
 
 def active() -> tuple[HostModule, ...]:
     return tuple(_REGISTERED.values())
+
+
+def serial_only() -> bool:
+    return any(module.serial_only for module in _REGISTERED.values())

@@ -68,7 +68,7 @@ class CompiledModule:
         self.artifact = artifact
         self.driver = driver or target.driver
         #: the driver slow calls are compared with (None: every call runs on ``driver``)
-        self.parallel_driver = target.parallel_driver if driver is None else None
+        self.parallel_driver = target.parallel_driver if driver is None and not host_modules.serial_only() else None
         self._loaded: dict[str, Loaded] = {}
         self.on_driver(self.driver)
         self._functions: dict[str, CompiledFunction] = {}
