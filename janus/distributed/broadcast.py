@@ -16,7 +16,7 @@ from janus.frontend.values import NotConvertible
 def _broadcast_array(array: np.ndarray, root: int) -> np.ndarray:
     world = comm.world()
     out = np.ascontiguousarray(array).copy() if world.Get_rank() == root else np.empty(array.shape, array.dtype)
-    comm.wait(world.Ibcast(out, root), f"broadcast ({array.dtype}{list(array.shape)})")
+    comm.blocking(lambda: world.Bcast(out, root), f"broadcast ({array.dtype}{list(array.shape)})")
     return out
 
 
@@ -35,7 +35,7 @@ class Broadcast:
             check_same(f"{value.dtype}{list(value.shape)} from rank {root}", "broadcast")
             return _broadcast_array(value, root)
         check_same(f"an object from rank {root}", "broadcast")
-        return world.bcast(value, root)
+        return comm.blocking(lambda: world.bcast(value, root), "broadcast")
 
     def janus_trace(self, tracer: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
         raise NotConvertible("janus.distributed.broadcast runs imperatively: call it outside the jitted step")

@@ -1,9 +1,9 @@
 """The all-reduce protocol, the same whether Python or compiled code runs it.
 
-One ``allreduce`` of a tree of arrays is, on every rank: an ``Iallgather`` of a 16-byte
+One ``allreduce`` of a tree of arrays is, on every rank: an ``Allgather`` of a 16-byte
 digest of its layout (shapes, dtypes, op) — ranks that disagree all raise the same
 ``ValueError``, naming each rank's layout, before any data moves — then one
-``Iallreduce`` per dtype over the leaves flattened into one buffer (few large messages
+``Allreduce`` per dtype over the leaves flattened into one buffer (few large messages
 instead of one per parameter). Compiled steps run the same sequence through the
 ``janus_mpi`` host module (``host.py``), so compiled and imperative ranks interoperate.
 
@@ -83,11 +83,11 @@ def check_same(description: str, what: str) -> None:
     started = time.perf_counter()
     mine = np.frombuffer(hashlib.blake2b(description.encode(), digest_size=16).digest(), np.uint8)
     every = np.empty((world.Get_size(), mine.size), np.uint8)
-    comm.wait(world.Iallgather(mine, every), what)
+    comm.blocking(lambda: world.Allgather(mine, every), what)
     _timed(started)
     if (every == every[0]).all():
         return
-    texts = world.allgather(description)  # every rank saw the mismatch: all take this path
+    texts = comm.blocking(lambda: world.allgather(description), what)  # every rank saw the mismatch
     ranks = "; ".join(f"rank {r}: {t}" for r, t in enumerate(texts))
     raise ValueError(f"{what}: the ranks disagree ({ranks})")
 
@@ -99,7 +99,7 @@ def reduce_buffer(flat: np.ndarray, op: str) -> np.ndarray:
         return flat.copy()
     started = time.perf_counter()
     out = np.empty_like(flat)
-    comm.wait(world.Iallreduce(flat, out, comm.mpi().SUM), f"allreduce ({flat.dtype}[{flat.size}])")
+    comm.blocking(lambda: world.Allreduce(flat, out, comm.mpi().SUM), f"allreduce ({flat.dtype}[{flat.size}])")
     _timed(started)
     if op == "mean":
         out /= world.Get_size()

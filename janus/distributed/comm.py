@@ -1,14 +1,17 @@
-"""The MPI world this process belongs to: ``mpi4py`` imported on first use, and the
-abort-on-uncaught-exception hook that keeps one failing rank from hanging the others."""
+"""The MPI world this process belongs to: ``mpi4py`` imported on first use, the
+abort-on-uncaught-exception hook that keeps one failing rank from hanging the others, and
+a watchdog bounding how long any collective may wait for them."""
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
-import traceback
 from types import ModuleType, TracebackType
-from typing import Any
+from typing import Any, Callable, TypeVar
+
+T = TypeVar("T")
 
 #: seconds a collective waits for the other ranks before aborting the job
 DEFAULT_TIMEOUT = float(os.environ.get("JANUS_MPI_TIMEOUT", "300"))
@@ -57,21 +60,43 @@ def size() -> int:
     return world().Get_size()
 
 
-def wait(request: Any, what: str) -> None:
-    """Complete a nonblocking collective, aborting the job when the other ranks do not take
-    part within the timeout (a rank stuck or gone without MPI noticing): never a hang."""
-    if request.Test():
-        return
-    started = time.monotonic()
-    deadline = started + _state["timeout"]
-    while not request.Test():
-        if time.monotonic() > deadline:
-            comm = world()
-            sys.stderr.write(f"janus.distributed: rank {comm.Get_rank()}: {what} waited {_state['timeout']:g} s "
-                             "for the other ranks; aborting the job\n" + "".join(traceback.format_stack(limit=8)))
-            sys.stderr.flush()
-            comm.Abort(2)
-        # spin for 10 ms (a step's collective completes in µs; even time.sleep(0) costs
-        # ~0.5 ms per round trip here), then poll every ms, e.g. while a peer compiles
-        if time.monotonic() - started > 0.01:
-            time.sleep(1e-3)
+def blocking(call: Callable[[], T], what: str) -> T:
+    """Run the blocking collective ``call`` (mpi4py releases the GIL inside), aborting the
+    job when the other ranks do not take part within the timeout (a rank stuck, or gone
+    without MPI noticing): never a hang. Blocking calls, not polled nonblocking ones: on
+    this 2-core machine MPICH's own wait is several times faster than a Python loop of
+    ``Test`` (37 µs against 70–420 µs for a 20 KB all-reduce)."""
+    _watchdog.arm(what)
+    try:
+        return call()
+    finally:
+        _watchdog.deadline = None
+
+
+class _Watchdog:
+    """A daemon thread that aborts the job when a collective outlives its deadline."""
+
+    def __init__(self) -> None:
+        self.deadline: float | None = None
+        self.what = ""
+        self.thread: threading.Thread | None = None
+
+    def arm(self, what: str) -> None:
+        self.deadline, self.what = time.monotonic() + _state["timeout"], what
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._watch, name="janus.distributed watchdog", daemon=True)
+            self.thread.start()
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(min(1.0, _state["timeout"] / 4))
+            deadline = self.deadline
+            if deadline is not None and time.monotonic() > deadline:
+                comm = world()
+                sys.stderr.write(f"janus.distributed: rank {comm.Get_rank()}: {self.what} waited "
+                                 f"{_state['timeout']:g} s for the other ranks; aborting the job\n")
+                sys.stderr.flush()
+                comm.Abort(2)
+
+
+_watchdog = _Watchdog()

@@ -28,8 +28,8 @@ def mpiexec() -> str:
     return str(found)
 
 
-def run(scenario: str, ranks: int = 2) -> subprocess.CompletedProcess:
-    env = {**os.environ, "WORKER_TIMEOUT": str(COLLECTIVE_TIMEOUT),
+def run(scenario: str, ranks: int = 2, timeout: float = COLLECTIVE_TIMEOUT) -> subprocess.CompletedProcess:
+    env = {**os.environ, "WORKER_TIMEOUT": str(timeout),
            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     try:
         return subprocess.run([mpiexec(), "-n", str(ranks), sys.executable, str(WORKER), scenario],
@@ -76,3 +76,9 @@ def test_mismatched_shapes_raise_on_every_rank() -> None:
                "(rank 0: mean of float32[3]; rank 1: mean of float32[4])" in job.stdout, job.stdout
         assert f"rank {r}: jit ValueError: allreduce: the ranks disagree " \
                "(rank 0: sum of float32[3]; rank 1: sum of float32[5])" in job.stdout, job.stdout
+
+
+def test_a_stuck_rank_makes_the_others_abort_after_the_timeout() -> None:
+    job = run("stuck", timeout=3)
+    assert job.returncode != 0, job.stdout + job.stderr
+    assert "rank 0: allreduce waited 3 s for the other ranks; aborting the job" in job.stderr, job.stderr

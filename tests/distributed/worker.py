@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 
 import numpy as np
 
@@ -53,6 +54,11 @@ class JitMLP(MLP):
     step = janus.jit(MLP.step)
 
 
+def say(text: str) -> None:
+    """One line in one write: the ranks' lines reach mpiexec's output whole."""
+    os.write(1, f"rank {dist.rank()}: {text}\n".encode())
+
+
 def batch(step: int, outlier: bool = False) -> tuple[np.ndarray, np.ndarray]:
     x = np.random.default_rng(100 + step).standard_normal((BATCH, 16)).astype(F32)
     y = np.stack([np.sin(x[:, 0]), x[:, 1] * x[:, 2], np.cos(x[:, 3]), x[:, 4]], axis=1).astype(F32)
@@ -87,7 +93,7 @@ def train(outlier_step: int = -1) -> None:
     np.testing.assert_allclose(mine, dist.broadcast(mine), rtol=1e-6, atol=1e-7, err_msg="ranks diverged")
     compiled = sum(v.calls for v in JitMLP.step.versions.values())
     failed = sum(1 for e in JitMLP.step.events if "guard" in e and "failed" in e)
-    print(f"rank {dist.rank()}: OK compiled={compiled} guard_failures={failed} outliers={model.outliers}", flush=True)
+    say(f"OK compiled={compiled} guard_failures={failed} outliers={model.outliers}")
 
 
 def _plain_step(model: MLP, x: np.ndarray, y: np.ndarray) -> None:
@@ -103,7 +109,7 @@ def _plain_step(model: MLP, x: np.ndarray, y: np.ndarray) -> None:
 
 
 def fail(how: str) -> None:
-    """Rank 1 dies at step 3 (raises, or exits without MPI noticing); the others must stop."""
+    """Rank 1 fails at step 3 (raises, exits, is killed, or is stuck); the others must stop."""
     model = JitMLP()
     for step in range(STEPS):
         if dist.rank() == 1 and step == 3:
@@ -111,10 +117,12 @@ def fail(how: str) -> None:
                 raise RuntimeError("rank 1 fails mid-training")
             if how == "exit":
                 os._exit(3)
+            if how == "stuck":
+                time.sleep(120)
             os.kill(os.getpid(), signal.SIGKILL)
         x, y = batch(step)
         model.step(shard(x), shard(y))
-    print(f"rank {dist.rank()}: finished (should not happen)", flush=True)
+    say("finished (should not happen)")
 
 
 def shapes() -> None:
@@ -124,7 +132,7 @@ def shapes() -> None:
     try:
         dist.allreduce(np.ones(n, F32))
     except ValueError as e:
-        print(f"rank {dist.rank()}: imperative ValueError: {e}", flush=True)
+        say(f"imperative ValueError: {e}")
 
     @janus.jit
     def reduce(x: np.ndarray) -> np.ndarray:
@@ -135,9 +143,9 @@ def shapes() -> None:
     try:
         reduce(np.ones(3 if dist.rank() == 0 else 5, F32))  # rank 0 compiled, rank 1 profiling
     except ValueError as e:
-        print(f"rank {dist.rank()}: jit ValueError: {e}", flush=True)
+        say(f"jit ValueError: {e}")
     assert np.allclose(dist.allreduce(np.full(2, dist.rank() + 1.0), op="sum"), sum(range(1, dist.size() + 1)))
-    print(f"rank {dist.rank()}: OK", flush=True)
+    say("OK")
 
 
 if __name__ == "__main__":
@@ -147,7 +155,7 @@ if __name__ == "__main__":
         train()
     elif scenario == "guard":
         train(outlier_step=5)
-    elif scenario in ("raise", "exit", "kill"):
+    elif scenario in ("raise", "exit", "kill", "stuck"):
         fail(scenario)
     elif scenario == "shapes":
         shapes()
