@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import types
 from typing import Any, Iterator
 
 import numpy as np
@@ -41,6 +42,10 @@ class Broadcast:
         raise NotConvertible("janus.distributed.broadcast runs imperatively: call it outside the jitted step")
 
 
+#: objects with a ``__dict__`` that hold code, not a model's state
+_NOT_STATE = (type, types.ModuleType, types.FunctionType, types.MethodType, types.BuiltinFunctionType)
+
+
 def _arrays(value: Any, path: str, seen: set[int]) -> Iterator[tuple[str, Any, Any]]:
     """(path, container, key) of each ndarray reachable from ``value``'s attributes, dicts and lists."""
     if id(value) in seen:
@@ -50,7 +55,7 @@ def _arrays(value: Any, path: str, seen: set[int]) -> Iterator[tuple[str, Any, A
         items = list(value.items())
     elif isinstance(value, list):
         items = list(enumerate(value))
-    elif hasattr(value, "__dict__") and not isinstance(value, type):
+    elif hasattr(value, "__dict__") and not isinstance(value, _NOT_STATE) and not hasattr(value, "janus_trace"):
         items = list(vars(value).items())
     else:
         return
@@ -64,8 +69,9 @@ def _arrays(value: Any, path: str, seen: set[int]) -> Iterator[tuple[str, Any, A
 
 def broadcast_parameters(obj: Any, root: int = 0) -> None:
     """Replace every ndarray reachable from ``obj`` (attributes, dicts, lists, nested
-    objects) by ``root``'s, in place. Every rank must hold the same layout (checked first:
-    a clear error on all ranks, nothing replaced)."""
+    objects; not inside tuples, which cannot change in place) by ``root``'s. Every rank must
+    hold the same layout (checked first: a clear error on all ranks, nothing replaced);
+    arrays are replaced only after all of them arrived."""
     found = list(_arrays(obj, "obj", set()))
     layout = "; ".join(f"{path}: {_array(c, k).dtype}{list(_array(c, k).shape)}" for path, c, k in found)
     check_same(layout, "broadcast_parameters")

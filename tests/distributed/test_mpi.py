@@ -76,6 +76,8 @@ def test_mismatched_shapes_raise_on_every_rank() -> None:
                "(rank 0: mean of float32[3]; rank 1: mean of float32[4])" in job.stdout, job.stdout
         assert f"rank {r}: jit ValueError: allreduce: the ranks disagree " \
                "(rank 0: sum of float32[3]; rank 1: sum of float32[5])" in job.stdout, job.stdout
+        assert f"rank {r}: broadcast ValueError: broadcast_parameters: the ranks disagree" in job.stdout, job.stdout
+    assert "obj.extra['w']: float64[2]" in job.stdout, job.stdout
 
 
 def test_a_stuck_rank_makes_the_others_abort_after_the_timeout() -> None:

@@ -144,6 +144,13 @@ def shapes() -> None:
         reduce(np.ones(3 if dist.rank() == 0 else 5, F32))  # rank 0 compiled, rank 1 profiling
     except ValueError as e:
         say(f"jit ValueError: {e}")
+    model = MLP()
+    if dist.rank() == 1:
+        model.extra = {"w": np.zeros(2)}
+    try:
+        dist.broadcast_parameters(model)
+    except ValueError as e:
+        say(f"broadcast ValueError: {e}")
     assert np.allclose(dist.allreduce(np.full(2, dist.rank() + 1.0), op="sum"), sum(range(1, dist.size() + 1)))
     say("OK")
 
