@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m pip install -q -e '.[test,distributed]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -26,7 +26,7 @@ pytest: $(STAMP)
 
 # The model zoo, plain Python vs janus.jit; report in benchmarks/report (json, md, png).
 bench: $(STAMP)
-	$(BIN)/python -m pip install -q -e '.[test,bench]'
+	$(BIN)/python -m pip install -q -e '.[test,distributed,bench]'
 	$(BIN)/janus-bench -o benchmarks/report
 
 bench-quick: $(STAMP)

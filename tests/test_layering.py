@@ -20,7 +20,7 @@ LAYERS = [
     ("janus.runtime",),
     ("janus.frontend",),
     ("janus.nn", "janus.aot", "janus"),
-    ("janus.models", "janus.benchmark", "janus.tools"),
+    ("janus.models", "janus.benchmark", "janus.tools", "janus.distributed"),
 ]
 
 

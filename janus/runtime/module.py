@@ -13,6 +13,7 @@ functions is slow enough to compare them; ``drivers.DriverChoice`` picks per cal
 from __future__ import annotations
 
 import functools
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any, Sequence
 
 from iree import runtime as rt
 
-from janus.runtime import drivers
+from janus.runtime import drivers, host_modules
 from janus.runtime.artifact import Artifact, FunctionInfo
 from janus.runtime.compiler import DEFAULT_FILENAME, ModuleLike, compile_module
 from janus.runtime.drivers import DriverChoice, median
@@ -35,7 +36,18 @@ def device_config(driver: str) -> rt.Config:
     available = rt.query_available_drivers()
     if driver not in available:
         raise ValueError(f"unknown IREE driver '{driver}'; available: {', '.join(available)}")
-    return rt.Config(driver)
+    # Under mpiexec IREE's HAL sees these, dlopens "libmpi.so" for its own collective
+    # channels and fails the device when a pip-installed MPI is not on the library path.
+    # Janus's collectives go through mpi4py (janus.distributed), so IREE need not see them.
+    hidden = {name: os.environ.pop(name) for name in _MPI_JOB_VARIABLES if name in os.environ}
+    try:
+        return rt.Config(driver)
+    finally:
+        os.environ.update(hidden)
+
+
+#: what IREE's HAL reads to detect an MPI job (iree/hal/utils/mpi_channel_provider.c)
+_MPI_JOB_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE")
 
 
 @dataclass(frozen=True)
@@ -56,7 +68,7 @@ class CompiledModule:
         self.artifact = artifact
         self.driver = driver or target.driver
         #: the driver slow calls are compared with (None: every call runs on ``driver``)
-        self.parallel_driver = target.parallel_driver if driver is None else None
+        self.parallel_driver = target.parallel_driver if driver is None and not host_modules.serial_only() else None
         self._loaded: dict[str, Loaded] = {}
         self.on_driver(self.driver)
         self._functions: dict[str, CompiledFunction] = {}
@@ -66,6 +78,8 @@ class CompiledModule:
         loaded = self._loaded.get(driver)
         if loaded is None:
             context = rt.SystemContext(config=device_config(driver))
+            for host in host_modules.active():  # before the module that imports them
+                context.add_vm_module(host.create(context.config.device))
             vm_module = rt.VmModule.copy_buffer(context.instance, self.artifact.vmfb)
             context.add_vm_module(vm_module)
             loaded = self._loaded[driver] = Loaded(context, vm_module)
@@ -180,13 +194,21 @@ class CompiledFunction:
             except (TypeError, OverflowError) as e:
                 raise type(e)(f"{self._input_name(i)}: {e}") from None
         result_list = rt.VmVariantList(len(self._results))
+        hosts = host_modules.active()
+        for host in hosts:
+            host.begin_call()
+        ok = False
         try:
             runner.invoke(runner.function, arg_list, result_list)
+            ok = True
         except RuntimeError as e:
             failure = GuardFailure.from_error(e, self.name)
             if failure is None:
                 raise
             raise failure from e
+        finally:
+            for host in hosts:
+                host.end_call(ok)
         return [kind.pull(result_list, i, device) for i, kind in enumerate(self._results)]
 
     def _runner(self, driver: int) -> Runner:
