@@ -110,7 +110,8 @@ def export(fn: Callable, *example_args: Any, path: str | Path, target: str = "cp
     profile = Profile()
     run_profiled(fn, example_args, {}, profile)
     graph = generate(fn, tuple(example_args), profile)
-    artifact = compile_module(graph.text, target, extra_flags=list(extra_flags))
+    artifact = compile_module(graph.text, target, pipeline=graph.pipeline(get_target(target).pipeline),
+                              extra_flags=list(extra_flags))
     function = artifact.functions[graph.func_name]
     heap = _heap_inputs(graph, function, tuple(example_args), [a for _, a in arrays])
     artifact.save(path)

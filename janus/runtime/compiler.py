@@ -13,7 +13,7 @@ from typing import Sequence
 from iree.compiler import tools
 from iree.compiler.passmanager import PassManager
 
-from janus.ir import ir, make_context
+from janus.ir import copy_module, ir, parse_module
 from janus.passes import build_pass_manager
 from janus.passes.callgraph import ready_for_iree_problems
 from janus.runtime.artifact import Artifact, FunctionInfo
@@ -31,11 +31,15 @@ ModuleLike = ir.Module | str
 
 
 def lower(module: ModuleLike, pipeline: str = DEFAULT_PIPELINE, *, filename: str = DEFAULT_FILENAME) -> ir.Module:
-    """A new module: ``module`` (text or ``ir.Module``, left untouched) after ``pipeline``."""
-    text = module if isinstance(module, str) else module.operation.get_asm(enable_debug_info=True)
-    ctx = make_context()
+    """A new module: ``module`` after ``pipeline``. Text is parsed (the one parse of a
+    compile); an ``ir.Module`` is copied in memory and left untouched."""
     try:
-        lowered = ir.Module.parse(text, ctx)
+        if isinstance(module, str):
+            lowered = parse_module(module)
+        else:
+            with module.context:
+                lowered = copy_module(module)
+        ctx = lowered.context
         pass_manager = _pass_manager(pipeline, ctx, filename)
         with ctx:
             pass_manager.run(lowered.operation)

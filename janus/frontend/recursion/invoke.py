@@ -35,8 +35,6 @@ from janus.frontend.recursion.heap_state import RecursionHeap, extra_operands
 from janus.frontend.trace.scalars import PYTHON_DTYPES, weak_literal
 from janus.frontend.recursion.trees import SymNode, SymTree, TreeKind
 from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor, Weak, tensor_type
-from janus.ir import parse_module
-from janus.passes.registry import run_pipeline
 
 if TYPE_CHECKING:
     from janus.frontend.trace.interpreter import Tracer
@@ -244,10 +242,7 @@ def _describe_kind(kind: Kind) -> str:
     return tensor_type(kind[2], np.dtype(kind[1]))
 
 
-def simplify(text: str) -> str:
-    """``canonicalize,cse`` over a module with generated functions: the 0-d tensors that
-    scalars pass through fold back to scalars before ``janus-eliminate-recursion``
-    decides what each stack frame saves (a scalar slot, not a buffer)."""
-    module = parse_module(text)
-    run_pipeline(module, "builtin.module(canonicalize,cse)")
-    return str(module)
+#: Passes a module with generated functions runs first: the 0-d tensors that scalars pass
+#: through fold back to scalars before ``janus-eliminate-recursion`` decides what each stack
+#: frame saves (a scalar slot, not a buffer).
+SIMPLIFY = ("canonicalize", "cse")
