@@ -12,6 +12,8 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
+from janus.dialects import GuardOp
+from janus.dialects.opdef import JanusOp, Typed
 from janus.ir import unit_dims_reassociation
 from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Shape, Tensor, check_dtype, tensor_type
 
@@ -337,11 +339,19 @@ class Emitter:
         self.lines.append(f"{name} = arith.xori {condition}, {true} : i1")
         return name
 
+    def janus(self, op: type[JanusOp], operands: dict[str, Typed | Sequence[Typed] | None], attributes: dict[str, object],
+              result_types: Sequence[str] = (), into: list[str] | None = None) -> str:
+        """A janus op printed from its declaration (``JanusOp.asm``), appended to ``into``
+        (default: the body); the name of its results (``%v`` or ``%v:N``), '' without any."""
+        name = self.fresh() if result_types else ""
+        head = f"{name}{f':{len(result_types)}' if len(result_types) > 1 else ''} = " if name else ""
+        (self.lines if into is None else into).append(head + op.asm(operands, attributes, result_types))
+        return name
+
     def guard(self, condition: str, kind: str, source: str) -> int:
-        """A ``janus.guard`` (generic form); returns its module-unique id."""
+        """A ``janus.guard``; returns its module-unique id."""
         gid = next(self._guard_ids)
-        text = source.replace("\\", "\\\\").replace('"', '\\"')
-        self.lines.append(f'"janus.guard"({condition}) {{id = {gid} : i64, kind = "{kind}", source = "{text}"}} : (i1) -> ()')
+        self.janus(GuardOp, {"condition": (condition, "i1")}, {"id": gid, "kind": kind, "source": source})
         return gid
 
     def scf_if(self, name: str, condition: str, then_lines: list[str], else_lines: list[str],

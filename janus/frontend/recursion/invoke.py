@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from janus.dialects import InvokeOp
 from janus.frontend.trace.branches import SymFunction
 from janus.frontend.emitter import Emitter, function_text
 from janus.frontend.heap.access import HeapRef
@@ -117,11 +118,10 @@ class Recursion:
         operands = [name for value, kind in zip(bound.values(), kinds) for name in self.operands(value, kind)]
         extra, extra_types = extra_operands(self.tracer, self.tracing.get(fn.name), self.heap_reads.get(fn.name, []))
         operands += extra
-        arg_types = ", ".join([t for kind in kinds for t in types_of(kind)] + extra_types)
+        arg_types = [t for kind in kinds for t in types_of(kind)] + extra_types
         leaves = results.leaves(fn.result)
-        name = em.fresh()
-        em.lines.append(f'{name}{f":{len(leaves)}" if len(leaves) > 1 else ""} = "janus.invoke"({", ".join(operands)}) '
-                        f'{{callee = @{fn.name}}} : ({arg_types}) -> ({", ".join(types_of(k)[0] for k in leaves)})')
+        name = em.janus(InvokeOp, {"arguments": list(zip(operands, arg_types))}, {"callee": fn.name},
+                        [types_of(k)[0] for k in leaves])
         names = [f"{name}#{i}" for i in range(len(leaves))] if len(leaves) > 1 else [name]
         return results.rebuild(fn.result, (self.value(em, n, k) for n, k in zip(names, leaves)))
 
