@@ -64,6 +64,7 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
         shape = shapes[len(inputs)] if shapes is not None else np.shape(a)
         t = Tensor(f"%arg{len(inputs)}", shape, a.dtype)
         inputs.append(t)
+        tracer.em.define(t)
         for d, size in enumerate(shape):
             if isinstance(size, str):
                 tracer.em.bind_dim(size, t, d)

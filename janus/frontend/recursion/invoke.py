@@ -117,6 +117,8 @@ class Recursion:
         fn = self.generated.get((code, kinds)) or self.generate(code, globals_, bound, kinds)
         operands = [name for value, kind in zip(bound.values(), kinds) for name in self.operands(value, kind)]
         extra, extra_types = extra_operands(self.tracer, self.tracing.get(fn.name), self.heap_reads.get(fn.name, []))
+        if fn.name in self.tracing:  # placeholders for the heap parameters, known when the function is finished
+            em.types.update(zip(extra, extra_types))
         operands += extra
         arg_types = [t for kind in kinds for t in types_of(kind)] + extra_types
         leaves = results.leaves(fn.result)
@@ -173,6 +175,7 @@ class Recursion:
         """The traced value of a parameter of ``kind``, appending its slots to ``params``."""
         slots = [Slot(f"%arg{len(params) + i}", t) for i, t in enumerate(types_of(kind))]
         params.extend(slots)
+        em.types.update((slot.name, slot.type) for slot in slots)
         if kind[0] in ("static", "heap"):
             return value
         if kind[0] != "node":
@@ -219,12 +222,9 @@ class Recursion:
             if kind[0] == "scalar" and not value.shape and isinstance(value, Weak) == kind[2]:
                 return value
             if kind[0] == "tensor" and not isinstance(value, Weak) and _fits(value.shape, kind[2]):
-                target = tensor_type(kind[2], value.dtype)
-                if target == value.type:
+                if tensor_type(kind[2], value.dtype) == value.type:
                     return value
-                name = em.fresh()
-                em.lines.append(f"{name} = tensor.cast {value.name} : {value.type} to {target}")
-                return self.value(em, name, kind)
+                return self.value(em, em.cast(value, kind[2]).name, kind)
         raise NotConvertible(f"a recursive function returned a {_describe(value)} where the profile saw {_describe_kind(kind)}")
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
 
@@ -140,7 +140,7 @@ def run_for(tracer: "Tracer", frame: "Frame", ins: Instr) -> int | None:
     saved = _snapshot(tracer)
     try:
         lower, upper, step, item = it.bounds()
-        iv = tracer.em.fresh()
+        iv = tracer.em.argument("index")
 
         def enter(body: "Frame") -> None:
             body.stack.append(marker)
@@ -161,8 +161,9 @@ def run_for(tracer: "Tracer", frame: "Frame", ins: Instr) -> int | None:
             head = f"{names}:{len(carried)} = "
             iter_args = f" iter_args({', '.join(f'{p.name} = {o.name}' for p, o in carried)}) -> ({types})"
             lines = [*lines, f"scf.yield {', '.join(y.name for y in yields)} : {types}"]
-        tracer.em.lines.append("\n".join([f"{head}scf.for {iv} = {lower} to {upper} step {step}{iter_args} {{",
-                                          *lines, "}"]))
+        tracer.em.append("\n".join([f"{head}scf.for {iv} = {lower} to {upper} step {step}{iter_args} {{", *lines, "}"]),
+                         [(b, "index") for b in (lower, upper, step)] + _typed(o for _, o in carried) + _typed(yields),
+                         [(f"{names}#{k}", t.type) for k, (_, t) in enumerate(carried)])
         loop.commit(names)
     except NotConvertible:
         if it.fallback is None:
@@ -220,11 +221,11 @@ def back_edge(tracer: "Tracer", frame: "Frame", ins: Instr, value: Tensor) -> in
     # differ in number, which this form never has
     types = ", ".join(t.type for _, t in carried)
     inits = ", ".join(f"{p.name} = {o.name}" for p, o in carried)
-    after = [em.fresh() for _ in carried]
+    after = [em.argument(p.type) for p, _ in carried]
     head = f"{names}:{len(carried)} = " if carried else ""
     loop_name = em.fresh()
     signature, yield_types = (f"({types}) -> ({types})", f" : {types}") if carried else ("() -> ()", "")
-    em.lines.append("\n".join([
+    em.append("\n".join([
         f"{head}scf.if {first}{f' -> ({types})' if carried else ''} {{",
         f"{loop_name}{f':{len(carried)}' if carried else ''} = scf.while ({inits}) : {signature} {{" if carried
         else f"scf.while () : {signature} {{",
@@ -238,7 +239,8 @@ def back_edge(tracer: "Tracer", frame: "Frame", ins: Instr, value: Tensor) -> in
         "} else {",
         f"scf.yield {', '.join(o.name for _, o in carried)}{yield_types}".rstrip(),
         "}",
-    ]))
+    ]), [(first, "i1"), (loop.condition, "i1"), *_typed(o for _, o in carried), *_typed(yields)],
+        [(f"{names}#{k}", t.type) for k, (_, t) in enumerate(carried)])
     loop.commit(names)
     return None
 
@@ -281,7 +283,7 @@ class _Loop:
         def replace(path: Path, t: Tensor) -> Tensor | None:
             if path[:2] in (("locals", n) for n in self.store_first) or not select(path):
                 return None
-            placeholders[path] = renamed(t, tracer.em.fresh())
+            placeholders[path] = renamed(t, tracer.em.argument(t.type))
             return placeholders[path]
 
         walker = Walker(replace)
@@ -328,22 +330,21 @@ def _rows(em: Any, x: Tensor) -> tuple[str, str, str, Callable[[str], Any]]:
         sizes = ", ".join(["1", *(em.dim_text(d) for d in row_shape)])
         strides = ", ".join(["1"] * x.ndim)
         row = Tensor("", row_shape, x.dtype)
+        em.check(iv, "index")
         return em.emit(f"tensor.extract_slice {x.name}[{offsets}] [{sizes}] [{strides}] : {x.type} to {row.type}",
-                       row_shape, x.dtype)
+                       row_shape, x.dtype, [x])
 
     return em.index_constant(0), upper, em.index_constant(1), item
 
 
 def _dim(em: Any, x: Tensor) -> str:
     if isinstance(x.shape[0], str):
-        return em.dims.get(x.shape[0]) or _tensor_dim(em, x)
+        return em.dims.get(x.shape[0]) or em.dim(x, 0)
     return em.index_constant(x.shape[0])
 
 
-def _tensor_dim(em: Any, x: Tensor) -> str:
-    name = em.fresh()
-    em.lines.append(f"{name} = tensor.dim {x.name}, {em.index_constant(0)} : {x.type}")
-    return name
+def _typed(values: Iterable[Tensor]) -> list[tuple[str, str]]:
+    return [(t.name, t.type) for t in values]
 
 
 def _length(tracer: "Tracer", x: Tensor) -> Weak:
