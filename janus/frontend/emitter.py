@@ -196,10 +196,12 @@ class Emitter:
         self.types.update(defines)
         (self.lines if into is None else into).append(text + self.loc)
 
-    def emit(self, rhs: str, shape: Shape, dtype: np.dtype, operands: Sequence[Tensor] = ()) -> Tensor:
-        """``%v = rhs``, a tensor of ``shape`` and ``dtype`` computed from tensor ``operands``."""
+    def emit(self, rhs: str, shape: Shape, dtype: np.dtype, operands: Sequence[Tensor] = (),
+             scalars: Sequence[Typed] = ()) -> Tensor:
+        """``%v = rhs``, a tensor of ``shape`` and ``dtype`` computed from tensor ``operands``
+        and ``(name, type)`` ``scalars``."""
         result = Tensor(self.fresh(), shape, dtype)
-        self.append(f"{result.name} = {rhs}", [(t.name, t.type) for t in operands], [(result.name, result.type)])
+        self.append(f"{result.name} = {rhs}", [*((t.name, t.type) for t in operands), *scalars], [(result.name, result.type)])
         return result
 
     def argument(self, type_: str) -> str:
@@ -225,16 +227,14 @@ class Emitter:
                     [(name, "index")])
         return name
 
-    def dim_text(self, d: int | str) -> str:
-        return self.dims[d] if isinstance(d, str) else str(d)
+    def size(self, d: int | str) -> int | str:
+        """A dim's size: an int, or the ``index`` value bound to its symbol."""
+        return self.dims[d] if isinstance(d, str) else d
 
     def empty(self, shape: Shape, dtype: np.dtype) -> Tensor:
         """``tensor.empty`` of ``shape``, its ``?`` sizes taken from the bound dims."""
         sizes = [self.dims[d] for d in shape if isinstance(d, str)]
-        result = Tensor(self.fresh(), shape, dtype)
-        self.append(f"{result.name} = tensor.empty({', '.join(sizes)}) : {result.type}", [(d, "index") for d in sizes],
-                    [(result.name, result.type)])
-        return result
+        return self.emit(f"tensor.empty({', '.join(sizes)}) : {tensor_type(shape, dtype)}", shape, dtype, (), _indices(sizes))
 
     # ---- constants and initial values -------------------------------------------------
     def literal(self, value: object) -> Tensor:
@@ -258,10 +258,8 @@ class Emitter:
     def fill(self, scalar: str, init: Tensor) -> Tensor:
         """``init``'s shape filled with ``scalar`` (of its element type)."""
         element = ELEMENT_TYPES[init.dtype.name]
-        result = Tensor(self.fresh(), init.shape, init.dtype)
-        self.append(f"{result.name} = linalg.fill ins({scalar} : {element}) outs({init.name} : {init.type}) -> {init.type}",
-                    [(scalar, element), (init.name, init.type)], [(result.name, result.type)])
-        return result
+        return self.emit(f"linalg.fill ins({scalar} : {element}) outs({init.name} : {init.type}) -> {init.type}",
+                         init.shape, init.dtype, [init], [(scalar, element)])
 
     # ---- structured ops ---------------------------------------------------------------
     def generic(
@@ -314,13 +312,13 @@ class Emitter:
         if a.shape[1] == 1:  # an outer product: elementwise, fused by IREE with its consumers
             mul = "arith.mulf" if a.dtype.kind == "f" else "arith.muli"
             return self.elementwise([a, b], shape, a.dtype, lambda body, x: body.op(mul, x[:2], a.dtype))
-        init = self.filled(shape, a.dtype, 0)
-        return self.emit(
-            f"linalg.matmul ins({a.name}, {b.name} : {a.type}, {b.type}) outs({init.name} : {init.type}) -> {init.type}",
-            shape,
-            a.dtype,
-            [a, b, init],
-        )
+        return self.structured("linalg.matmul", [a, b], self.filled(shape, a.dtype, 0))
+
+    def structured(self, opname: str, ins: Sequence[Tensor], init: Tensor, attrs: str = "") -> Tensor:
+        """A destination-style op, ``opname {attrs} ins(...) outs(init)``, of ``init``'s type."""
+        head = f"{opname} {{{attrs}}}" if attrs else opname
+        return self.emit(f"{head} ins({', '.join(t.name for t in ins)} : {', '.join(t.type for t in ins)}) "
+                         f"outs({init.name} : {init.type}) -> {init.type}", init.shape, init.dtype, [*ins, init])
 
     def transpose(self, x: Tensor, perm: Sequence[int]) -> Tensor:
         shape = tuple(x.shape[p] for p in perm)
@@ -335,9 +333,10 @@ class Emitter:
 
     def _reassociate(self, op: str, x: Tensor, groups: list[list[int]], shape: Shape) -> Tensor:
         text = "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups) + "]"
-        out = tensor_type(shape, x.dtype)
-        extra = f" output_shape [{', '.join(map(self.dim_text, shape))}]" if op == "tensor.expand_shape" else ""
-        return self.emit(f"{op} {x.name} {text}{extra} : {x.type} into {out}", shape, x.dtype, [x])
+        sizes = [self.size(d) for d in shape] if op == "tensor.expand_shape" else []
+        extra = f" output_shape [{', '.join(map(str, sizes))}]" if sizes else ""
+        return self.emit(f"{op} {x.name} {text}{extra} : {x.type} into {tensor_type(shape, x.dtype)}", shape, x.dtype, [x],
+                         _indices(sizes))
 
     def insert_unit_dims(self, x: Tensor, kept: Sequence[int], shape: Shape) -> Tensor:
         """``x`` reshaped to ``shape``: the same dims, at positions ``kept``, plus unit dims."""
@@ -365,28 +364,19 @@ class Emitter:
             return flat
         return self._reassociate("tensor.expand_shape", flat, [list(range(len(shape)))], shape)
 
-    def extract_slice(
-        self, x: Tensor, offsets: Sequence[int], sizes: Sequence[int], strides: Sequence[int], shape: tuple[int, ...]
-    ) -> Tensor:
-        def join(values: Sequence[int]) -> str:
-            return ", ".join(map(str, values))
-
-        out = tensor_type(shape, x.dtype)
-        return self.emit(
-            f"tensor.extract_slice {x.name}[{join(offsets)}] [{join(sizes)}] [{join(strides)}] : {x.type} to {out}",
-            shape,
-            x.dtype,
-            [x],
-        )
+    def extract_slice(self, x: Tensor, offsets: Sequence[int | str], sizes: Sequence[int | str], strides: Sequence[int],
+                      shape: Shape) -> Tensor:
+        """The slice of ``x`` at ``offsets`` and ``sizes`` (ints, or ``index`` values), as ``shape``."""
+        where = _slice(offsets, sizes, strides)
+        return self.emit(f"tensor.extract_slice {x.name}{where} : {x.type} to {tensor_type(shape, x.dtype)}",
+                         shape, x.dtype, [x], _indices(offsets, sizes))
 
     def insert_slice(self, x: Tensor, into: Tensor, offsets: Sequence[int | str], sizes: Sequence[int | str],
                      strides: Sequence[int]) -> Tensor:
         """``into`` with ``x`` written at ``offsets`` (ints, or ``index`` values)."""
-        def join(values: Sequence[int | str]) -> str:
-            return ", ".join(map(str, values))
-
-        return self.emit(f"tensor.insert_slice {x.name} into {into.name}[{join(offsets)}] [{join(sizes)}] [{join(strides)}] "
-                         f": {x.type} into {into.type}", into.shape, into.dtype, [x, into])
+        where = _slice(offsets, sizes, strides)
+        return self.emit(f"tensor.insert_slice {x.name} into {into.name}{where} : {x.type} into {into.type}",
+                         into.shape, into.dtype, [x, into], _indices(offsets, sizes))
 
     def cast(self, x: Tensor, shape: Shape) -> Tensor:
         """``tensor.cast`` of ``x`` to the compatible ``shape``."""
@@ -485,6 +475,15 @@ class Emitter:
         for i, (a, _) in enumerate(results):
             if not a.shape:
                 self._tensor_of(joined_name(name, i, ()), f"{name}#{i}", a.dtype)
+
+
+def _slice(offsets: Sequence[int | str], sizes: Sequence[int | str], strides: Sequence[int]) -> str:
+    return "".join(f"[{', '.join(map(str, values))}]" for values in (offsets, sizes, strides)).replace("][", "] [")
+
+
+def _indices(*groups: Sequence[int | str]) -> list[Typed]:
+    """The ``index`` SSA values among static sizes and offsets."""
+    return [(v, "index") for values in groups for v in values if isinstance(v, str)]
 
 
 def result_values(name: str, types: Sequence[str]) -> list[Typed]:

@@ -209,8 +209,7 @@ def _conv_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
         zeros = em.filled((n, c, h + 2 * ph, wd + 2 * pw), dtype, 0)
         x = em.insert_slice(x, zeros, [0, 0, ph, pw], [n, c, h, wd], [1, 1, 1, 1])
     init = em.filled(shape, dtype, 0)
-    y = em.emit(f"linalg.conv_2d_nchw_fchw {{{_strides_attr(stride)}}} ins({x.name}, {w.name} : {x.type}, {w.type}) "
-                f"outs({init.name} : {init.type}) -> {init.type}", shape, dtype, [x, w, init])
+    y = em.structured("linalg.conv_2d_nchw_fchw", [x, w], init, _strides_attr(stride))
     if args["b"] is None:
         return y
     return _apply(em, "add", y, em.insert_unit_dims(args["b"], [0], (shape[1], 1, 1)))
@@ -238,8 +237,7 @@ def _pool_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     kernel, stride = _pool_params(args)
     init = em.filled(shape, dtype, -np.inf)
     window = em.empty(kernel, dtype)
-    return em.emit(f"linalg.pooling_nchw_max {{{_strides_attr(stride)}}} ins({x.name}, {window.name} : {x.type}, "
-                   f"{window.type}) outs({init.name} : {init.type}) -> {init.type}", shape, dtype, [x, window, init])
+    return em.structured("linalg.pooling_nchw_max", [x, window], init, _strides_attr(stride))
 
 
 NN: list[Op] = [

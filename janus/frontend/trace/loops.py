@@ -326,13 +326,8 @@ def _rows(em: Any, x: Tensor) -> tuple[str, str, str, Callable[[str], Any]]:
     row_shape = x.shape[1:]
 
     def item(iv: str) -> Tensor:
-        offsets = ", ".join([iv, *["0"] * len(row_shape)])
-        sizes = ", ".join(["1", *(em.dim_text(d) for d in row_shape)])
-        strides = ", ".join(["1"] * x.ndim)
-        row = Tensor("", row_shape, x.dtype)
-        em.check(iv, "index")
-        return em.emit(f"tensor.extract_slice {x.name}[{offsets}] [{sizes}] [{strides}] : {x.type} to {row.type}",
-                       row_shape, x.dtype, [x])
+        sizes = [1, *(em.size(d) for d in row_shape)]
+        return em.extract_slice(x, [iv, *[0] * len(row_shape)], sizes, [1] * x.ndim, row_shape)
 
     return em.index_constant(0), upper, em.index_constant(1), item
 
