@@ -401,10 +401,10 @@ class Emitter:
     def from_scalar(self, scalar: str, dtype: np.dtype, kind: type[Tensor] = Tensor) -> Tensor:
         """A 0-d tensor (``kind``: ``Weak`` for a Python scalar) holding ``scalar``."""
         name = self.fresh()
-        self._tensor_of(name, scalar, dtype)
+        self.tensor_of(name, scalar, dtype)
         return kind(name, (), dtype)
 
-    def _tensor_of(self, name: str, scalar: str, dtype: np.dtype) -> None:
+    def tensor_of(self, name: str, scalar: str, dtype: np.dtype) -> None:
         """``name = `` the 0-d tensor of ``scalar``. Bools use ``linalg.fill``: IREE 3.13
         rejects ``tensor.from_elements`` of an ``i1`` computed at run time (its i1 -> i8
         storage rewrite leaves the op ill-typed)."""
@@ -474,7 +474,7 @@ class Emitter:
                     [(condition, "i1")], [(f"{name}#{i}", t) for i, t in enumerate(result_types)])
         for i, (a, _) in enumerate(results):
             if not a.shape:
-                self._tensor_of(joined_name(name, i, ()), f"{name}#{i}", a.dtype)
+                self.tensor_of(joined_name(name, i, ()), f"{name}#{i}", a.dtype)
 
 
 def _slice(offsets: Sequence[int | str], sizes: Sequence[int | str], strides: Sequence[int]) -> str:

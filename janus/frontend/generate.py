@@ -100,7 +100,7 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
     scalar_outputs = frozenset() if tracer.functions else scalar_abi.scalar_results(outputs, range(len(outputs)))
     tracer.heap.structure_outputs(output)
     func_name = re.sub(r"\W", "_", fn.__name__)
-    functions = [scalar_abi.entry_function(func_name, inputs, outputs, tracer.heap.prologue + tracer.em.lines,
+    functions = [scalar_abi.entry_function(func_name, tracer.em, inputs, outputs, tracer.heap.prologue,
                                            scalar_inputs, scalar_outputs), *tracer.functions]
     text = "module {\n" + "\n".join(functions) + "\n}\n"
     pre_passes = (*(SIMPLIFY if tracer.functions else ()), *(("janus-autodiff",) if tracer.needs_autodiff else ()))
