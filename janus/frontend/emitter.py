@@ -13,7 +13,7 @@ table composes them per NumPy op.
 from __future__ import annotations
 
 import itertools
-from typing import Callable, Iterator, Protocol, Sequence
+from typing import Callable, Iterable, Iterator, Protocol, Sequence
 
 import numpy as np
 
@@ -477,6 +477,54 @@ class Emitter:
                 self.tensor_of(joined_name(name, i, ()), f"{name}#{i}", a.dtype)
 
 
+    # ---- loops (``trace/loops.py``): a body traced as region ``lines`` on block arguments ----
+    def scf_for(self, iv: str, bounds: tuple[str, str, str], carried: Sequence[tuple[Tensor, Tensor]],
+                lines: list[str], yields: Sequence[Tensor]) -> str:
+        """``scf.for`` of ``iv`` over the ``index`` ``bounds`` (lower, upper, step); each
+        (block argument, initial value) pair of ``carried`` is an ``iter_arg`` the body
+        ``yields`` anew; the name of its results."""
+        name = self.fresh()
+        head, iter_args = "", ""
+        if carried:
+            types = ", ".join(t.type for _, t in carried)
+            head = f"{name}:{len(carried)} = "
+            iter_args = f" iter_args({', '.join(f'{p.name} = {o.name}' for p, o in carried)}) -> ({types})"
+            lines = [*lines, f"scf.yield {', '.join(y.name for y in yields)} : {types}"]
+        lower, upper, step = bounds
+        self.append("\n".join([f"{head}scf.for {iv} = {lower} to {upper} step {step}{iter_args} {{", *lines, "}"]),
+                    [(b, "index") for b in bounds] + _typed(o for _, o in carried) + _typed(yields), _results(name, carried))
+        return name
+
+    def do_while(self, first: str, carried: Sequence[tuple[Tensor, Tensor]], lines: list[str], condition: str,
+                 yields: Sequence[Tensor]) -> str:
+        """A do-while: the body ``lines`` in the before-region of an ``scf.while`` that goes on
+        while ``condition``, entered only if the ``first`` test passed (IREE's stream
+        conversion rejects a while whose before-region arguments and results differ in
+        number, which this form never has); the name of its results."""
+        name = self.fresh()
+        types = ", ".join(t.type for _, t in carried)
+        inits = ", ".join(f"{p.name} = {o.name}" for p, o in carried)
+        after = [self.argument(p.type) for p, _ in carried]
+        head = f"{name}:{len(carried)} = " if carried else ""
+        loop_name = self.fresh()
+        signature, yield_types = (f"({types}) -> ({types})", f" : {types}") if carried else ("() -> ()", "")
+        self.append("\n".join([
+            f"{head}scf.if {first}{f' -> ({types})' if carried else ''} {{",
+            f"{loop_name}{f':{len(carried)}' if carried else ''} = scf.while ({inits}) : {signature} {{" if carried
+            else f"scf.while () : {signature} {{",
+            *lines,
+            f"scf.condition({condition}) {', '.join(y.name for y in yields)}{yield_types}".rstrip(),
+            "} do {",
+            f"^bb0({', '.join(f'{a}: {p.type}' for a, (p, _) in zip(after, carried))}):",
+            f"scf.yield {', '.join(after)}{yield_types}".rstrip(),
+            "}",
+            f"scf.yield {', '.join(f'{loop_name}#{k}' for k in range(len(carried)))}{yield_types}".rstrip(),
+            "} else {",
+            f"scf.yield {', '.join(o.name for _, o in carried)}{yield_types}".rstrip(),
+            "}",
+        ]), [(first, "i1"), (condition, "i1"), *_typed(o for _, o in carried), *_typed(yields)], _results(name, carried))
+        return name
+
 def _slice(offsets: Sequence[int | str], sizes: Sequence[int | str], strides: Sequence[int]) -> str:
     return "".join(f"[{', '.join(map(str, values))}]" for values in (offsets, sizes, strides)).replace("][", "] [")
 
@@ -484,6 +532,14 @@ def _slice(offsets: Sequence[int | str], sizes: Sequence[int | str], strides: Se
 def _indices(*groups: Sequence[int | str]) -> list[Typed]:
     """The ``index`` SSA values among static sizes and offsets."""
     return [(v, "index") for values in groups for v in values if isinstance(v, str)]
+
+
+def _typed(values: Iterable[Tensor]) -> list[Typed]:
+    return [(t.name, t.type) for t in values]
+
+
+def _results(name: str, carried: Sequence[tuple[Tensor, Tensor]]) -> list[Typed]:
+    return [(f"{name}#{k}", t.type) for k, (_, t) in enumerate(carried)]
 
 
 def result_values(name: str, types: Sequence[str]) -> list[Typed]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -154,17 +154,7 @@ def run_for(tracer: "Tracer", frame: "Frame", ins: Instr) -> int | None:
         marker = BodyMarker()
         loop = _Loop(tracer, frame, frame.bc.next_offset(ins.offset), ins.offset, len(frame.stack) - 1, enter, leave)
         carried, lines, yields = loop.trace()
-        names = tracer.em.fresh()
-        head, iter_args = "", ""
-        if carried:
-            types = ", ".join(t.type for _, t in carried)
-            head = f"{names}:{len(carried)} = "
-            iter_args = f" iter_args({', '.join(f'{p.name} = {o.name}' for p, o in carried)}) -> ({types})"
-            lines = [*lines, f"scf.yield {', '.join(y.name for y in yields)} : {types}"]
-        tracer.em.append("\n".join([f"{head}scf.for {iv} = {lower} to {upper} step {step}{iter_args} {{", *lines, "}"]),
-                         [(b, "index") for b in (lower, upper, step)] + _typed(o for _, o in carried) + _typed(yields),
-                         [(f"{names}#{k}", t.type) for k, (_, t) in enumerate(carried)])
-        loop.commit(names)
+        loop.commit(tracer.em.scf_for(iv, (lower, upper, step), carried, lines, yields))
     except NotConvertible:
         if it.fallback is None:
             raise
@@ -214,34 +204,7 @@ def back_edge(tracer: "Tracer", frame: "Frame", ins: Instr, value: Tensor) -> in
         carried, lines, yields = loop.trace()
     finally:
         state.active.discard(site)
-    em = tracer.em
-    names = em.fresh()
-    # a do-while (the body in the before-region), entered only if the first test passed;
-    # IREE's stream conversion rejects a while whose before-region arguments and results
-    # differ in number, which this form never has
-    types = ", ".join(t.type for _, t in carried)
-    inits = ", ".join(f"{p.name} = {o.name}" for p, o in carried)
-    after = [em.argument(p.type) for p, _ in carried]
-    head = f"{names}:{len(carried)} = " if carried else ""
-    loop_name = em.fresh()
-    signature, yield_types = (f"({types}) -> ({types})", f" : {types}") if carried else ("() -> ()", "")
-    em.append("\n".join([
-        f"{head}scf.if {first}{f' -> ({types})' if carried else ''} {{",
-        f"{loop_name}{f':{len(carried)}' if carried else ''} = scf.while ({inits}) : {signature} {{" if carried
-        else f"scf.while () : {signature} {{",
-        *lines,
-        f"scf.condition({loop.condition}) {', '.join(y.name for y in yields)}{yield_types}".rstrip(),
-        "} do {",
-        f"^bb0({', '.join(f'{a}: {p.type}' for a, (p, _) in zip(after, carried))}):",
-        f"scf.yield {', '.join(after)}{yield_types}".rstrip(),
-        "}",
-        f"scf.yield {', '.join(f'{loop_name}#{k}' for k in range(len(carried)))}{yield_types}".rstrip(),
-        "} else {",
-        f"scf.yield {', '.join(o.name for _, o in carried)}{yield_types}".rstrip(),
-        "}",
-    ]), [(first, "i1"), (loop.condition, "i1"), *_typed(o for _, o in carried), *_typed(yields)],
-        [(f"{names}#{k}", t.type) for k, (_, t) in enumerate(carried)])
-    loop.commit(names)
+    loop.commit(tracer.em.do_while(first, carried, lines, loop.condition, yields))
     return None
 
 
@@ -336,10 +299,6 @@ def _dim(em: Any, x: Tensor) -> str:
     if isinstance(x.shape[0], str):
         return em.dims.get(x.shape[0]) or em.dim(x, 0)
     return em.index_constant(x.shape[0])
-
-
-def _typed(values: Iterable[Tensor]) -> list[tuple[str, str]]:
-    return [(t.name, t.type) for t in values]
 
 
 def _length(tracer: "Tracer", x: Tensor) -> Weak:
