@@ -21,7 +21,7 @@ import inspect
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
 
@@ -31,6 +31,9 @@ from janus.frontend.profiler import Profile, run_profiled
 from janus.frontend.signature import STATIC_TYPES
 from janus.frontend.recursion.trees import is_tree
 from janus.frontend.values import NotConvertible
+
+if TYPE_CHECKING:
+    from janus.runtime.values import ValueType
 
 
 @dataclass(frozen=True)
@@ -64,13 +67,13 @@ def _leaves(name: str, value: Any, arrays: list[tuple[str, np.ndarray]], constan
         raise NotConvertible(f"argument {name} of type {type(value).__name__} cannot be exported")
 
 
-def _describe(mlir_type: str) -> dict[str, Any]:
-    from janus.runtime.values import TensorType, parse_type
+def _describe(kind: "ValueType") -> dict[str, Any]:
+    """An input's entry for a ``janus.runtime.values`` converter."""
+    from janus.runtime.values import TensorType
 
-    kind = parse_type(mlir_type)
     if isinstance(kind, TensorType):
-        return {"mlir": mlir_type, "shape": list(kind.shape), "dtype": kind.dtype.name}
-    return {"mlir": mlir_type, "shape": [], "dtype": mlir_type}
+        return {"mlir": kind.text, "shape": list(kind.shape), "dtype": kind.dtype.name}
+    return {"mlir": kind.text, "shape": [], "dtype": kind.text}
 
 
 def _heap_inputs(graph: Graph, function: Any, args: tuple, arrays: list[np.ndarray]) -> list[tuple[str, Any]]:
@@ -110,15 +113,16 @@ def export(fn: Callable, *example_args: Any, path: str | Path, target: str = "cp
     profile = Profile()
     run_profiled(fn, example_args, {}, profile)
     graph = generate(fn, tuple(example_args), profile)
-    artifact = compile_module(graph.text, target, extra_flags=list(extra_flags))
+    artifact = compile_module(graph.text, target, pipeline=graph.pipeline(get_target(target).pipeline),
+                              extra_flags=list(extra_flags))
     function = artifact.functions[graph.func_name]
     heap = _heap_inputs(graph, function, tuple(example_args), [a for _, a in arrays])
     artifact.save(path)
     folder = path.with_name(f"{path.stem}.params")
     inputs, command = [], ["iree-run-module", f"--device={get_target(target).driver}", f"--module={path.name}",
                            f"--function={graph.func_name}"]
-    for i, ((name, value), mlir_type) in enumerate(zip(arrays + heap, function.inputs)):
-        entry = {"name": name, **_describe(mlir_type)}
+    for i, ((name, value), kind) in enumerate(zip(arrays + heap, function.inputs)):
+        entry = {"name": name, **_describe(kind)}
         if name.split("[")[0] in params or i >= len(arrays):
             folder.mkdir(exist_ok=True)
             file = folder / f"{name}.npy"

@@ -18,6 +18,7 @@ __all__ = [
     "file_line_col",
     "ir",
     "make_context",
+    "copy_module",
     "obj_type",
     "parse_module",
 ]
@@ -37,6 +38,18 @@ def parse_module(text: str, ctx: ir.Context | None = None) -> ir.Module:
     """Parse ``text`` into a module; raises ``ir.MLIRError`` with located diagnostics."""
     ctx = ctx or make_context()
     return ir.Module.parse(text, ctx)
+
+
+def copy_module(module: ir.Module) -> ir.Module:
+    """A copy of ``module`` in its context, built in memory (no print and parse)."""
+    source = module.operation
+    copy = ir.Module.create(source.location)
+    for attr in source.attributes:
+        copy.operation.attributes[attr.name] = attr.attr
+    body = ir.InsertionPoint(copy.body)
+    for op in module.body.operations:
+        op.operation.clone(body)
+    return copy
 
 
 def obj_type(ctx: ir.Context | None = None) -> ir.Type:

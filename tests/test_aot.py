@@ -68,7 +68,7 @@ def exported(tmp_path_factory):
 def test_export_writes_vmfb_manifest_and_parameters(exported) -> None:
     manifest = json.loads(exported.manifest.read_text())
     info = manifest["export"]
-    assert manifest["functions"]["predict"]["inputs"][0] == "tensor<5x8xf32>"
+    assert manifest["functions"]["predict"]["inputs"][0] == {"tensor": [5, 8], "element": "f32"}
     assert [i["name"] for i in info["inputs"]] == ["x", "W1", "b1", "W2", "b2"]
     assert info["inputs"][0] == {"name": "x", "mlir": "tensor<5x8xf32>", "shape": [5, 8], "dtype": "float32"}
     assert info["outputs"] == [{"mlir": "tensor<5x3xf32>", "shape": [5, 3], "dtype": "float32"}]

@@ -15,6 +15,8 @@ from typing import Any, Callable, ClassVar, Literal, Sequence
 from janus.ir import OBJ_TYPE_ASM, ir
 
 Arity = Literal["single", "optional", "variadic"]
+#: An operand in text: (SSA name, MLIR type).
+Typed = tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -36,12 +38,27 @@ KEY_TYPE = TypeConstraint(
 
 @dataclass(frozen=True)
 class AttrKind:
-    """How one kind of attribute is checked, read into Python and built from Python."""
+    """How one kind of attribute is checked, read into Python, built from Python and
+    written as text (``asm``)."""
 
     summary: str
     check: Callable[[ir.Attribute], bool]
     to_python: Callable[[ir.Attribute], Any]
     from_python: Callable[[Any], ir.Attribute]
+    asm: Callable[[Any], str]
+
+
+def quote(text: str) -> str:
+    """``text`` as an MLIR string literal: the one place janus op text is escaped."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            out.extend(f"\\{b:02X}" for b in ch.encode())
+    return '"' + "".join(out) + '"'
 
 
 def _is_i64(a: ir.Attribute) -> bool:
@@ -52,10 +69,10 @@ def _is_string(a: ir.Attribute) -> bool:
     return isinstance(a, ir.StringAttr)
 
 
-def _key_from_python(v: Any) -> ir.Attribute:
+def _key_kind(v: Any) -> "AttrKind":
     if isinstance(v, bool) or not isinstance(v, (int, str)):
         raise TypeError(f"a constant key must be a str or an int, got {v!r}")
-    return STRING.from_python(v) if isinstance(v, str) else I64.from_python(v)
+    return STRING if isinstance(v, str) else I64
 
 
 STRING = AttrKind(
@@ -63,24 +80,28 @@ STRING = AttrKind(
     _is_string,
     lambda a: a.value,
     lambda v: ir.StringAttr.get(str(v)),
+    lambda v: quote(str(v)),
 )
 I64 = AttrKind(
     "64-bit signless integer attribute",
     _is_i64,
     lambda a: a.value,
     lambda v: ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(v)),
+    lambda v: f"{int(v)} : i64",
 )
 SYMBOL = AttrKind(
     "flat symbol reference attribute",
     lambda a: isinstance(a, ir.FlatSymbolRefAttr),
     lambda a: a.value,
     lambda v: ir.FlatSymbolRefAttr.get(str(v)),
+    lambda v: f"@{v}",
 )
 KEY = AttrKind(
     "string or 64-bit integer attribute",
     lambda a: _is_string(a) or _is_i64(a),
     lambda a: a.value,
-    _key_from_python,
+    lambda v: _key_kind(v).from_python(v),
+    lambda v: _key_kind(v).asm(v),
 )
 
 
@@ -212,6 +233,38 @@ class JanusOp:
             op.erase()
             raise ValueError(f"{cls.OPERATION_NAME}: " + "; ".join(errors))
         return built
+
+    @classmethod
+    def asm(
+        cls,
+        operands: dict[str, "Typed | Sequence[Typed] | None"],
+        attributes: dict[str, Any],
+        result_types: Sequence[str] = (),
+    ) -> str:
+        """The op in generic form, ``"name"(%a) {attrs} : (types) -> (types)``, from
+        ``(SSA name, type)`` operands: the textual twin of ``create``, checked against the
+        same declaration (operand and result counts, attributes and their choices)."""
+        flat: list[Typed] = []
+        for d in cls.OPERANDS:
+            v = operands.get(d.name)
+            if d.arity == "single" and v is None:
+                raise ValueError(f"{cls.OPERATION_NAME}: operand '{d.name}' is required")
+            flat.extend(v if d.arity == "variadic" else () if v is None else [v])  # type: ignore[arg-type]
+        if _segments(cls.RESULTS, len(result_types)) is None:
+            raise ValueError(f"{cls.OPERATION_NAME}: expects {_count_phrase(cls.RESULTS, 'result')}, got {len(result_types)}")
+        attrs = []
+        for a in cls.ATTRIBUTES:
+            value = attributes.get(a.name)
+            if value is None:
+                if not a.optional:
+                    raise ValueError(f"{cls.OPERATION_NAME}: requires attribute '{a.name}'")
+                continue
+            if a.choices is not None and value not in a.choices:
+                raise ValueError(f"{cls.OPERATION_NAME}: attribute '{a.name}' must be one of {', '.join(a.choices)}; got '{value}'")
+            attrs.append(f"{a.name} = {a.kind.asm(value)}")
+        attr_text = f" {{{', '.join(attrs)}}}" if attrs else ""
+        signature = f"({', '.join(t for _, t in flat)}) -> ({', '.join(result_types)})"
+        return f'"{cls.OPERATION_NAME}"({", ".join(n for n, _ in flat)}){attr_text} : {signature}'
 
     # -- accessors ------------------------------------------------------------------
 

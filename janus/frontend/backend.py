@@ -2,25 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
 from janus.runtime import CompiledModule, GuardFailure
 from janus.runtime.targets import get_target
 
-AUTODIFF_PIPELINE = f"builtin.module(janus-autodiff,{get_target('cpu').pipeline})"
+if TYPE_CHECKING:
+    from janus.frontend.generate import Graph
 
 __all__ = ["GuardFailure", "compile_function"]
 
 
-def compile_function(
-    module_text: str, func_name: str, needs_autodiff: bool = False
-) -> Callable[[Sequence[np.ndarray], Sequence[Any]], list[Any]]:
-    """Compile ``module_text`` with the ``janus-to-iree`` pipeline for the CPU (after
-    ``janus-autodiff`` when ``needs_autodiff``: a function asks for its gradient); the result calls
-    ``func_name`` with a sequence of arrays and the heap object table (whose writes the
-    runtime commits after success) and returns its results as a list, raising
+def compile_function(graph: "Graph") -> Callable[[Sequence[np.ndarray], Sequence[Any]], list[Any]]:
+    """Compile ``graph`` for the CPU (its text parsed once, its ``pre_passes`` first); the
+    result calls its function with a sequence of arrays and the heap object table (whose
+    writes the runtime commits after success) and returns its results as a list, raising
     ``GuardFailure`` for a failed guard."""
-    pipeline = AUTODIFF_PIPELINE if needs_autodiff else None
-    return CompiledModule.from_mlir(module_text, target="cpu", pipeline=pipeline)[func_name].results
+    pipeline = graph.pipeline(get_target("cpu").pipeline)
+    return CompiledModule.from_mlir(graph.text, target="cpu", pipeline=pipeline)[graph.func_name].results

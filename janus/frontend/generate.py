@@ -12,7 +12,7 @@ from janus.frontend import relax, scalar_abi, speculation
 from janus.frontend.heap.rules import is_heap_object
 from janus.frontend.profiler import Profile
 from janus.frontend.recursion import trees
-from janus.frontend.recursion.invoke import simplify
+from janus.frontend.recursion.invoke import SIMPLIFY
 from janus.frontend.trace.frame import ArgumentList
 from janus.frontend.trace.interpreter import Tracer
 from janus.frontend.values import NotConvertible, Tensor, Weak
@@ -28,7 +28,12 @@ class Graph:
     globals_read: tuple[tuple[dict, str, Any], ...]  # (function globals, name, value seen)
     guard_sites: dict = field(default_factory=dict)  # guard id -> (code, offset) it speculates on
     heap: Any = None  # a heap_plan.HeapPlan when the graph reads or writes the Python heap
-    needs_autodiff: bool = False  # a function asks for its gradient (``janus-autodiff`` first)
+    #: passes the module needs before a target's lowering (``SIMPLIFY``, ``janus-autodiff``)
+    pre_passes: tuple[str, ...] = ()
+
+    def pipeline(self, lowering: str) -> str:
+        """The pass pipeline compiling this graph: ``pre_passes``, then ``lowering``."""
+        return f"builtin.module({','.join((*self.pre_passes, lowering))})"
 
 
 
@@ -55,6 +60,7 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
         shape = shapes[len(inputs)] if shapes is not None else np.shape(a)
         t = Tensor(f"%arg{len(inputs)}", shape, a.dtype)
         inputs.append(t)
+        tracer.em.define(t)
         for d, size in enumerate(shape):
             if isinstance(size, str):
                 tracer.em.bind_dim(size, t, d)
@@ -90,13 +96,12 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
     scalar_outputs = frozenset() if tracer.functions else scalar_abi.scalar_results(outputs, range(len(outputs)))
     tracer.heap.structure_outputs(output)
     func_name = re.sub(r"\W", "_", fn.__name__)
-    functions = [scalar_abi.entry_function(func_name, inputs, outputs, tracer.heap.prologue + tracer.em.lines,
+    functions = [scalar_abi.entry_function(func_name, tracer.em, inputs, outputs, tracer.heap.prologue,
                                            scalar_inputs, scalar_outputs), *tracer.functions]
     text = "module {\n" + "\n".join(functions) + "\n}\n"
-    if tracer.functions:
-        text = simplify(text)
+    pre_passes = (*(SIMPLIFY if tracer.functions else ()), *(("janus-autodiff",) if tracer.needs_autodiff else ()))
     return Graph(text, func_name, shape, tuple(tracer.guards), tuple(tracer.globals_read.values()), tracer.guard_sites,
-                 tracer.heap.plan(inputs, outputs), tracer.needs_autodiff)
+                 tracer.heap.plan(inputs, outputs), pre_passes)
 
 
 @dataclass(frozen=True)

@@ -157,6 +157,7 @@ class GradSpec:
         keywords = {k: tree_map(lambda v: parameter(v, False), v) for k, v in kwargs.items()}
         bound = bind_arguments(fn.__code__, fn.__defaults__ or (), fn.__kwdefaults__ or {}, params, keywords)
         em, caller = tracer.em.sibling(), tracer.em
+        em.define(*inner)
         tracer.em, tracer.heap.scope = em, heap
         try:
             loss, aux = self.split(tracer.run(fn.__code__, fn.__globals__, bound))
@@ -185,8 +186,7 @@ class GradSpec:
         result_types = [t.type for t in outputs] + [inner[i].type for i in wrt]
         signature = f"({', '.join(t.type for t in operands)}) -> ({', '.join(result_types)})"
         tracer.functions.append(f"  func.func private @{name}_grad{signature}")  # defined by janus-autodiff
-        base = caller.fresh()
-        caller.lines.append(f"{base}:{len(result_types)} = func.call @{name}_grad({', '.join(t.name for t in operands)}) : {signature}")
+        base = caller.call(f"{name}_grad", operands, result_types)
         results = [Tensor(f"{base}#{i}", t.shape, t.dtype) for i, t in enumerate(outputs + [inner[i] for i in wrt])]
         grad_results = results[len(outputs):]
         gradients = {inner[j].name: g for j, g in zip(wrt, grad_results)}  # by the function's argument

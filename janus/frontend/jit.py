@@ -287,8 +287,7 @@ class JitFunction:
                 raise NotConvertible("the call changed its own arguments (a heap write)")
             graph = generate(self.fn, positional, self.profile, leaf_shapes(key), self.unspeculated, self.dynamic,
                              self.switches)
-            call = compile_function(graph.text, graph.func_name, graph.needs_autodiff)
-            self.versions[key] = Version(key, graph, call, self._entry_guards(key, graph))
+            self.versions[key] = Version(key, graph, compile_function(graph), self._entry_guards(key, graph))
             self.compiles += 1
             if relaxing is not None:  # exact versions this one serves are no longer reachable
                 for old in [k for k in self.versions if shape_diff(k, key) is not None or value_diff(k, key)]:

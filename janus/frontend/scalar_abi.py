@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Collection, Sequence
 
-from janus.frontend.emitter import function_text
+from janus.frontend.emitter import Emitter, function_text
 from janus.frontend.values import Tensor, Weak
 
 
@@ -33,23 +33,24 @@ def scalar_results(outputs: Sequence[Tensor], returned: Collection[int]) -> froz
     return frozenset(i for i in returned if isinstance(outputs[i], Weak))
 
 
-def entry_function(name: str, inputs: Sequence[Tensor], outputs: Sequence[Tensor], lines: Sequence[str],
+def entry_function(name: str, em: Emitter, inputs: Sequence[Tensor], outputs: Sequence[Tensor], heap_prologue: Sequence[str],
                    scalar_inputs: Collection[int], scalar_outputs: Collection[int]) -> str:
-    """``function_text`` with the inputs and outputs at the given indices passed as scalars.
+    """``function_text`` of ``em``'s body (after the ``heap_prologue``) with the inputs and
+    outputs at the given indices passed as scalars, converted by ops ``em`` emits.
 
     Scalar inputs must be integers or floats: IREE rejects ``tensor.from_elements`` of an
-    ``i1`` computed at run time (see ``Emitter._tensor_of``)."""
+    ``i1`` computed at run time (see ``Emitter.tensor_of``)."""
+    em.loc = ""  # the conversions belong to no Python line
     params: list[Tensor | _Scalar] = list(inputs)
-    prologue: list[str] = []
+    body, em.lines = em.lines, []
     for i in scalar_inputs:
         t = inputs[i]
         assert t.dtype.kind != "b" and not t.shape, f"{t} cannot be a scalar parameter"
         params[i] = _Scalar(f"%scalar_in{i}", _element(t))
-        prologue.append(f"{t.name} = tensor.from_elements {params[i].name} : {t.type}")
+        em.define(params[i])
+        em.tensor_of(t.name, params[i].name, t.dtype)
+    prologue, em.lines = em.lines, body
     results: list[Tensor | _Scalar] = list(outputs)
-    epilogue: list[str] = []
     for i in scalar_outputs:
-        t = outputs[i]
-        results[i] = _Scalar(f"%scalar_out{i}", _element(t))
-        epilogue.append(f"{results[i].name} = tensor.extract {t.name}[] : {t.type}")
-    return function_text(name, params, results, [*prologue, *lines, *epilogue])  # type: ignore[arg-type]
+        results[i] = _Scalar(em.scalar(outputs[i]), _element(outputs[i]))
+    return function_text(name, params, results, [*prologue, *heap_prologue, *em.lines])  # type: ignore[arg-type]

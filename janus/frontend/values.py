@@ -31,6 +31,12 @@ class NotConvertible(Exception):
         self.any_signature = any_signature
 
 
+class EmissionError(NotConvertible):
+    """An op emitted with an operand it cannot take (an unknown SSA value, another type, a
+    wrong rank): a frontend bug, raised when the op is emitted so that the tracer names
+    the Python line being traced."""
+
+
 def check_dtype(dtype: np.dtype) -> np.dtype:
     dtype = np.dtype(dtype)
     if dtype.name not in ELEMENT_TYPES:

@@ -14,26 +14,30 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from janus.heap import HeapManifest
+from janus.runtime.values import ValueType, from_json, to_json
 
-#: Bumped whenever the sidecar layout changes.
-MANIFEST_VERSION = 1
+#: Bumped whenever the sidecar layout changes (2: signature types in their JSON form).
+MANIFEST_VERSION = 2
 
 
 @dataclass(frozen=True)
 class FunctionInfo:
-    """One public function: MLIR types of all inputs and results, heap slots included."""
+    """One public function: the types of all inputs and results (heap slots included), each
+    as the converter of its values."""
 
     name: str
-    inputs: tuple[str, ...]
-    results: tuple[str, ...]
+    inputs: tuple[ValueType, ...]
+    results: tuple[ValueType, ...]
     heap: HeapManifest
 
     def to_json(self) -> dict[str, Any]:
-        return {"inputs": list(self.inputs), "results": list(self.results), "heap": self.heap.to_json()}
+        return {"inputs": [to_json(t) for t in self.inputs], "results": [to_json(t) for t in self.results],
+                "heap": self.heap.to_json()}
 
     @classmethod
     def from_json(cls, name: str, data: Mapping[str, Any]) -> "FunctionInfo":
-        return cls(name, tuple(data["inputs"]), tuple(data["results"]), HeapManifest.from_json(data["heap"]))
+        inputs = tuple(from_json(t) for t in data["inputs"])
+        return cls(name, inputs, tuple(from_json(t) for t in data["results"]), HeapManifest.from_json(data["heap"]))
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,10 @@ class Artifact:
         manifest = json.loads(sidecar.read_text(encoding="utf-8"))
         if manifest.get("janus_manifest") != MANIFEST_VERSION:
             raise ValueError(f"{sidecar}: unsupported janus manifest version {manifest.get('janus_manifest')!r}")
-        functions = {name: FunctionInfo.from_json(name, f) for name, f in manifest["functions"].items()}
+        try:
+            functions = {name: FunctionInfo.from_json(name, f) for name, f in manifest["functions"].items()}
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"{sidecar}: malformed janus manifest: {type(e).__name__}: {e}") from None
         return cls(Path(path).read_bytes(), manifest["target"], functions)
 
 

@@ -13,13 +13,14 @@ from typing import Sequence
 from iree.compiler import tools
 from iree.compiler.passmanager import PassManager
 
-from janus.ir import ir, make_context
+from janus.ir import copy_module, ir, parse_module
 from janus.passes import build_pass_manager
 from janus.passes.callgraph import ready_for_iree_problems
 from janus.runtime.artifact import Artifact, FunctionInfo
 from janus.runtime.errors import CompileError
 from janus.heap import HeapManifest
 from janus.runtime.targets import get_target
+from janus.runtime.values import INDEX_ARRAY, UnsupportedType, ValueType, scalar_type, tensor_type
 from janus.diagnostics import STRING_BUFFER, Diagnostic, from_mlir_error, located
 
 #: The portable lowering (any target); each target preset names the one it compiles with.
@@ -31,11 +32,15 @@ ModuleLike = ir.Module | str
 
 
 def lower(module: ModuleLike, pipeline: str = DEFAULT_PIPELINE, *, filename: str = DEFAULT_FILENAME) -> ir.Module:
-    """A new module: ``module`` (text or ``ir.Module``, left untouched) after ``pipeline``."""
-    text = module if isinstance(module, str) else module.operation.get_asm(enable_debug_info=True)
-    ctx = make_context()
+    """A new module: ``module`` after ``pipeline``. Text is parsed (the one parse of a
+    compile); an ``ir.Module`` is copied in memory and left untouched."""
     try:
-        lowered = ir.Module.parse(text, ctx)
+        if isinstance(module, str):
+            lowered = parse_module(module)
+        else:
+            with module.context:
+                lowered = copy_module(module)
+        ctx = lowered.context
         pass_manager = _pass_manager(pipeline, ctx, filename)
         with ctx:
             pass_manager.run(lowered.operation)
@@ -89,11 +94,25 @@ def public_functions(module: ir.Module) -> dict[str, FunctionInfo]:
         name = attrs["sym_name"].value
         out[name] = FunctionInfo(
             name,
-            tuple(str(t) for t in ftype.inputs),
-            tuple(str(t) for t in ftype.results),
+            tuple(value_type(t) for t in ftype.inputs),
+            tuple(value_type(t) for t in ftype.results),
             HeapManifest.from_function(op.operation),
         )
     return out
+
+
+#: The opaque type ``janus-host-index-arrays`` passes index arrays as.
+_UTIL_BUFFER = "!util.buffer"
+
+
+def value_type(t: ir.Type) -> ValueType:
+    """The runtime's converter for values of the signature type ``t``."""
+    if isinstance(t, ir.RankedTensorType):
+        shape = tuple(None if t.is_dynamic_dim(d) else size for d, size in enumerate(t.shape))
+        return tensor_type(shape, str(t.element_type))
+    if isinstance(t, (ir.IntegerType, ir.IndexType, ir.F32Type, ir.F64Type)):
+        return scalar_type(str(t))
+    return INDEX_ARRAY if str(t) == _UTIL_BUFFER else UnsupportedType(str(t))
 
 
 _IREE_DIAGNOSTIC = re.compile(r"^(.+?):(\d+):(\d+): (error|warning|note|remark): (.*)$", re.MULTILINE)

@@ -27,7 +27,7 @@ from janus.runtime.compiler import DEFAULT_FILENAME, ModuleLike, compile_module
 from janus.runtime.drivers import DriverChoice, median
 from janus.runtime.errors import GuardFailure
 from janus.runtime.targets import get_target
-from janus.runtime.values import parse_type
+from janus.runtime.values import UnsupportedType
 
 
 @functools.cache
@@ -150,8 +150,11 @@ class CompiledFunction:
         self._runners = [Runner.of(module, module.driver, info.name)]
         #: the running choice of driver, when the module has a second one to compare with
         self.choice = DriverChoice() if module.parallel_driver else None
-        self._inputs = [parse_type(t) for t in info.inputs]
-        self._results = [parse_type(t) for t in info.results]
+        unsupported = [t for t in (*info.inputs, *info.results) if isinstance(t, UnsupportedType)]
+        if unsupported:
+            raise TypeError(unsupported[0].problem())
+        self._inputs = info.inputs
+        self._results = info.results
         self._heap = info.heap if info.heap.reads or info.heap.writes else None
         self._info = info
         self._arity = len(info.inputs) - len(info.heap.reads)
@@ -231,10 +234,10 @@ class CompiledFunction:
 
     def _input_name(self, index: int) -> str:
         if index < self._arity:
-            return f"argument {index} of @{self.name} ({self._info.inputs[index]})"
+            return f"argument {index} of @{self.name} ({self._info.inputs[index].text})"
         return f"heap input {self._info.heap.reads[index - self._arity]} of @{self.name}"
 
     def __repr__(self) -> str:
-        inputs = ", ".join(self._info.inputs[: self._arity])
-        results = ", ".join(self._info.results[: self._returned])
+        inputs = ", ".join(t.text for t in self._info.inputs[: self._arity])
+        results = ", ".join(t.text for t in self._info.results[: self._returned])
         return f"<CompiledFunction @{self.name}({inputs}) -> ({results})>"

@@ -1,16 +1,16 @@
 """Python values <-> IREE VM values, one converter per MLIR type of a function signature.
 
-Converters are built once per function from the type text recorded at compile time (no
-MLIR context needed at run time) and then only push and pull values. They are strict on
+Converters are built at compile time from each function's MLIR types (``compiler.value_type``),
+stored in the manifest in their JSON form (no MLIR context needed at run time), and then
+only push and pull values. They are strict on
 purpose: IREE does not check tensor element types at the call boundary, and a silently
 cast argument would be a wrong answer, so a mismatch is a ``TypeError`` here.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 from iree import runtime as rt
@@ -23,6 +23,8 @@ _ARG_USAGE = rt.BufferUsage.DEFAULT
 @dataclass(frozen=True, slots=True)
 class BoolType:
     """i1 as a scalar: a Python (or NumPy) bool, nothing else."""
+
+    text = "i1"
 
     def push(self, values: rt.VmVariantList, value: Any, device: rt.HalDevice) -> None:
         if not isinstance(value, (bool, np.bool_)):
@@ -75,10 +77,15 @@ class FloatType:
 class TensorType:
     """A ranked tensor (NumPy array of exactly its dtype; ``None`` marks a dynamic dim)."""
 
-    text: str
     shape: tuple[int | None, ...]
+    #: the MLIR element type (``f32``)
+    element: str
     dtype: np.dtype
-    element: rt.HalElementType
+    hal_element: rt.HalElementType
+
+    @property
+    def text(self) -> str:
+        return _tensor_text(self.shape, self.element)
 
     def push(self, values: rt.VmVariantList, value: Any, device: rt.HalDevice) -> None:
         if not isinstance(value, (np.ndarray, np.generic)):
@@ -90,7 +97,7 @@ class TensorType:
         if not value.flags.c_contiguous:
             value = np.ascontiguousarray(value)
         view = device.allocator.allocate_buffer_copy(
-            memory_type=_ARG_MEMORY, allowed_usage=_ARG_USAGE, device=device, buffer=value, element_type=self.element
+            memory_type=_ARG_MEMORY, allowed_usage=_ARG_USAGE, device=device, buffer=value, element_type=self.hal_element
         )
         values.push_ref(view)
 
@@ -123,7 +130,27 @@ class IndexArrayType:
         raise TypeError(f"compiled code does not return {self.text}")
 
 
-ValueType = BoolType | IntType | FloatType | TensorType | IndexArrayType
+@dataclass(frozen=True, slots=True)
+class UnsupportedType:
+    """A type no Python value converts to or from; a function using it cannot be called."""
+
+    text: str
+
+    def problem(self) -> str:
+        return f"values of type {self.text} cannot be passed between Python and compiled code"
+
+    def push(self, values: rt.VmVariantList, value: Any, device: rt.HalDevice) -> None:
+        raise TypeError(self.problem())
+
+    def pull(self, values: rt.VmVariantList, index: int, device: rt.HalDevice) -> Any:
+        raise TypeError(self.problem())
+
+
+ValueType = BoolType | IntType | FloatType | TensorType | IndexArrayType | UnsupportedType
+
+
+def _tensor_text(shape: tuple[int | None, ...], element: str) -> str:
+    return "tensor<" + "".join(f"{'?' if d is None else d}x" for d in shape) + f"{element}>"
 
 
 def _shape_text(shape: tuple[int | None, ...]) -> str:
@@ -150,17 +177,42 @@ _ELEMENTS: dict[str, tuple[np.dtype, rt.HalElementType]] = {
     "f64": (np.dtype(np.float64), rt.HalElementType.FLOAT_64),
 }
 
-_TENSOR = re.compile(r"tensor<((?:(?:\d+|\?)x)*)(\w+)>")
+INDEX_ARRAY = IndexArrayType()
 
 
-def parse_type(text: str) -> ValueType:
-    """The converter for the MLIR type ``text``; ``TypeError`` when Python cannot pass it."""
-    if text in _SCALARS:
-        return _SCALARS[text]
-    if text == IndexArrayType.text:
-        return IndexArrayType()
-    m = _TENSOR.fullmatch(text)
-    if m and m.group(2) in _ELEMENTS:
-        shape = tuple(None if d == "?" else int(d) for d in m.group(1).split("x")[:-1])
-        return TensorType(text, shape, *_ELEMENTS[m.group(2)])
-    raise TypeError(f"values of type {text} cannot be passed between Python and compiled code")
+def scalar_type(name: str) -> ValueType:
+    """The converter of the MLIR scalar type ``name`` (``i64``, ``index``, ``f32``...)."""
+    return _SCALARS.get(name) or UnsupportedType(name)
+
+
+def tensor_type(shape: tuple[int | None, ...], element: str) -> ValueType:
+    """The converter of a ranked tensor of ``shape`` (``None``: a dynamic dim) and MLIR ``element``."""
+    if element not in _ELEMENTS:
+        return UnsupportedType(_tensor_text(shape, element))
+    return TensorType(tuple(shape), element, *_ELEMENTS[element])
+
+
+def to_json(kind: ValueType) -> dict[str, Any]:
+    """The manifest's form of a signature type: ``{"tensor": [dims, null for ?], "element": "f32"}``,
+    ``{"scalar": "i64"}``, ``{"buffer": "util"}`` or ``{"unsupported": "<MLIR type>"}``."""
+    if isinstance(kind, TensorType):
+        return {"tensor": list(kind.shape), "element": kind.element}
+    if isinstance(kind, IndexArrayType):
+        return {"buffer": "util"}
+    if isinstance(kind, UnsupportedType):
+        return {"unsupported": kind.text}
+    return {"scalar": kind.text}
+
+
+def from_json(data: Mapping[str, Any]) -> ValueType:
+    """The converter ``to_json`` described; ``ValueError`` for anything else."""
+    match data:
+        case {"tensor": list(dims), "element": str(element)} if all(d is None or type(d) is int for d in dims):
+            return tensor_type(tuple(dims), element)
+        case {"scalar": str(name)}:
+            return scalar_type(name)
+        case {"buffer": "util"}:
+            return INDEX_ARRAY
+        case {"unsupported": str(text)}:
+            return UnsupportedType(text)
+    raise ValueError(f"not a signature type: {data!r}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
@@ -338,3 +339,34 @@ def test_parse_guard_message(text: str, parsed: tuple[int, str, str] | None) -> 
 def test_obj_type_is_the_object_type() -> None:
     with make_context():
         assert str(obj_type()) == "!janus.obj"
+
+
+# -- printing an op from its declaration (how the frontend emits janus ops) ------------------
+
+ASM_CASES: list[tuple[type[JanusOp], dict[str, Any], dict[str, Any], list[str]]] = [
+    (GuardOp, {"condition": ("%c", "i1")}, {"id": 3, "kind": "raise", "source": 'm.py:2 "x" \\ y\n\tz'}, []),
+    (ObjectOp, {}, {"slot": 0, "origin": "arg", "name": "self"}, ["!janus.obj"]),
+    (GetItemOp, {"object": ("%o", "!janus.obj"), "index": ("%n", "i32")}, {}, ["tensor<4xf32>"]),
+    (SetItemOp, {"object": ("%o", "!janus.obj"), "value": ("%x", "tensor<4xf32>")}, {"key": -1}, []),
+    (InvokeOp, {"arguments": [("%x", "tensor<4xf32>"), ("%o", "!janus.obj")]}, {"callee": "cell"}, ["tensor<4xf32>", "i1"]),
+]
+
+
+@pytest.mark.parametrize("op, operands, attributes, result_types", ASM_CASES)
+def test_asm_prints_what_the_declaration_reads_back(op, operands, attributes, result_types) -> None:
+    head = f"%r:{len(result_types)} = " if len(result_types) > 1 else "%r = " if result_types else ""
+    with make_context():
+        module, parsed = parse_op(f"  {head}{op.asm(operands, attributes, result_types)}")
+        assert type(parsed) is op and parsed.verify_local() == []
+        assert {a.name: getattr(parsed, a.name) for a in op.ATTRIBUTES} == {a.name: attributes.get(a.name) for a in op.ATTRIBUTES}
+        assert [str(r.type) for r in parsed.operation.results] == result_types
+
+
+@pytest.mark.parametrize("attributes, result_types, message", [
+    ({"id": 1, "kind": "branch"}, [], "janus.guard: requires attribute 'source'"),
+    ({"id": 1, "kind": "hope", "source": "m.py:1"}, [], "janus.guard: attribute 'kind' must be one of branch, "),
+    ({"id": 1, "kind": "branch", "source": "m.py:1"}, ["i1"], "janus.guard: expects 0 results, got 1"),
+])
+def test_asm_rejects_what_the_declaration_does_not_allow(attributes, result_types, message) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        GuardOp.asm({"condition": ("%c", "i1")}, attributes, result_types)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
+from iree import runtime as rt
 from tests.helpers import GUARD_PIPELINE, module_path
 
-from janus.ir import parse_module
+from janus.ir import ir, make_context, parse_module
 from janus.runtime import (
     Artifact,
     CompiledModule,
@@ -18,6 +20,8 @@ from janus.runtime import (
     lower,
 )
 from janus.runtime import compiler as compiler_module
+from janus.runtime.artifact import MANIFEST_VERSION
+from janus.runtime.values import FloatType, TensorType, from_json, to_json
 
 X = np.array([1.0, -2.0, 3.5, 0.25], dtype=np.float32)
 
@@ -156,7 +160,7 @@ def test_vmfb_and_sidecar_load_from_disk(guards_artifact: Artifact, tmp_path) ->
     guards_artifact.save(path)
     manifest = json.loads((tmp_path / "guards.vmfb.json").read_text())
     assert manifest["target"] == "cpu"
-    assert manifest["functions"]["scale"]["inputs"] == ["tensor<4xf32>", "f32"]
+    assert manifest["functions"]["scale"]["inputs"] == [{"tensor": [4], "element": "f32"}, {"scalar": "f32"}]
     loaded = CompiledModule.load(path)
     assert loaded.function_names == ["scale", "next_below"]
     np.testing.assert_array_equal(loaded["scale"](X, 4.0), X * 4)
@@ -168,6 +172,31 @@ def test_loading_without_sidecar_names_it(guards_artifact: Artifact, tmp_path) -
     path = tmp_path / "bare.vmfb"
     path.write_bytes(guards_artifact.vmfb)
     with pytest.raises(FileNotFoundError, match=r"bare\.vmfb\.json: no janus manifest"):
+        CompiledModule.load(path)
+
+
+def test_signatures_are_types_read_from_the_lowered_module(guards_artifact: Artifact) -> None:
+    scale = guards_artifact.functions["scale"]
+    assert scale.inputs == (TensorType((4,), "f32", np.dtype(np.float32), rt.HalElementType.FLOAT_32), FloatType("f32"))
+    assert [to_json(t) for t in scale.results] == [{"tensor": [4], "element": "f32"}]
+
+
+@pytest.mark.parametrize("mlir", ["tensor<2x?xi64>", "tensor<f64>", "index", "i1", "!util.buffer", "tensor<3xcomplex<f32>>"])
+def test_signature_types_round_trip_through_the_manifest(mlir: str) -> None:
+    kind = compiler_module.value_type(ir.Type.parse(mlir, make_context()))
+    assert kind.text == mlir and from_json(json.loads(json.dumps(to_json(kind)))) == kind
+
+
+@pytest.mark.parametrize("manifest, problem", [
+    ({"janus_manifest": 1, "target": "cpu", "functions": {}}, "unsupported janus manifest version 1"),
+    ({"janus_manifest": MANIFEST_VERSION, "target": "cpu", "functions": {"f": {"inputs": ["f32"], "results": []}}},
+     "malformed janus manifest: ValueError: not a signature type: 'f32'"),
+])
+def test_a_sidecar_janus_cannot_read_is_a_clear_error(guards_artifact: Artifact, tmp_path, manifest, problem) -> None:
+    path = tmp_path / "old.vmfb"
+    path.write_bytes(guards_artifact.vmfb)
+    (tmp_path / "old.vmfb.json").write_text(json.dumps(manifest))
+    with pytest.raises(ValueError, match=re.escape(f"old.vmfb.json: {problem}")):
         CompiledModule.load(path)
 
 

@@ -33,7 +33,7 @@ def test_writes_vmfb_and_manifest(vmfb: Path) -> None:
     assert manifest["target"] == "cpu"
     assert set(manifest["functions"]) == {"scale", "next_below"}
     next_below = manifest["functions"]["next_below"]
-    assert (next_below["inputs"], next_below["results"]) == (["i64", "i64"], ["i64"])
+    assert (next_below["inputs"], next_below["results"]) == ([{"scalar": "i64"}] * 2, [{"scalar": "i64"}])
 
 
 def test_iree_run_module_runs_the_vmfb(vmfb: Path) -> None:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+from janus.dialects import GetAttrOp, GetItemOp, ObjectOp, SetAttrOp, SetItemOp
 from janus.frontend.heap import structures as heap_struct
 from janus.frontend.ops import mutation
 from janus.frontend.ops import op_table
@@ -97,13 +98,13 @@ def _holds(value: Any, target: Tensor) -> bool:
     return isinstance(value, SymFunction) and _holds((value.defaults, value.closure), target)
 
 
-def _step_attr(kind: str, key: Key) -> str:
-    if kind == "attr":
-        return f'name = "{_text(key)}"'
-    return f"key = {key} : i64" if isinstance(key, int) else f'key = "{_text(key)}"'
+def _step_attr(kind: str, key: Key) -> dict[str, Key]:
+    """The attribute naming one access step of a heap op."""
+    return {"name": _text(key)} if kind == "attr" else {"key": key if isinstance(key, int) else _text(key)}
 
 
 def _text(key: Key) -> str:
+    """``key``, refused unless printable ASCII without quotes (heap manifests name it)."""
     if not isinstance(key, str) or not key.isprintable() or not key.isascii() or any(c in key for c in '"\\'):
         raise NotConvertible(f"heap key {key!r} cannot be written in MLIR")
     return key
@@ -182,12 +183,10 @@ class HeapTracker:
         key = source if source[0] == "arg" else ("fixed", id(obj))
         ref = self.roots.get(key)
         if ref is None:  # named by the root emitter: the prologue goes into the root function
-            slot, ssa = len(self.sources), self.root[0].fresh()
+            slot = len(self.sources)
             self.sources.append(source)
-            self.prologue.append(
-                f'{ssa} = "janus.object"() {{slot = {slot} : i64, origin = "{origin}", name = "{_text(name)}"}} '
-                f": () -> {OBJ_TYPE_ASM}"
-            )
+            ssa = self.root[0].janus(ObjectOp, {}, {"slot": slot, "origin": origin, "name": _text(name)}, [OBJ_TYPE_ASM],
+                                     into=self.prologue)
             ref = self.roots[key] = HeapRef(AccessPath(slot), obj, ssa, name)
             if source[0] == "arg":
                 self.checks[ref.path] = spec_of(obj)  # type: ignore[assignment]
@@ -226,20 +225,14 @@ class HeapTracker:
         self.checks.setdefault(path, spec)
         self.labels[path], self.parents[path] = label, (ref, kind, key)
         if spec.kind == "array":
-            op = "janus.get_attr" if kind == "attr" else "janus.get_item"
-            result_type = tensor_type(value.shape, value.dtype)
-            t = self.tracer.em.emit(f'"{op}"({ref.ssa}) {{{_step_attr(kind, key)}}} : ({OBJ_TYPE_ASM}) -> {result_type}',
-                                    value.shape, value.dtype)
+            t = Tensor(self._get(ref, kind, key, tensor_type(value.shape, value.dtype)), value.shape, value.dtype)
             self._typed(path, t.type)
             self.owners[t.name] = path
             if self.at_root():
                 self.values[path] = t
             return t
         if spec.kind == "object":
-            ssa = self.tracer.em.fresh()
-            op = "janus.get_attr" if kind == "attr" else "janus.get_item"
-            self.prologue.append(f'{ssa} = "{op}"({ref.ssa}) {{{_step_attr(kind, key)}}} : ({OBJ_TYPE_ASM}) -> {OBJ_TYPE_ASM}')
-            value = HeapRef(path, value, ssa, label)
+            value = HeapRef(path, value, self._get(ref, kind, key, OBJ_TYPE_ASM, into=self.prologue), label)
         self.values[path] = value
         return value
 
@@ -275,11 +268,14 @@ class HeapTracker:
         if structured:  # its leaves become results of the function (``heap_struct``)
             self.values[path] = self.structures[path] = value
             return
-        op = "janus.set_attr" if kind == "attr" else "janus.set_item"
-        self.tracer.em.lines.append(
-            f'"{op}"({ref.ssa}, {value.name}) {{{_step_attr(kind, key)}}} : ({OBJ_TYPE_ASM}, {value.type}) -> ()'
-        )
+        op = SetAttrOp if kind == "attr" else SetItemOp
+        self.tracer.em.janus(op, {"object": (ref.ssa, OBJ_TYPE_ASM), "value": (value.name, value.type)}, _step_attr(kind, key))
         self.values[path] = self.written[path] = value
+
+    def _get(self, ref: HeapRef, kind: str, key: Key, result_type: str, into: list[str] | None = None) -> str:
+        """``janus.get_attr`` / ``janus.get_item`` of ``ref``; the result's SSA name."""
+        op = GetAttrOp if kind == "attr" else GetItemOp
+        return self.tracer.em.janus(op, {"object": (ref.ssa, OBJ_TYPE_ASM)}, _step_attr(kind, key), [result_type], into)
 
     def _typed(self, path: AccessPath, type_: str) -> None:
         known = self.types.setdefault(path, type_)

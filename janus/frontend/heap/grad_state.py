@@ -74,6 +74,7 @@ class GradHeap(HoistedReads):
             self.wrt.append(len(self.inner))
         self.outer.append(value)
         self.inner.append(Tensor(f"%arg{len(self.inner)}", value.shape, value.dtype))
+        self.tracer.em.define(self.inner[-1])
         return self.inner[-1]
 
     def parameters(self, ref: HeapRef) -> dict[str, Tensor]:

@@ -72,9 +72,7 @@ def _wrapped(em: Emitter, index: Any, size: int, shape: tuple[int, ...]) -> Tens
 
     def wrap(b: Body, a: list[str]) -> str:
         negative = b.cmp(_I64, ("", "slt", ""), a[0], b.constant(0, _I64))
-        name = b.em.fresh()
-        b.lines.append(f"{name} = arith.select {negative}, {b.op('arith.addi', [a[0], b.constant(size, _I64)], _I64)}, {a[0]} : i64")
-        return name
+        return b.select(negative, b.op("arith.addi", [a[0], b.constant(size, _I64)], _I64), a[0], _I64)
 
     return em.elementwise([t], shape, _I64, wrap)
 
@@ -100,9 +98,7 @@ def _lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
         coords = [b.index_cast(a[i], "i64", "index") for i in range(n)]
         for d in range(len(shape) - r):
             coords.append(b.loop_index(r + d))
-        name = b.em.fresh()
-        b.lines.append(f"{name} = tensor.extract {x.name}[{', '.join(coords)}] : {x.type}")
-        return name
+        return b.extract(x, coords)
 
     every = [f"d{i}" for i in range(len(shape))]
     return em.generic(len(shape), (), [(w, every[:r]) for w in wrapped], em.empty(shape, dtype), every, body)
@@ -140,20 +136,19 @@ def scatter(tracer: "Tracer", target: Tensor, key: Any, value: Any, accumulate: 
         values = _final_values(em, flat, values)
     coords = em.concat([em.reshape(f, (count, 1)) for f in flat], 1, (count, n))
     element = ELEMENT_TYPES[target.dtype.name]
-    update, current, combined = em.fresh(), em.fresh(), em.fresh()
-    if not accumulate:
-        combined = update
-        body = []
-    else:
+    update, current = em.argument(element), em.argument(element)
+    body = Body(em)
+    combined = update
+    if accumulate:
         opname = "arith.addf" if target.dtype.kind == "f" else "arith.ori" if target.dtype.kind == "b" else "arith.addi"
-        body = [f"{combined} = {opname} {current}, {update} : {element}"]
+        combined = body.op(opname, [current, update], target.dtype)
     dims = ", ".join(map(str, range(n)))
-    region = "\n".join(["{", f"^bb0({update}: {element}, {current}: {element}):", *body,
+    region = "\n".join(["{", f"^bb0({update}: {element}, {current}: {element}):", *body.lines,
                         f"iree_linalg_ext.yield {combined} : {element}", f"}} -> {target.type}"])
     return em.emit(
         f"iree_linalg_ext.scatter dimension_map = [{dims}] unique_indices(false) "
         f"ins({values.name}, {coords.name} : {values.type}, {coords.type}) outs({target.name} : {target.type}) {region}",
-        target.shape, target.dtype)
+        target.shape, target.dtype, [values, coords, target])
 
 
 def _final_values(em: Emitter, flat: list[Tensor], values: Tensor) -> Tensor:
@@ -166,18 +161,13 @@ def _final_values(em: Emitter, flat: list[Tensor], values: Tensor) -> Tensor:
         same = b.constant(True, np.dtype(bool))
         for i in range(n):
             same = b.op("arith.andi", [same, b.cmp(_I64, ("", "eq", ""), a[i], a[n + i])], np.dtype(bool))
-        name = b.em.fresh()
-        b.lines.append(f"{name} = arith.select {same}, {_loop_i64(b, 1)}, {a[-1]} : i64")
-        return b.op("arith.maxsi", [a[-1], name], _I64)
+        return b.op("arith.maxsi", [a[-1], b.select(same, _loop_i64(b, 1), a[-1], _I64)], _I64)
 
     position = em.generic(2, (1,), [(f, ["d0"]) for f in flat] + [(f, ["d1"]) for f in flat],
                           em.filled((count,), _I64, 0), ["d0"], last)
 
     def pick(b: Body, a: list[str]) -> str:
-        coords = [b.index_cast(a[0], "i64", "index")] + [b.loop_index(d) for d in range(1, values.ndim)]
-        name = b.em.fresh()
-        b.lines.append(f"{name} = tensor.extract {values.name}[{', '.join(coords)}] : {values.type}")
-        return name
+        return b.extract(values, [b.index_cast(a[0], "i64", "index")] + [b.loop_index(d) for d in range(1, values.ndim)])
 
     every = [f"d{i}" for i in range(values.ndim)]
     return em.generic(values.ndim, (), [(position, ["d0"])], em.empty(values.shape, values.dtype), every, pick)

@@ -48,22 +48,11 @@ def getitem(tracer: "Tracer", x: Tensor, key: Any) -> Tensor:
 
 def checked_index(tracer: "Tracer", index: str, size: int) -> str:
     """An ``index`` value for Python's ``index`` into a dim of ``size``, guarded in range."""
-    em = tracer.em
-    lines = em.lines
-    low, high, zero, wrapped, ok_low, ok_high, ok, negative, chosen, result = (em.fresh() for _ in range(10))
-    lines.extend([
-        f"{low} = arith.constant {-size} : i64",
-        f"{high} = arith.constant {size} : i64",
-        f"{zero} = arith.constant 0 : i64",
-        f"{ok_low} = arith.cmpi sge, {index}, {low} : i64",
-        f"{ok_high} = arith.cmpi slt, {index}, {high} : i64",
-        f"{ok} = arith.andi {ok_low}, {ok_high} : i1",
-    ])
+    b = tracer.em.scalars()
+    low, high, zero = b.constant(-size, "i64"), b.constant(size, "i64"), b.constant(0, "i64")
+    ok = b.op("arith.andi", [b.cmp("i64", "sge", index, low), b.cmp("i64", "slt", index, high)], "i1")
     tracer.guard(ok, "raise", f"index in range of a dim of size {size} (IndexError)")
-    lines.extend([
-        f"{negative} = arith.cmpi slt, {index}, {zero} : i64",
-        f"{wrapped} = arith.addi {index}, {high} : i64",
-        f"{chosen} = arith.select {negative}, {wrapped}, {index} : i64",
-        f"{result} = arith.index_cast {chosen} : i64 to index",
-    ])
-    return result
+    b = tracer.em.scalars()
+    negative = b.cmp("i64", "slt", index, zero)
+    chosen = b.select(negative, b.op("arith.addi", [index, high], "i64"), index, "i64")
+    return b.index_cast(chosen, "i64", "index")

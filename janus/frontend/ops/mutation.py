@@ -80,17 +80,7 @@ def _insert(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> Tensor:
             offsets[dim] = indexing.checked_index(tracer, tracer.em.scalar(k), target.shape[dim])
     part = Tensor("", tuple(sizes[d] for d in kept), target.dtype)
     source = op_table.conform(tracer.em, value, part, "item assignment")
-    em = tracer.em
-
-    def join(values: list) -> str:
-        return ", ".join(map(str, values))
-
-    return em.emit(
-        f"tensor.insert_slice {source.name} into {target.name}[{join(offsets)}] [{join(sizes)}] [{join(strides)}] "
-        f": {source.type} into {target.type}",
-        target.shape,
-        target.dtype,
-    )
+    return tracer.em.insert_slice(source, target, offsets, sizes, strides)
 
 
 def replace(tracer: "Tracer", old: Tensor, new: Tensor, what: str) -> None:

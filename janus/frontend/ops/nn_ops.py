@@ -25,7 +25,7 @@ from janus.frontend.ops import nn_numpy
 from janus.frontend.emitter import Body, Emitter
 from janus.frontend.ops.op_table import GATHER_HAS_NO_RULE, normalize_axis, shape_of
 from janus.frontend.ops.registry import OPS, Args, Op, Spec, apply, register
-from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor, tensor_type
+from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor
 
 
 def _apply(em: Emitter, name: str, *args: Any, **kwargs: Any) -> Any:
@@ -141,11 +141,9 @@ def _ce_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     logp = _log_softmax_lower(em, {"x": logits, "axis": 1}, (logits.shape, dtype))
 
     def body(b: Body, a: list[str]) -> str:
-        hit, name = b.em.fresh(), b.em.fresh()
         label = b.index_cast(a[1], ELEMENT_TYPES[labels.dtype.name], "index")
-        b.lines.append(f"{hit} = arith.cmpi eq, {b.loop_index(1)}, {label} : index")
-        b.lines.append(f"{name} = arith.select {hit}, {a[0]}, {b.constant(0, dtype)} : {ELEMENT_TYPES[dtype.name]}")
-        return b.op("arith.addf", [name, a[2]], dtype)
+        hit = b.cmp("index", "eq", b.loop_index(1), label)
+        return b.op("arith.addf", [b.select(hit, a[0], b.constant(0, dtype), dtype), a[2]], dtype)
 
     picked = em.generic(2, (0, 1), [(logp, ["d0", "d1"]), (labels, ["d0"])], em.filled((), dtype, 0), [], body)
     return _apply(em, "divide", _apply(em, "negative", picked), float(n))
@@ -169,10 +167,7 @@ def _embedding_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     k = len(shape) - 1
 
     def body(b: Body, a: list[str]) -> str:
-        row = b.index_cast(a[0], ELEMENT_TYPES[ids.dtype.name], "index")
-        name = b.em.fresh()
-        b.lines.append(f"{name} = tensor.extract {table.name}[{row}, {b.loop_index(k)}] : {table.type}")
-        return name
+        return b.extract(table, [b.index_cast(a[0], ELEMENT_TYPES[ids.dtype.name], "index"), b.loop_index(k)])
 
     every = [f"d{i}" for i in range(k + 1)]
     ids_exprs = every[:k] if k else [0]
@@ -212,11 +207,9 @@ def _conv_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     if ph or pw:
         n, c, h, wd = x.shape
         zeros = em.filled((n, c, h + 2 * ph, wd + 2 * pw), dtype, 0)
-        x = em.emit(f"tensor.insert_slice {x.name} into {zeros.name}[0, 0, {ph}, {pw}] [{n}, {c}, {h}, {wd}] [1, 1, 1, 1] "
-                    f": {x.type} into {zeros.type}", zeros.shape, dtype)
+        x = em.insert_slice(x, zeros, [0, 0, ph, pw], [n, c, h, wd], [1, 1, 1, 1])
     init = em.filled(shape, dtype, 0)
-    y = em.emit(f"linalg.conv_2d_nchw_fchw {{{_strides_attr(stride)}}} ins({x.name}, {w.name} : {x.type}, {w.type}) "
-                f"outs({init.name} : {init.type}) -> {init.type}", shape, dtype)
+    y = em.structured("linalg.conv_2d_nchw_fchw", [x, w], init, _strides_attr(stride))
     if args["b"] is None:
         return y
     return _apply(em, "add", y, em.insert_unit_dims(args["b"], [0], (shape[1], 1, 1)))
@@ -244,8 +237,7 @@ def _pool_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     kernel, stride = _pool_params(args)
     init = em.filled(shape, dtype, -np.inf)
     window = em.empty(kernel, dtype)
-    return em.emit(f"linalg.pooling_nchw_max {{{_strides_attr(stride)}}} ins({x.name}, {window.name} : {x.type}, "
-                   f"{tensor_type(kernel, dtype)}) outs({init.name} : {init.type}) -> {init.type}", shape, dtype)
+    return em.structured("linalg.pooling_nchw_max", [x, window], init, _strides_attr(stride))
 
 
 NN: list[Op] = [

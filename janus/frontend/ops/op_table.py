@@ -21,7 +21,7 @@ from janus.frontend.ops import padding
 from janus.frontend.ops import vjp_numpy
 from janus.frontend.emitter import Body, Emitter
 from janus.frontend.ops.registry import BY_FUNCTION, METHODS, OPERATORS, OPS, Args, Op, Spec, register
-from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Shape, Tensor, Weak, check_dtype, is_static
+from janus.frontend.values import NotConvertible, Shape, Tensor, Weak, check_dtype, is_static
 
 # ---- operands: tensors and static values (Python scalars, NumPy constants) ---------------
 def shape_of(x: Any) -> Shape:
@@ -136,9 +136,7 @@ def _negative(b: Body, dtype: np.dtype, xs: list[str]) -> str:
 
 
 def _select(b: Body, dtype: np.dtype, xs: list[str]) -> str:
-    name = b.em.fresh()
-    b.lines.append(f"{name} = arith.select {xs[0]}, {xs[1]}, {xs[2]} : {ELEMENT_TYPES[dtype.name]}")
-    return name
+    return b.select(xs[0], xs[1], xs[2], dtype)
 
 
 def _ufunc_bind(nin: int) -> Callable[..., Args]:

@@ -48,11 +48,7 @@ def lower(em: Emitter, args: Args, spec: tuple[tuple[int, ...], np.dtype]) -> Te
     x: Tensor = args["array"]
     fill = np.asarray(args["constant_values"]).astype(dtype)[()]  # NumPy casts the fill to the array's dtype
     base = em.filled(shape, dtype, fill)
-    offsets = ", ".join(str(b) for b, _ in widths(args))
-    sizes = ", ".join(map(str, x.shape))
-    strides = ", ".join("1" for _ in shape)
-    return em.emit(f"tensor.insert_slice {x.name} into {base.name}[{offsets}] [{sizes}] [{strides}] : {x.type} into {base.type}",
-                   shape, dtype)
+    return em.insert_slice(x, base, [b for b, _ in widths(args)], x.shape, [1] * len(shape))
 
 
 def vjp(g: np.ndarray, out: Any, args: Args) -> dict[str, Any]:

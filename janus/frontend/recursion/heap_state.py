@@ -44,7 +44,9 @@ class RecursionHeap(HoistedReads):
 
     def parameter(self, ref: HeapRef, kind: str, key: Key, value: Tensor) -> Tensor:
         self.reads.append((ref, kind, key))
-        return Tensor(f"%arg{self.first + len(self.reads) - 1}", value.shape, value.dtype)
+        parameter = Tensor(f"%arg{self.first + len(self.reads) - 1}", value.shape, value.dtype)
+        self.tracer.em.define(parameter)
+        return parameter
 
     def parameters(self) -> list[Tensor]:
         return [self.arguments[ref.path.child(kind, key)] for ref, kind, key in self.reads]

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from janus.dialects import InvokeOp
 from janus.frontend.trace.branches import SymFunction
 from janus.frontend.emitter import Emitter, function_text
 from janus.frontend.heap.access import HeapRef
@@ -35,8 +36,6 @@ from janus.frontend.recursion.heap_state import RecursionHeap, extra_operands
 from janus.frontend.trace.scalars import PYTHON_DTYPES, weak_literal
 from janus.frontend.recursion.trees import SymNode, SymTree, TreeKind
 from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor, Weak, tensor_type
-from janus.ir import parse_module
-from janus.passes.registry import run_pipeline
 
 if TYPE_CHECKING:
     from janus.frontend.trace.interpreter import Tracer
@@ -118,12 +117,13 @@ class Recursion:
         fn = self.generated.get((code, kinds)) or self.generate(code, globals_, bound, kinds)
         operands = [name for value, kind in zip(bound.values(), kinds) for name in self.operands(value, kind)]
         extra, extra_types = extra_operands(self.tracer, self.tracing.get(fn.name), self.heap_reads.get(fn.name, []))
+        if fn.name in self.tracing:  # placeholders for the heap parameters, known when the function is finished
+            em.types.update(zip(extra, extra_types))
         operands += extra
-        arg_types = ", ".join([t for kind in kinds for t in types_of(kind)] + extra_types)
+        arg_types = [t for kind in kinds for t in types_of(kind)] + extra_types
         leaves = results.leaves(fn.result)
-        name = em.fresh()
-        em.lines.append(f'{name}{f":{len(leaves)}" if len(leaves) > 1 else ""} = "janus.invoke"({", ".join(operands)}) '
-                        f'{{callee = @{fn.name}}} : ({arg_types}) -> ({", ".join(types_of(k)[0] for k in leaves)})')
+        name = em.janus(InvokeOp, {"arguments": list(zip(operands, arg_types))}, {"callee": fn.name},
+                        [types_of(k)[0] for k in leaves])
         names = [f"{name}#{i}" for i in range(len(leaves))] if len(leaves) > 1 else [name]
         return results.rebuild(fn.result, (self.value(em, n, k) for n, k in zip(names, leaves)))
 
@@ -175,6 +175,7 @@ class Recursion:
         """The traced value of a parameter of ``kind``, appending its slots to ``params``."""
         slots = [Slot(f"%arg{len(params) + i}", t) for i, t in enumerate(types_of(kind))]
         params.extend(slots)
+        em.types.update((slot.name, slot.type) for slot in slots)
         if kind[0] in ("static", "heap"):
             return value
         if kind[0] != "node":
@@ -221,12 +222,9 @@ class Recursion:
             if kind[0] == "scalar" and not value.shape and isinstance(value, Weak) == kind[2]:
                 return value
             if kind[0] == "tensor" and not isinstance(value, Weak) and _fits(value.shape, kind[2]):
-                target = tensor_type(kind[2], value.dtype)
-                if target == value.type:
+                if tensor_type(kind[2], value.dtype) == value.type:
                     return value
-                name = em.fresh()
-                em.lines.append(f"{name} = tensor.cast {value.name} : {value.type} to {target}")
-                return self.value(em, name, kind)
+                return self.value(em, em.cast(value, kind[2]).name, kind)
         raise NotConvertible(f"a recursive function returned a {_describe(value)} where the profile saw {_describe_kind(kind)}")
 
 
@@ -244,10 +242,7 @@ def _describe_kind(kind: Kind) -> str:
     return tensor_type(kind[2], np.dtype(kind[1]))
 
 
-def simplify(text: str) -> str:
-    """``canonicalize,cse`` over a module with generated functions: the 0-d tensors that
-    scalars pass through fold back to scalars before ``janus-eliminate-recursion``
-    decides what each stack frame saves (a scalar slot, not a buffer)."""
-    module = parse_module(text)
-    run_pipeline(module, "builtin.module(canonicalize,cse)")
-    return str(module)
+#: Passes a module with generated functions runs first: the 0-d tensors that scalars pass
+#: through fold back to scalars before ``janus-eliminate-recursion`` decides what each stack
+#: frame saves (a scalar slot, not a buffer).
+SIMPLIFY = ("canonicalize", "cse")

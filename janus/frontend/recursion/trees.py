@@ -231,9 +231,7 @@ def _index(tracer: "Tracer", node: SymNode, field: Field) -> str:
     node_id = em.scalar(node.id)
     message = f"{node.tree.kind.cls.__qualname__}.{field.name} read on None (AttributeError)"
     tracer.guard(_compare(em, "sge", node_id, 0), "raise", message)
-    index = em.fresh()
-    em.lines.append(f"{index} = arith.index_cast {node_id} : i64 to index")
-    return index
+    return em.scalars().index_cast(node_id, "i64", "index")
 
 
 def _read(tracer: "Tracer", node: SymNode, field: Field) -> Any:
@@ -259,16 +257,12 @@ def _read(tracer: "Tracer", node: SymNode, field: Field) -> Any:
 
 
 def _extract(em: Any, column: Tensor, index: str) -> str:
-    name = em.fresh()
-    em.lines.append(f"{name} = tensor.extract {column.name}[{index}] : {column.type}")
-    return name
+    return em.scalars().extract(column, [index])
 
 
 def _compare(em: Any, predicate: str, scalar: str, constant: int) -> str:
-    c, name = em.fresh(), em.fresh()
-    em.lines.append(f"{c} = arith.constant {constant} : i64")
-    em.lines.append(f"{name} = arith.cmpi {predicate}, {scalar}, {c} : i64")
-    return name
+    body = em.scalars()
+    return body.cmp("i64", predicate, scalar, body.constant(constant, "i64"))
 
 
 def is_none(tracer: "Tracer", node: SymNode | OptionalRead, negate: bool = False) -> Weak:

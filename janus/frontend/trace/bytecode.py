@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from types import CodeType
 
+from janus.dialects.opdef import quote
+
 #: The interpreter whose bytecode this package understands.
 SUPPORTED_VERSION = (3, 11)
 
@@ -44,6 +46,8 @@ class Instr:
     argval: object
     argrepr: str
     line: int | None
+    #: `` loc("file":line:col)`` of the instruction, the location of the ops emitted for it
+    loc: str = ""
 
     @property
     def is_conditional_jump(self) -> bool:
@@ -93,15 +97,17 @@ class Bytecode:
 def decode(code: CodeType) -> Bytecode:
     """The instructions of ``code`` without CACHE entries, indexed by offset."""
     instrs: list[Instr] = []
-    line = code.co_firstlineno
+    line, col = code.co_firstlineno, 1
+    file = quote(code.co_filename)
     for i in dis.get_instructions(code):
         if i.opname == "CACHE":
             continue
         if i.positions is not None and i.positions.lineno is not None:
             line = i.positions.lineno
+            col = 1 if i.positions.col_offset is None else i.positions.col_offset + 1
         # dis leaves KW_NAMES unresolved on 3.11: its arg indexes co_consts
         argval = code.co_consts[i.arg] if i.opname == "KW_NAMES" else i.argval
-        instrs.append(Instr(i.offset, i.opname, i.arg, argval, i.argrepr, line))
+        instrs.append(Instr(i.offset, i.opname, i.arg, argval, i.argrepr, line, f" loc({file}:{line}:{col})"))
     return Bytecode(code, tuple(instrs), {ins.offset: n for n, ins in enumerate(instrs)})
 
 

@@ -90,6 +90,7 @@ class Tracer(Opcodes, Branching, Calls):
             if self.steps > MAX_STEPS:
                 raise NotConvertible(f"trace longer than {MAX_STEPS} instructions")
             ins = frame.bc.at(offset)
+            self.em.loc = ins.loc
             handler = getattr(self, ins.opname, None)
             if handler is None:
                 raise NotConvertible(f"bytecode {ins.opname} at {frame.bc.source(offset)}: {why_imperative(ins.opname)}",

@@ -140,7 +140,7 @@ def run_for(tracer: "Tracer", frame: "Frame", ins: Instr) -> int | None:
     saved = _snapshot(tracer)
     try:
         lower, upper, step, item = it.bounds()
-        iv = tracer.em.fresh()
+        iv = tracer.em.argument("index")
 
         def enter(body: "Frame") -> None:
             body.stack.append(marker)
@@ -154,16 +154,7 @@ def run_for(tracer: "Tracer", frame: "Frame", ins: Instr) -> int | None:
         marker = BodyMarker()
         loop = _Loop(tracer, frame, frame.bc.next_offset(ins.offset), ins.offset, len(frame.stack) - 1, enter, leave)
         carried, lines, yields = loop.trace()
-        names = tracer.em.fresh()
-        head, iter_args = "", ""
-        if carried:
-            types = ", ".join(t.type for _, t in carried)
-            head = f"{names}:{len(carried)} = "
-            iter_args = f" iter_args({', '.join(f'{p.name} = {o.name}' for p, o in carried)}) -> ({types})"
-            lines = [*lines, f"scf.yield {', '.join(y.name for y in yields)} : {types}"]
-        tracer.em.lines.append("\n".join([f"{head}scf.for {iv} = {lower} to {upper} step {step}{iter_args} {{",
-                                          *lines, "}"]))
-        loop.commit(names)
+        loop.commit(tracer.em.scf_for(iv, (lower, upper, step), carried, lines, yields))
     except NotConvertible:
         if it.fallback is None:
             raise
@@ -213,33 +204,7 @@ def back_edge(tracer: "Tracer", frame: "Frame", ins: Instr, value: Tensor) -> in
         carried, lines, yields = loop.trace()
     finally:
         state.active.discard(site)
-    em = tracer.em
-    names = em.fresh()
-    # a do-while (the body in the before-region), entered only if the first test passed;
-    # IREE's stream conversion rejects a while whose before-region arguments and results
-    # differ in number, which this form never has
-    types = ", ".join(t.type for _, t in carried)
-    inits = ", ".join(f"{p.name} = {o.name}" for p, o in carried)
-    after = [em.fresh() for _ in carried]
-    head = f"{names}:{len(carried)} = " if carried else ""
-    loop_name = em.fresh()
-    signature, yield_types = (f"({types}) -> ({types})", f" : {types}") if carried else ("() -> ()", "")
-    em.lines.append("\n".join([
-        f"{head}scf.if {first}{f' -> ({types})' if carried else ''} {{",
-        f"{loop_name}{f':{len(carried)}' if carried else ''} = scf.while ({inits}) : {signature} {{" if carried
-        else f"scf.while () : {signature} {{",
-        *lines,
-        f"scf.condition({loop.condition}) {', '.join(y.name for y in yields)}{yield_types}".rstrip(),
-        "} do {",
-        f"^bb0({', '.join(f'{a}: {p.type}' for a, (p, _) in zip(after, carried))}):",
-        f"scf.yield {', '.join(after)}{yield_types}".rstrip(),
-        "}",
-        f"scf.yield {', '.join(f'{loop_name}#{k}' for k in range(len(carried)))}{yield_types}".rstrip(),
-        "} else {",
-        f"scf.yield {', '.join(o.name for _, o in carried)}{yield_types}".rstrip(),
-        "}",
-    ]))
-    loop.commit(names)
+    loop.commit(tracer.em.do_while(first, carried, lines, loop.condition, yields))
     return None
 
 
@@ -281,7 +246,7 @@ class _Loop:
         def replace(path: Path, t: Tensor) -> Tensor | None:
             if path[:2] in (("locals", n) for n in self.store_first) or not select(path):
                 return None
-            placeholders[path] = renamed(t, tracer.em.fresh())
+            placeholders[path] = renamed(t, tracer.em.argument(t.type))
             return placeholders[path]
 
         walker = Walker(replace)
@@ -324,26 +289,16 @@ def _rows(em: Any, x: Tensor) -> tuple[str, str, str, Callable[[str], Any]]:
     row_shape = x.shape[1:]
 
     def item(iv: str) -> Tensor:
-        offsets = ", ".join([iv, *["0"] * len(row_shape)])
-        sizes = ", ".join(["1", *(em.dim_text(d) for d in row_shape)])
-        strides = ", ".join(["1"] * x.ndim)
-        row = Tensor("", row_shape, x.dtype)
-        return em.emit(f"tensor.extract_slice {x.name}[{offsets}] [{sizes}] [{strides}] : {x.type} to {row.type}",
-                       row_shape, x.dtype)
+        sizes = [1, *(em.size(d) for d in row_shape)]
+        return em.extract_slice(x, [iv, *[0] * len(row_shape)], sizes, [1] * x.ndim, row_shape)
 
     return em.index_constant(0), upper, em.index_constant(1), item
 
 
 def _dim(em: Any, x: Tensor) -> str:
     if isinstance(x.shape[0], str):
-        return em.dims.get(x.shape[0]) or _tensor_dim(em, x)
+        return em.dims.get(x.shape[0]) or em.dim(x, 0)
     return em.index_constant(x.shape[0])
-
-
-def _tensor_dim(em: Any, x: Tensor) -> str:
-    name = em.fresh()
-    em.lines.append(f"{name} = tensor.dim {x.name}, {em.index_constant(0)} : {x.type}")
-    return name
 
 
 def _length(tracer: "Tracer", x: Tensor) -> Weak:

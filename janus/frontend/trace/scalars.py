@@ -23,8 +23,8 @@ import numpy as np
 
 from janus.frontend.ops import op_table
 from janus.frontend.ops import registry
-from janus.frontend.emitter import Emitter, constant_op
-from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor, Weak
+from janus.frontend.emitter import Emitter
+from janus.frontend.values import NotConvertible, Tensor, Weak
 
 if TYPE_CHECKING:
     from janus.frontend.trace.frame import Frame
@@ -77,11 +77,8 @@ def result(tracer: "Tracer", symbol: str, a: Any, b: Any, value: Tensor) -> Tens
     if symbol == "/":
         divisor = _scalar(em, b)
         dtype = PYTHON_DTYPES[type(b)] if not isinstance(b, Tensor) else b.dtype
-        zero = em.fresh()
-        em.lines.append(f"{zero} = {constant_op(0, dtype)}")
-        nonzero = em.fresh()
-        compare = "arith.cmpf une" if dtype.kind == "f" else "arith.cmpi ne"
-        em.lines.append(f"{nonzero} = {compare}, {divisor}, {zero} : {ELEMENT_TYPES[dtype.name]}")
+        body = em.scalars()
+        nonzero = body.cmp(dtype, ("une", "ne", "ne"), divisor, body.constant(0, dtype))
         tracer.guard(nonzero, "raise", "Python division by zero (ZeroDivisionError)")
     return Weak(value.name, value.shape, value.dtype)
 
@@ -92,32 +89,25 @@ def _scalar(em: Emitter, x: Any) -> str:
 
 def no_overflow(em: Emitter, symbol: str, a: str, b: str, r: str) -> str:
     """An ``i1`` that is true when the i64 ``r = a symbol b`` did not wrap."""
-    lines: list[str] = []
-
-    def op(text: str) -> str:
-        name = em.fresh()
-        lines.append(f"{name} = {text}")
-        return name
-
+    s = em.scalars()
     if symbol == "*":  # b == 0, or b == -1 and a != MIN, or else a in [MIN / b, MAX / b] (ordered by b's sign)
-        zero, minus_one, one = op("arith.constant 0 : i64"), op("arith.constant -1 : i64"), op("arith.constant 1 : i64")
-        low, high = op(f"arith.constant {I64.min} : i64"), op(f"arith.constant {I64.max} : i64")
-        b_zero, b_minus_one = op(f"arith.cmpi eq, {b}, {zero} : i64"), op(f"arith.cmpi eq, {b}, {minus_one} : i64")
-        divisor = op(f"arith.select {op(f'arith.ori {b_zero}, {b_minus_one} : i1')}, {one}, {b} : i64")
-        low_q, high_q = op(f"arith.divsi {low}, {divisor} : i64"), op(f"arith.divsi {high}, {divisor} : i64")
-        positive = op(f"arith.cmpi sgt, {b}, {zero} : i64")
-        lower = op(f"arith.select {positive}, {low_q}, {high_q} : i64")
-        upper = op(f"arith.select {positive}, {high_q}, {low_q} : i64")
-        inside = op(f"arith.andi {op(f'arith.cmpi sge, {a}, {lower} : i64')}, {op(f'arith.cmpi sle, {a}, {upper} : i64')} : i1")
-        a_not_min = op(f"arith.cmpi ne, {a}, {low} : i64")
-        ok = op(f"arith.select {b_zero}, {op('arith.constant true')}, {op(f'arith.select {b_minus_one}, {a_not_min}, {inside} : i1')} : i1")
+        zero, minus_one, one = s.constant(0, "i64"), s.constant(-1, "i64"), s.constant(1, "i64")
+        low, high = s.constant(I64.min, "i64"), s.constant(I64.max, "i64")
+        b_zero, b_minus_one = s.cmp("i64", "eq", b, zero), s.cmp("i64", "eq", b, minus_one)
+        divisor = s.select(s.op("arith.ori", [b_zero, b_minus_one], "i1"), one, b, "i64")
+        low_q, high_q = s.op("arith.divsi", [low, divisor], "i64"), s.op("arith.divsi", [high, divisor], "i64")
+        positive = s.cmp("i64", "sgt", b, zero)
+        lower = s.select(positive, low_q, high_q, "i64")
+        upper = s.select(positive, high_q, low_q, "i64")
+        inside = s.op("arith.andi", [s.cmp("i64", "sge", a, lower), s.cmp("i64", "sle", a, upper)], "i1")
+        a_not_min = s.cmp("i64", "ne", a, low)
+        ok = s.select(b_zero, s.constant(True, np.dtype(bool)), s.select(b_minus_one, a_not_min, inside, "i1"), "i1")
     else:
         # add: a and b have the same sign and r another; sub: a and b differ in sign and r differs from a
-        first = op(f"arith.xori {a}, {r} : i64") if symbol == "+" else op(f"arith.xori {a}, {b} : i64")
-        second = op(f"arith.xori {b}, {r} : i64") if symbol == "+" else op(f"arith.xori {a}, {r} : i64")
-        both = op(f"arith.andi {first}, {second} : i64")
-        ok = op(f"arith.cmpi sge, {both}, {op('arith.constant 0 : i64')} : i64")
-    em.lines.extend(lines)
+        first = s.op("arith.xori", [a, r] if symbol == "+" else [a, b], "i64")
+        second = s.op("arith.xori", [b, r] if symbol == "+" else [a, r], "i64")
+        both = s.op("arith.andi", [first, second], "i64")
+        ok = s.cmp("i64", "sge", both, s.constant(0, "i64"))
     return ok
 
 
@@ -148,9 +138,7 @@ def absolute(em: Emitter, x: Weak) -> Weak:
 # ---- loop bounds and indices ---------------------------------------------------------------
 def from_index(em: Emitter, index: str) -> Weak:
     """The Python int held in the ``index`` SSA value ``index`` (a loop's induction variable)."""
-    i64 = em.fresh()
-    em.lines.append(f"{i64} = arith.index_cast {index} : index to i64")
-    return weak(em.emit(f"tensor.from_elements {i64} : tensor<i64>", (), np.dtype(np.int64)))
+    return weak(em.from_scalar(em.scalars().index_cast(index, "index", "i64"), np.dtype(np.int64)))
 
 
 def to_index(em: Emitter, value: Any) -> str:
@@ -158,9 +146,7 @@ def to_index(em: Emitter, value: Any) -> str:
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return em.index_constant(int(value))
     if isinstance(value, Tensor) and value.ndim == 0 and value.dtype == np.int64:
-        index = em.fresh()
-        em.lines.append(f"{index} = arith.index_cast {em.scalar(value)} : i64 to index")
-        return index
+        return em.scalars().index_cast(em.scalar(value), "i64", "index")
     raise NotConvertible(f"{value!r} is not an int (a loop bound or index must be an int64 value)")
 
 

@@ -72,7 +72,7 @@ def compiled_gradient(case: Case, monkeypatch: pytest.MonkeyPatch) -> tuple[set[
     monkeypatch.setattr(registry, "record", lambda em, name, *rest: (applied.add(name), record(em, name, *rest))[1])
     graph = generate(trampoline(GradSpec(loss, argnums, has_aux=False, with_value=False)), tuple(args), Profile())
     monkeypatch.undo()
-    assert graph.needs_autodiff
+    assert "janus-autodiff" in graph.pre_passes
     module = parse_module(graph.text)
     try:
         run_pipeline(module, "builtin.module(janus-autodiff)")

@@ -28,11 +28,11 @@ def checks():
     functions = []
     for i, (symbol, (opname, _)) in enumerate(OPS.items()):
         em = Emitter()
-        r = em.fresh()
-        em.lines.append(f"{r} = {opname} %arg0, %arg1 : i64")
+        params = [Scalar("%arg0", "i64"), Scalar("%arg1", "i64")]
+        em.define(*params)
+        r = em.scalars().op(opname, ["%arg0", "%arg1"], "i64")
         ok = no_overflow(em, symbol, "%arg0", "%arg1", r)
-        functions.append(function_text(f"check{i}", [Scalar("%arg0", "i64"), Scalar("%arg1", "i64")],
-                                       [Scalar(r, "i64"), Scalar(ok, "i1")], em.lines))
+        functions.append(function_text(f"check{i}", params, [Scalar(r, "i64"), Scalar(ok, "i1")], em.lines))
     module = CompiledModule.from_mlir("module {\n" + "\n".join(functions) + "\n}\n", target="cpu")
     return {symbol: module[f"check{i}"] for i, symbol in enumerate(OPS)}
 

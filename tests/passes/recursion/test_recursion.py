@@ -207,7 +207,7 @@ func.func @walk(%t: tensor<?xi64>, %i: index) -> i64 {
 def test_index_arrays_become_buffers_the_host_reads():
     """Follow next[i] until 0: the array is a !util.buffer; NumPy int64 arrays go in."""
     walk = CompiledModule.from_mlir(WALK, target="cpu")["walk"]
-    assert walk._info.inputs[0] == "!util.buffer"
+    assert walk._info.inputs[0].text == "!util.buffer"
     chain = np.array([42, 3, 0, 5, 7, 2, 4, 1], np.int64)  # 6 -> 4 -> 7 -> 1 -> 3 -> 5 -> 2 -> 0
     assert walk(chain, 6) == 42
     with pytest.raises(TypeError, match="1-D int64 NumPy array"):
