@@ -176,7 +176,7 @@ class OptionalRead(Symbolic):
 
 
 #: opcodes that test the value just loaded against None (``x is None`` / ``x is not None``)
-NONE_TESTS = frozenset({"POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_FORWARD_IF_NOT_NONE",
+NONE_TESTS = frozenset({"POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_FORWARD_IF_NOT_NONE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE",
                         "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE"})
 
 

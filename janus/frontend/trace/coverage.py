@@ -13,7 +13,7 @@ import dis
 import inspect
 from collections import Counter
 
-from janus.frontend.trace.bytecode import SUPPORTED_VERSION
+from janus.frontend.trace.versions import running
 from janus.frontend.trace.interpreter import Tracer
 from janus.frontend.trace.imperative import NOT_YET, why_imperative
 
@@ -44,7 +44,7 @@ def render() -> str:
     rows = {op: handling(op) for op in sorted(dis.opmap)}
     statuses = Counter(status for status, _ in rows.values())
     reasons = Counter(reason for status, reason in rows.values() if status == IMPERATIVE)
-    version = ".".join(map(str, SUPPORTED_VERSION))
+    version = ".".join(map(str, running()))
     lines = [
         f"# CPython {version} opcode coverage",
         "",
