@@ -115,9 +115,9 @@ def decode(code: CodeType, dialect: Dialect = DIALECT) -> Bytecode:
         after = raw[n + 1] if n + 1 < len(raw) else None
         if i.opname == "FOR_ITER" and dialect.for_iter_skips:  # the exit goes past END_FOR (and POP_TOP)
             argval = raw[position[i.argval] + dialect.for_iter_skips].offset
-        if dialect.forward_jumps_only and _jumps_back_over(i, after, raw[n + 2] if n + 2 < len(raw) else None):
+        if dialect.forward_jumps_only and _jumps_back_over(i, after, raw[n + 2] if n + 2 < len(raw) else None, raw, position):
             folded[after.offset] = after.argval  # type: ignore[union-attr]
-            opname = "POP_JUMP_IF_" + _OPPOSITE[i.opname.removeprefix("POP_JUMP_IF_")]
+            opname = "POP_JUMP_BACKWARD_IF_" + _OPPOSITE[i.opname.removeprefix("POP_JUMP_IF_")]
             instrs.append(Instr(i.offset, opname, i.arg, after.argval, i.argrepr, line))  # type: ignore[union-attr]
             continue
         rewrite = dialect.rewrites.get(i.opname)
@@ -126,11 +126,14 @@ def decode(code: CodeType, dialect: Dialect = DIALECT) -> Bytecode:
     return Bytecode(code, tuple(instrs), {ins.offset: n for n, ins in enumerate(instrs)}, folded)
 
 
-def _jumps_back_over(test: dis.Instruction, jump: dis.Instruction | None, after: dis.Instruction | None) -> bool:
-    """Whether ``test`` is 3.12's form of a backward conditional jump: it skips just a
-    ``JUMP_BACKWARD`` that nothing else jumps to."""
+def _jumps_back_over(test: dis.Instruction, jump: dis.Instruction | None, after: dis.Instruction | None,
+                     raw: list[dis.Instruction], position: dict[int, int]) -> bool:
+    """Whether ``test`` is 3.12's form of 3.11's backward conditional jump: it skips just a
+    ``JUMP_BACKWARD`` that nothing else jumps to, and that goes back to a ``while`` body
+    (a jump back to ``FOR_ITER`` is an ``if`` at the end of a ``for`` body, forward on 3.11)."""
     return (test.opname in CONDITIONAL_JUMPS and jump is not None and after is not None
-            and jump.opname == "JUMP_BACKWARD" and not jump.is_jump_target and test.argval == after.offset)
+            and jump.opname == "JUMP_BACKWARD" and not jump.is_jump_target and test.argval == after.offset
+            and raw[position[jump.argval]].opname != "FOR_ITER")
 
 
 @lru_cache(maxsize=None)
