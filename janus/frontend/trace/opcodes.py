@@ -253,15 +253,16 @@ class Opcodes:
         except (ValueError, TypeError) as e:
             raise NotConvertible(f"truth value: {e}") from None
 
-    def CALL_INTRINSIC_1(self, frame: Frame, ins: Instr) -> None:
-        """list to tuple (f(*args)) and unary + (as 3.11's opcodes); other intrinsics are not handled yet"""
+    def LIST_TO_TUPLE(self, frame: Frame, ins: Instr) -> None:
+        """`f(*args)`: the argument list as a tuple (a container local to the trace)"""
+        frame.stack.append(tuple(frame.stack.pop()))
+
+    def UNARY_POSITIVE(self, frame: Frame, ins: Instr) -> None:
+        """unary +: the same graph value (NumPy's copy is invisible in a graph); Python's on static values"""
         x = frame.stack.pop()
-        if ins.argrepr == "INTRINSIC_LIST_TO_TUPLE":
-            frame.stack.append(tuple(x))
-        elif ins.argrepr == "INTRINSIC_UNARY_POSITIVE" and not isinstance(x, Tensor):
-            frame.stack.append(operator.pos(x))
-        else:
-            raise NotConvertible(f"{ins.argrepr} of a {type(x).__name__} is not handled by the graph generator yet")
+        if isinstance(x, Tensor) and x.dtype.kind == "b":
+            raise NotConvertible("unary + of a bool value (NumPy raises, Python makes an int)")
+        frame.stack.append(x if isinstance(x, Tensor) else operator.pos(x))
 
     def FORMAT_VALUE(self, frame: Frame, ins: Instr) -> None:
         """f-string field of a static number, string, bool or None (an array value has no static text)"""
@@ -379,6 +380,20 @@ class Opcodes:
         if len(items) != ins.arg:
             raise NotConvertible(f"cannot unpack {len(items)} values into {ins.arg}")
         frame.stack.extend(reversed(items))
+
+    def MATCH_SEQUENCE(self, frame: Frame, ins: Instr) -> None:
+        """`case [a, b]:` on a static value: whether it is a list, tuple or range (str and numbers are not)"""
+        value = frame.stack[-1]
+        if not isinstance(value, (list, tuple, range, str, bytes, dict, int, float, type(None))) or isinstance(value, Tensor):
+            raise NotConvertible(f"a sequence pattern on a {type(value).__name__} (only static Python values)")
+        frame.stack.append(isinstance(value, (list, tuple, range)))
+
+    def GET_LEN(self, frame: Frame, ins: Instr) -> None:
+        """`match` length test of a static sequence"""
+        value = frame.stack[-1]
+        if not isinstance(value, (list, tuple, range, str, bytes, dict)):
+            raise NotConvertible(f"len() in a pattern of a {type(value).__name__} (only static Python values)")
+        frame.stack.append(len(value))
 
     def GET_ITER(self, frame: Frame, ins: Instr) -> None:
         """iteration over a container or an array's rows (static length); over a relaxed list, range or ? rows, a graph loop"""

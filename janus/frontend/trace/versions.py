@@ -104,12 +104,22 @@ def _convert(arg: int | None, argval: object, cells: frozenset[str]) -> tuple[Pa
     return (Part("FORMAT_VALUE", arg, None),)
 
 
+#: CALL_INTRINSIC_1's operands that were opcodes on 3.11 (``dis`` names them INTRINSIC_*)
+_INTRINSIC_OPCODES = {5: "UNARY_POSITIVE", 6: "LIST_TO_TUPLE"}
+
+
+def _intrinsic(arg: int | None, argval: object, cells: frozenset[str]) -> tuple[Part, ...]:
+    """unary + and list to tuple, decoded as 3.11's `UNARY_POSITIVE` and `LIST_TO_TUPLE`; other intrinsics are not handled yet"""
+    return (Part(_INTRINSIC_OPCODES.get(arg, "CALL_INTRINSIC_1"), arg, argval),)  # type: ignore[arg-type]
+
+
 _3_12: dict[str, Rewrite] = {
     "RETURN_CONST": _returns_constant,
     "LOAD_FAST_CHECK": _checked_local,
     "BINARY_SLICE": _slice_read,
     "STORE_SLICE": _slice_write,
     "LOAD_ATTR": _attribute,
+    "CALL_INTRINSIC_1": _intrinsic,
 }
 _3_13: dict[str, Rewrite] = {
     **_3_12,

@@ -14,9 +14,9 @@ from tests.helpers import check_compiled, rand
 COVERAGE_DOC = Path(__file__).resolve().parents[3] / "docs" / "coverage.md"
 
 _NEW_IN_3_12 = {"POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "END_FOR",
-                "LOAD_FAST_AND_CLEAR", "LOAD_SUPER_ATTR", "CALL_INTRINSIC_1"}
+                "LOAD_FAST_AND_CLEAR", "LOAD_SUPER_ATTR"}
 _NEW_IN_3_13 = {"TO_BOOL", "CALL_KW", "SET_FUNCTION_ATTRIBUTE"}
-_GONE_IN_3_12 = {"PRECALL", "JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"} | {
+_GONE_IN_3_12 = {"PRECALL", "JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP", "LIST_TO_TUPLE", "UNARY_POSITIVE"} | {
     f"POP_JUMP_{way}_IF_{cond}" for way in ("FORWARD", "BACKWARD") for cond in ("TRUE", "FALSE", "NONE", "NOT_NONE")}
 _GONE_IN_3_13 = {"KW_NAMES", "FORMAT_VALUE"}
 #: handlers of opcodes the running version does not have (another supported version's)
