@@ -175,7 +175,7 @@ def supported() -> bool:
 def unsupported_message() -> str:
     """What an unsupported interpreter is told (by jit, export and janus-compile alike)."""
     *first, last = (".".join(map(str, v)) for v in SUPPORTED)
-    here = f"{'CPython' if sys.implementation.name == 'cpython' else sys.implementation.name} {sys.version.split()[0]}"
+    here = f"{'CPython' if sys.implementation.name == 'cpython' else sys.implementation.name} {'.'.join(map(str, running()))}"
     return f"janus reads the bytecode of CPython {', '.join(first)} and {last}, not of {here}"
 
 

@@ -15,6 +15,8 @@ import pytest
 
 import janus
 from janus.frontend.trace import versions
+from janus.frontend.values import NotConvertible
+from janus.tools import janus_compile
 from tests.helpers import assert_same, check_compiled, compiled, rand
 
 NEW = sys.version_info >= (3, 12)
@@ -161,7 +163,19 @@ def test_super_method_call():
     check_compiled(scaled_forward, Scaled(), rand(2, 3))
 
 
-def test_unsupported_interpreter_gets_one_message_and_plain_python(monkeypatch):
+def test_unsupported_interpreter_gets_one_message_then_plain_python(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(versions, "running", lambda: (3, 14))
-    message = versions.unsupported_message()
-    assert not versions.supported() and "3.11, 3.12 and 3.13" in message and sys.version.split()[0] in message
+    args = (rand(4, 3), rand(3, 3, seed=1))
+    jf = janus.jit(rows_squashed, warmup=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            assert_same(jf(*args), rows_squashed(*args))
+    (warning,) = caught
+    assert "CPython 3.11, 3.12 and 3.13, not of CPython 3.14" in str(warning.message)
+    assert not jf.versions and "plain Python" in janus.explain(jf)
+    with pytest.raises(NotConvertible, match="CPython 3.11, 3.12 and 3.13, not of CPython 3.14"):
+        janus.export(rows_squashed, *args, path=tmp_path / "squashed.vmfb")
+    assert janus_compile.main([f"{__file__}:rows_squashed", "--arg-shape", "x=4x3xf32", "--arg-shape", "W=3x3xf32",
+                               "-o", str(tmp_path / "squashed.vmfb")]) == 1
+    assert "not of CPython 3.14" in capsys.readouterr().err
