@@ -13,10 +13,6 @@ import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
-#: The interpreters whose bytecode the frontend reads.
-SUPPORTED = ((3, 11), (3, 12), (3, 13))
-
-
 @dataclass(frozen=True)
 class Part:
     """One instruction a rewrite decodes an opcode into (the rest is the original's)."""
@@ -138,7 +134,6 @@ _3_13: dict[str, Rewrite] = {
 class Dialect:
     """The bytecode facts of one CPython version that the frontend depends on."""
 
-    version: tuple[int, int]
     #: opcode -> how it is decoded into instructions that have handlers
     rewrites: dict[str, Rewrite] = field(default_factory=dict)
     #: instructions after its target that an exhausted ``FOR_ITER`` jumps over (END_FOR, POP_TOP)
@@ -156,14 +151,17 @@ class Dialect:
 
 
 DIALECTS: dict[tuple[int, int], Dialect] = {
-    (3, 11): Dialect((3, 11)),
-    (3, 12): Dialect((3, 12), _3_12, for_iter_skips=1, end_for_pops=2, forward_jumps_only=True, monitoring=True),
-    (3, 13): Dialect((3, 13), _3_13, for_iter_skips=2, end_for_pops=1, forward_jumps_only=True,
-                     null_after_callable=True, monitoring=True),
+    (3, 11): Dialect(),
+    (3, 12): Dialect(_3_12, for_iter_skips=1, end_for_pops=2, forward_jumps_only=True, monitoring=True),
+    (3, 13): Dialect(_3_13, for_iter_skips=2, end_for_pops=1, forward_jumps_only=True, null_after_callable=True,
+                     monitoring=True),
 }
+#: The interpreters whose bytecode the frontend reads.
+SUPPORTED = tuple(DIALECTS)
 
 
 def running() -> tuple[int, int]:
+    """The running interpreter's (major, minor) version."""
     return sys.version_info[:2]  # type: ignore[return-value]
 
 
