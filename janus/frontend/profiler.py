@@ -92,8 +92,10 @@ class _Observer:
 
     @staticmethod
     def observed(frame: FrameType) -> bool:
-        """Code from NumPy is not observed: the graph generator treats its calls as ops."""
-        return not frame.f_globals.get("__name__", "").startswith("numpy")
+        """Code from NumPy is not observed (the graph generator treats its calls as ops), nor
+        the hooks' own (``__exit__`` runs while they are on)."""
+        module = frame.f_globals.get("__name__", "")
+        return not module.startswith("numpy") and module != __name__
 
     def enter(self, frame: FrameType) -> None:
         """A frame of observed code starts (or a generator resumes, under settrace)."""
@@ -212,8 +214,8 @@ class _Monitoring:
         monitoring = sys.monitoring
         events = monitoring.events
         self.tool = next((t for t in (monitoring.PROFILER_ID, 3, 4) if monitoring.get_tool(t) is None), None)
-        if self.tool is None:
-            raise RuntimeError("janus profiler: sys.monitoring tool ids 2-4 are all in use")
+        if self.tool is None:  # other tools hold every id: a run seen by nobody (nothing gets speculated)
+            return
         monitoring.use_tool_id(self.tool, "janus profiler")
         for event, callback in ((events.PY_START, self.start), (events.PY_RESUME, self.start),
                                 (events.INSTRUCTION, self.instruction),
@@ -225,6 +227,8 @@ class _Monitoring:
 
     def __exit__(self, *exc: object) -> None:
         monitoring = sys.monitoring
+        if self.tool is None:
+            return
         monitoring.set_events(self.tool, 0)
         for code in self.watched:
             monitoring.set_local_events(self.tool, code, 0)

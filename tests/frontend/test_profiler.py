@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
+import pytest
 
 from janus.frontend.trace.bytecode import decode
 from janus.frontend.profiler import Profile, run_profiled
@@ -49,3 +52,22 @@ def test_profiler_records_branches_trip_counts_and_arguments():
     assert p.arguments[code][(("ndarray", "float32", (2, 3)), ("list",), ("bool",))] == 2
     run_profiled(loop_and_branch, (x, [1.0], False), {}, p)
     assert p.branch_outcome(jump) is None and p.runs == 3
+
+
+def raises_or_returns(x, fail):
+    if fail:
+        raise ValueError("no")
+    return np.pad(x, 1)  # NumPy's Python code is not observed
+
+
+def test_profiler_records_returns_unwinding_and_leaves_no_hook():
+    p = Profile()
+    run_profiled(raises_or_returns, (np.ones(2), False), {}, p)
+    with pytest.raises(ValueError):
+        run_profiled(raises_or_returns, (np.ones(2), True), {}, p)
+    code = raises_or_returns.__code__
+    assert p.returns[code] == {("ndarray", "float64", (4,)): 1, ("NoneType",): 1}
+    assert set(p.arguments) == {code}  # np.pad is Python code, not observed
+    assert sys.gettrace() is None
+    if sys.version_info >= (3, 12):
+        assert all(sys.monitoring.get_tool(t) is None for t in range(6))

@@ -384,7 +384,7 @@ class Opcodes:
     def MATCH_SEQUENCE(self, frame: Frame, ins: Instr) -> None:
         """`case [a, b]:` on a static value: whether it is a list, tuple or range (str and numbers are not)"""
         value = frame.stack[-1]
-        if not isinstance(value, (list, tuple, range, str, bytes, dict, int, float, type(None))) or isinstance(value, Tensor):
+        if not isinstance(value, (list, tuple, range, str, bytes, dict, int, float, type(None))):
             raise NotConvertible(f"a sequence pattern on a {type(value).__name__} (only static Python values)")
         frame.stack.append(isinstance(value, (list, tuple, range)))
 
