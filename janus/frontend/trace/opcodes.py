@@ -414,7 +414,7 @@ class Opcodes:
             return ins.target
 
     def END_FOR(self, frame: Frame, ins: Instr) -> None:
-        """loop exit cleanup (3.12): pops as CPython does; an exhausted FOR_ITER jumps past it, as CPython's"""
+        """loop exit cleanup (3.12+): pops as CPython does; an exhausted FOR_ITER jumps past it, as CPython's"""
         frame.pop(DIALECT.end_for_pops)
 
     def JUMP_FORWARD(self, frame: Frame, ins: Instr) -> int:
@@ -424,7 +424,7 @@ class Opcodes:
     JUMP_BACKWARD = JUMP_BACKWARD_NO_INTERRUPT = JUMP_FORWARD
 
     def _pop_jump(self, frame: Frame, ins: Instr) -> int | None:
-        """conditional jump: static, speculated under a guard (kind branch) or both sides joined in scf.if"""
+        """conditional jump: static, speculated under a guard (kind branch) or both sides joined in scf.if (3.12+: one over a JUMP_BACKWARD to a while body is decoded as 3.11's backward jump)"""
         value = frame.stack.pop()
         if ins.opname.endswith("NONE") and isinstance(value, (trees.SymNode, trees.OptionalRead)):  # both forms as jump-if-false
             test = trees.is_none(self, value, negate=not ins.opname.endswith("NOT_NONE"))
