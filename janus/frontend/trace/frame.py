@@ -45,9 +45,12 @@ class Frame:
     #: a generator's yields so far (None: not a generator; see ``generators``)
     yields: list[Any] | None = None
 
-    def push_callable(self, fn: Any) -> None:
-        """``fn`` and the NULL a ``CALL`` finds beside it, in the running version's order."""
-        self.stack.extend((fn, NULL) if DIALECT.null_after_callable else (NULL, fn))
+    def push_callable(self, fn: Any, null: bool = True) -> None:
+        """``fn``, and (``null``) the NULL a ``CALL`` finds beside it, in the running version's order."""
+        if not null:
+            self.stack.append(fn)
+        else:
+            self.stack.extend((fn, NULL) if DIALECT.null_after_callable else (NULL, fn))
 
     def pop(self, n: int) -> list[Any]:
         if n == 0:

@@ -101,7 +101,7 @@ class Opcodes:
         traces_itself = hasattr(value, "janus_trace")  # jit and grad functions: baked in
         handled, heap_value = (False, None) if traces_itself else self.heap.load_global(frame.globals, name, value)
         if handled:
-            frame.push_callable(heap_value) if ins.arg & 1 else frame.stack.append(heap_value)
+            frame.push_callable(heap_value, null=bool(ins.arg & 1))
             return
         if value is NULL:
             raise NotConvertible(f"global {name} is not defined")
@@ -110,7 +110,7 @@ class Opcodes:
         if not ok:
             raise NotConvertible(f"global {name} is a {type(value).__name__} (reading mutable globals needs heap ops)")
         self.globals_read[(id(frame.globals), name)] = (frame.globals, name, value)
-        frame.push_callable(value) if ins.arg & 1 else frame.stack.append(value)
+        frame.push_callable(value, null=bool(ins.arg & 1))
 
     def STORE_GLOBAL(self, frame: Frame, ins: Instr) -> None:
         """global assignment: janus.set_attr on the module object, committed after the call"""
@@ -246,7 +246,8 @@ class Opcodes:
 
     def TO_BOOL(self, frame: Frame, ins: Instr) -> None:
         """truth of a static value; before a conditional jump, nothing (the jump takes the truth, as on 3.11)"""
-        if frame.bc.at(frame.bc.next_offset(ins.offset)).opname in CONDITIONAL_JUMPS or isinstance(frame.stack[-1], Tensor):
+        before_jump = frame.bc.at(frame.bc.next_offset(ins.offset)).opname in CONDITIONAL_JUMPS
+        if before_jump or isinstance(frame.stack[-1], Tensor):
             return
         try:
             frame.stack[-1] = bool(frame.stack[-1])
