@@ -119,6 +119,17 @@ def test_keyword_calls_slices_and_lambda_defaults():
     check_compiled(keywords_and_slices, rand(3), [rand(3, seed=s) for s in range(4)])
 
 
+def swapped(x, y):
+    a, b = x, y
+    a, b = b, a * 2.0  # STORE_FAST_STORE_FAST and LOAD_FAST_LOAD_FAST on 3.13: the order matters
+    return a - b
+
+
+def test_superinstructions_keep_the_order():
+    assert ("STORE_FAST_STORE_FAST" in opnames(swapped)) == (sys.version_info >= (3, 13))
+    check_compiled(swapped, rand(3), rand(3, seed=1))
+
+
 def halve_until(x, limit):
     n = 0
     while n < limit and x.sum() > 1.0:  # a static test, then a graph one: 3.12 ends the body with a forward jump
