@@ -6,7 +6,9 @@ gives each instruction the facts both consumers need (is it a conditional jump, 
 does it go, which source line), so neither re-derives them. A later version's bytecode is
 decoded into 3.11's instructions where its table says so (``versions``): an opcode may
 become two instructions (the second at the odd offset after it, which no real instruction
-has), and 3.12's ``POP_JUMP_IF_X`` over a ``JUMP_BACKWARD`` becomes one backward jump.
+has); 3.12's ``POP_JUMP_IF_X`` over a ``JUMP_BACKWARD`` into a ``while`` body becomes 3.11's
+backward jump (the ``JUMP_BACKWARD`` is folded away: ``Bytecode.landing``); an exhausted
+``FOR_ITER`` targets where CPython lands (past 3.12's ``END_FOR``, 3.13's ``END_FOR, POP_TOP``).
 """
 
 from __future__ import annotations
