@@ -28,6 +28,7 @@ import numpy as np
 from janus.frontend.generate import Graph, generate
 from janus.frontend.heap.rules import is_heap_object
 from janus.frontend.profiler import Profile, run_profiled
+from janus.frontend.trace.versions import supported, unsupported_message
 from janus.frontend.signature import STATIC_TYPES
 from janus.frontend.recursion.trees import is_tree
 from janus.frontend.values import NotConvertible
@@ -97,6 +98,8 @@ def export(fn: Callable, *example_args: Any, path: str | Path, target: str = "cp
     """
     from janus.runtime import compile_module, get_target  # IREE loads on first use, not on ``import janus``
 
+    if not supported():
+        raise NotConvertible(f"{unsupported_message()}: janus.export cannot compile {fn.__qualname__}")
     path = Path(path)
     if inspect.ismethod(fn):  # the graph of the function, its object the first argument
         fn, example_args = fn.__func__, (fn.__self__, *example_args)

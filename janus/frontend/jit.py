@@ -20,7 +20,7 @@ from typing import Any, Callable, Hashable
 
 import numpy as np
 
-from janus.frontend.trace.bytecode import SUPPORTED_VERSION, supported
+from janus.frontend.trace.versions import supported, unsupported_message
 from janus.frontend.generate import Graph, Result, generate
 from janus.frontend.guards import EntryGuards, entry_guards
 from janus.frontend.heap.rules import HeapMiss
@@ -317,8 +317,7 @@ class JitFunction:
 
     def _unsupported_interpreter(self) -> None:
         if None not in self.fallbacks:
-            version = ".".join(map(str, SUPPORTED_VERSION))
-            self.fallbacks[None] = f"this interpreter is not CPython {version}; janus.jit runs imperatively"
+            self.fallbacks[None] = f"{unsupported_message()}: janus.jit runs {self.__qualname__} as plain Python"
             warnings.warn(self.fallbacks[None], RuntimeWarning, stacklevel=3)
 
 

@@ -1,12 +1,15 @@
 """Bytecode-level profiler: what imperative runs did, per code object and offset.
 
-It runs the function under ``sys.settrace`` with opcode events. A conditional jump's
+It observes every instruction the function's Python frames execute: through
+``sys.monitoring`` INSTRUCTION events on CPython 3.12 and 3.13 (3.12's ``sys.settrace``
+delivers no opcode events), through ``sys.settrace`` with opcode events on 3.11; both hooks
+feed the same observer, in terms of the decoded bytecode (``trace.bytecode``). A conditional jump's
 outcome is known at the next opcode event of the same frame (did execution land on the
 jump target?); a ``FOR_ITER`` counts iterations until it jumps out, and so does a
 backward conditional jump (the bottom test of a ``while`` loop: iterations are the jumps
 back plus one, per entry of the loop; a ``break`` leaves a stale count that can only make
 speculation fail a guard). A Python scalar that a ``STORE_FAST`` stores right after a
-``CALL`` (``v = float(t)``) is read from the frame's locals at the next opcode event: the
+``CALL`` (``v = float(t)``) is read from the frame's locals at the next instruction: the
 value guards of ``scalars`` need it. Code from NumPy is not traced: the graph generator
 treats NumPy calls as ops, not as bytecode.
 """
@@ -19,7 +22,8 @@ from dataclasses import dataclass, field
 from types import CodeType, FrameType
 from typing import Any, Callable
 
-from janus.frontend.trace.bytecode import decode
+from janus.frontend.trace.bytecode import CALLS, decode
+from janus.frontend.trace.versions import DIALECT
 
 Site = tuple[CodeType, int]
 
@@ -75,8 +79,10 @@ class Profile:
         return next(iter(seen)) if seen and len(seen) == 1 else None
 
 
-class _Tracer:
-    """The settrace callbacks; per-frame state for the jump awaiting its outcome."""
+class _Observer:
+    """What one profiled run saw, instruction by instruction; per-frame state for the jump
+    awaiting its outcome. The hooks (``_SetTrace``, ``_Monitoring``) call ``enter``,
+    ``instruction`` and ``leave``."""
 
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
@@ -84,37 +90,44 @@ class _Tracer:
         self.loops: dict[tuple[FrameType, int], int] = {}
         self.stores: dict[FrameType, tuple[Site, str]] = {}  # frame -> STORE_FAST awaiting its value
 
-    def on_call(self, frame: FrameType, event: str, arg: Any) -> Callable | None:
-        if event != "call" or frame.f_globals.get("__name__", "").startswith("numpy"):
-            return None
+    @staticmethod
+    def observed(frame: FrameType) -> bool:
+        """Code from NumPy is not observed (the graph generator treats its calls as ops), nor
+        the hooks' own (``__exit__`` runs while they are on)."""
+        module = frame.f_globals.get("__name__", "")
+        return not module.startswith("numpy") and module != __name__
+
+    def enter(self, frame: FrameType) -> None:
+        """A frame of observed code starts (or a generator resumes, under settrace)."""
         code = frame.f_code
         names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
         self.profile.arguments[code][tuple(describe(frame.f_locals[n]) for n in names)] += 1
         caller = frame.f_back
         if caller is not None:
             self.profile.callees[(caller.f_code, caller.f_lasti)].add(code)
-        frame.f_trace_opcodes = True
-        return self.on_event
 
-    def on_event(self, frame: FrameType, event: str, arg: Any) -> Callable:
-        if event == "return":
-            self.profile.returns[frame.f_code][summarize(arg)] += 1
-        if event != "opcode":
-            return self.on_event
-        code, offset = frame.f_code, frame.f_lasti
+    def leave(self, code: CodeType, value: Any) -> None:
+        """A frame returns or yields ``value`` (None when an exception unwinds it)."""
+        self.profile.returns[code][summarize(value)] += 1
+
+    def instruction(self, frame: FrameType, reported: int) -> None:
+        """``frame`` is about to execute the instruction at ``reported``."""
+        code = frame.f_code
+        bc = decode(code)
+        offset = bc.landing(reported)
         jump = self.pending.pop(frame, None)
         if jump is not None:
             self.record_jump(frame, jump, offset)
         store = self.stores.pop(frame, None)
         if store is not None:
             self.record_value(store, frame.f_locals.get(store[1]))
-        bc = decode(code)
+        if offset != reported:  # a jump decoded into the conditional jump before it
+            return
         ins = bc.at(offset)
         if ins.is_conditional_jump or ins.opname == "FOR_ITER":
             self.pending[frame] = (offset, ins.target)
-        elif ins.opname == "STORE_FAST" and bc.instrs[bc.index[offset] - 1].opname == "CALL":
+        elif ins.opname == "STORE_FAST" and bc.instrs[bc.index[offset] - 1].opname in CALLS:
             self.stores[frame] = ((code, offset), ins.argval)
-        return self.on_event
 
     def record_value(self, store: tuple[Site, str], value: Any) -> None:
         seen = self.profile.values[store[0]]
@@ -141,6 +154,87 @@ class _Tracer:
             self.loops[key] = self.loops.get(key, 0) + 1
 
 
+class _SetTrace:
+    """CPython 3.11's hook: ``sys.settrace`` with opcode events."""
+
+    def __init__(self, observer: _Observer) -> None:
+        self.observer = observer
+
+    def on_call(self, frame: FrameType, event: str, arg: Any) -> Callable | None:
+        if event != "call" or not self.observer.observed(frame):
+            return None
+        self.observer.enter(frame)
+        frame.f_trace_opcodes = True
+        return self.on_event
+
+    def on_event(self, frame: FrameType, event: str, arg: Any) -> Callable:
+        if event == "return":
+            self.observer.leave(frame.f_code, arg)
+        elif event == "opcode":
+            self.observer.instruction(frame, frame.f_lasti)
+        return self.on_event
+
+    def __enter__(self) -> None:
+        self.previous = sys.gettrace()
+        sys.settrace(self.on_call)
+
+    def __exit__(self, *exc: object) -> None:
+        sys.settrace(self.previous)
+
+
+class _Monitoring:
+    """CPython 3.12+'s hook: ``sys.monitoring``, INSTRUCTION events on the code objects of
+    observed frames (the callbacks run in the observed frame: ``sys._getframe(1)``)."""
+
+    def __init__(self, observer: _Observer) -> None:
+        self.observer = observer
+        self.watched: set[CodeType] = set()
+
+    def start(self, code: CodeType, offset: int) -> None:
+        """A frame starts or resumes (as settrace's call event)."""
+        frame = sys._getframe(1)
+        if not self.observer.observed(frame):
+            return
+        self.observer.enter(frame)
+        if code not in self.watched:
+            self.watched.add(code)
+            sys.monitoring.set_local_events(self.tool, code, sys.monitoring.events.INSTRUCTION)
+
+    def instruction(self, code: CodeType, offset: int) -> None:
+        self.observer.instruction(sys._getframe(1), offset)
+
+    def returned(self, code: CodeType, offset: int, value: Any) -> None:
+        if code in self.watched:
+            self.observer.leave(code, value)
+
+    def unwound(self, code: CodeType, offset: int, exception: BaseException) -> None:
+        self.returned(code, offset, None)
+
+    def __enter__(self) -> None:
+        monitoring = sys.monitoring
+        events = monitoring.events
+        self.tool = next((t for t in (monitoring.PROFILER_ID, 3, 4) if monitoring.get_tool(t) is None), None)
+        if self.tool is None:  # other tools hold every id: a run seen by nobody (nothing gets speculated)
+            return
+        monitoring.use_tool_id(self.tool, "janus profiler")
+        for event, callback in ((events.PY_START, self.start), (events.PY_RESUME, self.start),
+                                (events.INSTRUCTION, self.instruction),
+                                (events.PY_RETURN, self.returned), (events.PY_YIELD, self.returned),
+                                (events.PY_UNWIND, self.unwound)):
+            monitoring.register_callback(self.tool, event, callback)
+        monitoring.set_events(self.tool, events.PY_START | events.PY_RESUME | events.PY_RETURN | events.PY_YIELD
+                              | events.PY_UNWIND)
+
+    def __exit__(self, *exc: object) -> None:
+        monitoring = sys.monitoring
+        if self.tool is None:
+            return
+        monitoring.set_events(self.tool, 0)
+        for code in self.watched:
+            monitoring.set_local_events(self.tool, code, 0)
+        monitoring.free_tool_id(self.tool)
+
+
 _running: list[Profile] = []  # the profiled runs in progress, innermost last
 
 
@@ -152,13 +246,11 @@ def profiling() -> bool:
 
 def run_profiled(fn: Callable, args: tuple, kwargs: dict, profile: Profile) -> Any:
     """Call ``fn(*args, **kwargs)`` imperatively, adding what it did to ``profile``."""
-    tracer = _Tracer(profile)
-    previous = sys.gettrace()
+    observer = _Observer(profile)
     _running.append(profile)
-    sys.settrace(tracer.on_call)
     try:
-        return fn(*args, **kwargs)
+        with (_Monitoring if DIALECT.monitoring else _SetTrace)(observer):
+            return fn(*args, **kwargs)
     finally:
-        sys.settrace(previous)
         _running.pop()
         profile.runs += 1

@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 _INPLACE = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv, "@=": operator.imatmul}
 
 #: the bytecode after ``BINARY_OP`` in ``a[k] op= v``: the result is stored back into ``a[k]``
-_STORE_BACK = ("SWAP", "SWAP", "STORE_SUBSCR")
+#: (3.12+: ``a[i:j] op= v`` swaps three values, then STORE_SLICE, decoded as BUILD_SLICE, STORE_SUBSCR)
+_STORE_BACK = (("SWAP", "SWAP", "STORE_SUBSCR"), ("SWAP", "SWAP", "SWAP", "BUILD_SLICE", "STORE_SUBSCR"))
 
 
 def inplace(tracer: "Tracer", frame: "Frame", offset: int, symbol: str, a: Any, b: Any) -> Tensor | None:
@@ -180,11 +181,9 @@ def _reachable(tracer: "Tracer", a: Tensor) -> bool:
 
 
 def _stores_back(frame: "Frame", offset: int) -> bool:
-    names = []
-    for _ in _STORE_BACK:
-        offset = frame.bc.next_offset(offset)
-        names.append(frame.bc.at(offset).opname)
-    return tuple(names) == _STORE_BACK
+    start = frame.bc.index[offset] + 1
+    names = tuple(ins.opname for ins in frame.bc.instrs[start:start + max(map(len, _STORE_BACK))])
+    return any(names[:len(form)] == form for form in _STORE_BACK)
 
 
 class _AddAt:

@@ -177,7 +177,8 @@ class OptionalRead(Symbolic):
 
 #: opcodes that test the value just loaded against None (``x is None`` / ``x is not None``)
 NONE_TESTS = frozenset({"POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_FORWARD_IF_NOT_NONE",
-                        "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE"})
+                        "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE",
+                        "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})  # 3.12+
 
 
 def none_test(tracer: "Tracer", node: SymNode, name: str, bc: Any, offset: int) -> OptionalRead | None:

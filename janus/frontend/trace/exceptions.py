@@ -9,7 +9,7 @@ Rules (JANUS: ``raise`` becomes a guard):
   path from it ends in a raise that leaves the frame) or by tracing it.
 - A ``raise`` reached on the traced path itself (the call would always raise, as far as
   the graph can tell) is ``NotConvertible``; such a function runs imperatively.
-- ``try``/``finally`` converts: CPython 3.11 copies the ``finally`` body onto the normal
+- ``try``/``finally`` converts: CPython (3.11 to 3.13) copies the ``finally`` body onto the normal
   path, and the exceptional copy is only reached by an exception. ``try``/``except``:
   the try body is traced, except blocks never are; a ``raise`` reached inside a region
   whose handler may catch it (``except``, or ``with``, whose ``__exit__`` may swallow it)
@@ -75,7 +75,8 @@ def handlers(code: types.CodeType) -> tuple[Handler, ...]:
 
 
 def handler_at(code: types.CodeType, offset: int) -> Handler | None:
-    """The handler an exception raised at ``offset`` goes to (entries do not overlap in 3.11)."""
+    """The handler an exception raised at ``offset`` goes to (entries do not overlap, 3.11 to 3.13;
+    3.12's inlined comprehensions add one that restores their variable and re-raises)."""
     return next((h for h in handlers(code) if h.start <= offset < h.end), None)
 
 

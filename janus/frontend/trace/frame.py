@@ -9,6 +9,7 @@ from typing import Any
 
 from janus.frontend.trace.branches import Cell
 from janus.frontend.trace.bytecode import Bytecode
+from janus.frontend.trace.versions import DIALECT
 from janus.frontend.values import NotConvertible, Tensor
 
 NULL = object()  # the stack marker PUSH_NULL / LOAD_GLOBAL / LOAD_METHOD leave for CALL
@@ -43,6 +44,13 @@ class Frame:
     forking: frozenset[int] = frozenset()
     #: a generator's yields so far (None: not a generator; see ``generators``)
     yields: list[Any] | None = None
+
+    def push_callable(self, fn: Any, null: bool = True) -> None:
+        """``fn``, and (``null``) the NULL a ``CALL`` finds beside it, in the running version's order."""
+        if not null:
+            self.stack.append(fn)
+        else:
+            self.stack.extend((fn, NULL) if DIALECT.null_after_callable else (NULL, fn))
 
     def pop(self, n: int) -> list[Any]:
         if n == 0:

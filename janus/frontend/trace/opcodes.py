@@ -3,6 +3,8 @@ coverage table's entry in docs/coverage.md)."""
 
 from __future__ import annotations
 
+import dataclasses
+import operator
 import types
 from typing import Any, Callable
 
@@ -14,7 +16,8 @@ from janus.frontend.recursion import results as recursion_results
 from janus.frontend.recursion import trees
 from janus.frontend.trace import exceptions, generators, loops, scalars
 from janus.frontend.trace.branches import Cell, SymFunction, SymIter
-from janus.frontend.trace.bytecode import Instr
+from janus.frontend.trace.bytecode import CONDITIONAL_JUMPS, Instr
+from janus.frontend.trace.versions import DIALECT
 from janus.frontend.trace.frame import (LOCAL_CONTAINERS, MUTATORS, NULL, ArgumentList, BoundTensorMethod, Frame,
                                         local_dict, resolve_global)
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor
@@ -58,8 +61,18 @@ class Opcodes:
         frame.stack.append(frame.locals[ins.argval])
 
     def STORE_FAST(self, frame: Frame, ins: Instr) -> None:
-        """local variable: rebinds the symbolic value"""
-        frame.locals[ins.argval] = frame.stack.pop()
+        """local variable: rebinds the symbolic value (NULL, from LOAD_FAST_AND_CLEAR, unbinds it)"""
+        value = frame.stack.pop()
+        if value is NULL:
+            frame.locals.pop(ins.argval, None)
+        else:
+            frame.locals[ins.argval] = value
+
+    def LOAD_FAST_AND_CLEAR(self, frame: Frame, ins: Instr) -> None:
+        """an inlined comprehension saves its variable (NULL if unbound); STORE_FAST restores it"""
+        if ins.argval in frame.cells:
+            raise NotConvertible(f"a comprehension variable {ins.argval} shadows a closure cell")
+        frame.stack.append(frame.locals.pop(ins.argval, NULL))
 
     def DELETE_FAST(self, frame: Frame, ins: Instr) -> None:
         """local variable: unbinds it"""
@@ -88,7 +101,7 @@ class Opcodes:
         traces_itself = hasattr(value, "janus_trace")  # jit and grad functions: baked in
         handled, heap_value = (False, None) if traces_itself else self.heap.load_global(frame.globals, name, value)
         if handled:
-            frame.stack.extend((NULL, heap_value) if ins.arg & 1 else (heap_value,))
+            frame.push_callable(heap_value, null=bool(ins.arg & 1))
             return
         if value is NULL:
             raise NotConvertible(f"global {name} is not defined")
@@ -97,9 +110,7 @@ class Opcodes:
         if not ok:
             raise NotConvertible(f"global {name} is a {type(value).__name__} (reading mutable globals needs heap ops)")
         self.globals_read[(id(frame.globals), name)] = (frame.globals, name, value)
-        if ins.arg & 1:
-            frame.stack.append(NULL)
-        frame.stack.append(value)
+        frame.push_callable(value, null=bool(ins.arg & 1))
 
     def STORE_GLOBAL(self, frame: Frame, ins: Instr) -> None:
         """global assignment: janus.set_attr on the module object, committed after the call"""
@@ -125,15 +136,20 @@ class Opcodes:
         if method is not None:  # CALL sees (function, self, args...)
             frame.stack.extend((method, obj))
             return
-        frame.stack.append(NULL)
         if isinstance(obj, Tensor):
-            frame.stack.append(BoundTensorMethod(obj, ins.argval))
+            frame.push_callable(BoundTensorMethod(obj, ins.argval))
         elif isinstance(obj, ArgumentList) and ins.argval in MUTATORS:
             raise NotConvertible(f".{ins.argval}() on a list argument (a heap write)")
         elif isinstance(obj, LOCAL_CONTAINERS):
-            frame.stack.append(getattr(obj, ins.argval))
+            frame.push_callable(getattr(obj, ins.argval))
         else:
-            frame.stack.append(self.attribute(obj, ins.argval))
+            frame.push_callable(self.attribute(obj, ins.argval))
+
+    def LOAD_SUPER_ATTR(self, frame: Frame, ins: Instr) -> None:
+        """super().name: the call of super (zero-argument form, see supercall), then LOAD_ATTR or LOAD_METHOD"""
+        global_super, cls, obj = frame.pop(3)
+        frame.stack.append(self.call(global_super, [cls, obj] if ins.arg & 2 else [], {}))
+        (self.LOAD_METHOD if ins.arg & 1 else self.LOAD_ATTR)(frame, ins)
 
     def KW_NAMES(self, frame: Frame, ins: Instr) -> None:
         """keyword names of the next CALL"""
@@ -142,31 +158,48 @@ class Opcodes:
     def CALL(self, frame: Frame, ins: Instr) -> None:
         """op-table function (NumPy), inlined Python function or method, pure builtin"""
         values = frame.pop(ins.arg)
-        first, fn = frame.pop(2)
-        if first is not NULL:  # a method with its self
-            fn, values = first, [fn, *values]
+        first, second = frame.pop(2)  # (NULL, callable), or (callable, NULL) on 3.13; a method is (function, self)
+        if first is NULL or second is NULL:
+            fn = second if first is NULL else first
+        else:
+            fn, values = first, [second, *values]
         kwnames, frame.kw_names = frame.kw_names, ()
         split = len(values) - len(kwnames)
         self.call_site = (frame, ins)
         frame.stack.append(self.call(fn, values[:split], dict(zip(kwnames, values[split:]))))
+
+    def CALL_KW(self, frame: Frame, ins: Instr) -> None:
+        """call with keyword names on the stack: as KW_NAMES, CALL"""
+        frame.kw_names = frame.stack.pop()
+        self.CALL(frame, ins)
 
     def CALL_FUNCTION_EX(self, frame: Frame, ins: Instr) -> None:
         """call with *args/**kwargs unpacked at trace time (as CALL)"""
         kwargs = frame.stack.pop() if ins.arg & 1 else {}
         args = frame.stack.pop()
         fn = frame.stack.pop()
-        if frame.stack and frame.stack[-1] is NULL:
+        if fn is NULL:  # 3.13 pushes the NULL after the callable
+            fn = frame.stack.pop()
+        elif frame.stack and frame.stack[-1] is NULL:
             frame.stack.pop()
         frame.stack.append(self.call(fn, list(args), dict(kwargs)))
 
     def MAKE_FUNCTION(self, frame: Frame, ins: Instr) -> None:
         """function made in the trace (lambda, comprehension): inlined where called"""
-        code = frame.stack.pop()
-        closure = frame.stack.pop() if ins.arg & 0x08 else ()
-        if ins.arg & 0x06:
+        frame.stack.append(SymFunction(frame.stack.pop(), frame.globals))
+        for flag in (0x08, 0x04, 0x02, 0x01):  # 3.11 and 3.12 pop what 3.13 sets one by one
+            if (ins.arg or 0) & flag:
+                self._set_function_attribute(frame, flag)
+
+    def SET_FUNCTION_ATTRIBUTE(self, frame: Frame, ins: Instr) -> None:
+        """defaults or closure of a function made in the trace (as MAKE_FUNCTION's flags)"""
+        self._set_function_attribute(frame, ins.arg)
+
+    def _set_function_attribute(self, frame: Frame, flag: int) -> None:
+        fn, value = frame.stack.pop(), frame.stack.pop()
+        if flag not in (0x01, 0x08):
             raise NotConvertible("function definitions with annotations or keyword defaults")
-        defaults = frame.stack.pop() if ins.arg & 0x01 else ()
-        frame.stack.append(SymFunction(code, frame.globals, tuple(defaults), tuple(closure)))
+        frame.stack.append(dataclasses.replace(fn, **{"defaults" if flag == 0x01 else "closure": tuple(value)}))
 
     def binary(self, symbol: str, a: Any, b: Any) -> Any:
         if not (isinstance(a, Tensor) or isinstance(b, Tensor)):
@@ -210,6 +243,40 @@ class Opcodes:
             frame.stack.append(self.binary("*", -1.0, x) if x.dtype.kind == "f" else self.binary("-", 0, x))
             return
         frame.stack.append(registry.apply(self.em, registry.OPS["negative"], [x], {}) if isinstance(x, Tensor) else -x)
+
+    def TO_BOOL(self, frame: Frame, ins: Instr) -> None:
+        """truth of a static value; before a conditional jump, nothing (the jump takes the truth, as on 3.11)"""
+        before_jump = frame.bc.at(frame.bc.next_offset(ins.offset)).opname in CONDITIONAL_JUMPS
+        if before_jump or isinstance(frame.stack[-1], Tensor):
+            return
+        try:
+            frame.stack[-1] = bool(frame.stack[-1])
+        except (ValueError, TypeError) as e:
+            raise NotConvertible(f"truth value: {e}") from None
+
+    def LIST_TO_TUPLE(self, frame: Frame, ins: Instr) -> None:
+        """`f(*args)`: the argument list as a tuple (a container local to the trace)"""
+        frame.stack.append(tuple(frame.stack.pop()))
+
+    def UNARY_POSITIVE(self, frame: Frame, ins: Instr) -> None:
+        """unary +: the same graph value (NumPy's copy is invisible in a graph); Python's on static values"""
+        x = frame.stack.pop()
+        if isinstance(x, Tensor) and x.dtype.kind == "b":
+            raise NotConvertible("unary + of a bool value (NumPy raises, Python makes an int)")
+        frame.stack.append(x if isinstance(x, Tensor) else operator.pos(x))
+
+    def FORMAT_VALUE(self, frame: Frame, ins: Instr) -> None:
+        """f-string field of a static number, string, bool or None (an array value has no static text)"""
+        spec = frame.stack.pop() if ins.arg & 0x04 else ""
+        value = frame.stack.pop()
+        if type(value) not in (str, int, float, bool, type(None)):
+            raise NotConvertible(f"an f-string field of a {type(value).__name__} (only static numbers and strings)")
+        convert = (None, str, repr, ascii)[ins.arg & 0x03]
+        frame.stack.append(format(value if convert is None else convert(value), spec))
+
+    def BUILD_STRING(self, frame: Frame, ins: Instr) -> None:
+        """f-string of static fields"""
+        frame.stack.append("".join(frame.pop(ins.arg)))
 
     def UNARY_NOT(self, frame: Frame, ins: Instr) -> None:
         """`not` of a static value"""
@@ -315,6 +382,20 @@ class Opcodes:
             raise NotConvertible(f"cannot unpack {len(items)} values into {ins.arg}")
         frame.stack.extend(reversed(items))
 
+    def MATCH_SEQUENCE(self, frame: Frame, ins: Instr) -> None:
+        """`case [a, b]:` on a static value: whether it is a list, tuple or range (str and numbers are not)"""
+        value = frame.stack[-1]
+        if not isinstance(value, (list, tuple, range, str, bytes, dict, int, float, type(None))):
+            raise NotConvertible(f"a sequence pattern on a {type(value).__name__} (only static Python values)")
+        frame.stack.append(isinstance(value, (list, tuple, range)))
+
+    def GET_LEN(self, frame: Frame, ins: Instr) -> None:
+        """`match` length test of a static sequence"""
+        value = frame.stack[-1]
+        if not isinstance(value, (list, tuple, range, str, bytes, dict)):
+            raise NotConvertible(f"len() in a pattern of a {type(value).__name__} (only static Python values)")
+        frame.stack.append(len(value))
+
     def GET_ITER(self, frame: Frame, ins: Instr) -> None:
         """iteration over a container or an array's rows (static length); over a relaxed list, range or ? rows, a graph loop"""
         value = frame.stack.pop()
@@ -333,6 +414,10 @@ class Opcodes:
             frame.stack.pop()
             return ins.target
 
+    def END_FOR(self, frame: Frame, ins: Instr) -> None:
+        """loop exit cleanup (3.12+): pops as CPython does; an exhausted FOR_ITER jumps past it, as CPython's"""
+        frame.pop(DIALECT.end_for_pops)
+
     def JUMP_FORWARD(self, frame: Frame, ins: Instr) -> int:
         """unconditional jump"""
         return ins.target
@@ -340,7 +425,7 @@ class Opcodes:
     JUMP_BACKWARD = JUMP_BACKWARD_NO_INTERRUPT = JUMP_FORWARD
 
     def _pop_jump(self, frame: Frame, ins: Instr) -> int | None:
-        """conditional jump: static, speculated under a guard (kind branch) or both sides joined in scf.if"""
+        """conditional jump: static, speculated under a guard (kind branch) or both sides joined in scf.if (3.12+: one over a JUMP_BACKWARD to a while body is decoded as 3.11's backward jump)"""
         value = frame.stack.pop()
         if ins.opname.endswith("NONE") and isinstance(value, (trees.SymNode, trees.OptionalRead)):  # both forms as jump-if-false
             test = trees.is_none(self, value, negate=not ins.opname.endswith("NOT_NONE"))
@@ -353,6 +438,7 @@ class Opcodes:
     POP_JUMP_FORWARD_IF_TRUE = POP_JUMP_FORWARD_IF_FALSE = POP_JUMP_BACKWARD_IF_TRUE = _pop_jump
     POP_JUMP_BACKWARD_IF_FALSE = POP_JUMP_FORWARD_IF_NONE = POP_JUMP_FORWARD_IF_NOT_NONE = _pop_jump
     POP_JUMP_BACKWARD_IF_NONE = POP_JUMP_BACKWARD_IF_NOT_NONE = _pop_jump
+    POP_JUMP_IF_TRUE = POP_JUMP_IF_FALSE = POP_JUMP_IF_NONE = POP_JUMP_IF_NOT_NONE = _pop_jump  # 3.12: see bytecode
 
     def _jump_or_pop(self, frame: Frame, ins: Instr) -> int | None:
         """short-circuit and/or: as a conditional jump"""
