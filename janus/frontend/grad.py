@@ -12,6 +12,9 @@ jitted train step that calls ``janus.grad(loss)(params, ...)`` — the spec's
 ``janus_trace`` traces the function into a private ``func.func`` of the same module,
 marked ``janus.grad = {argnums = [...]}``, and emits a ``func.call`` of the ``_grad``
 function the ``janus-autodiff`` pass derives from it (the backend runs that pass first).
+A dict or list of parameters reaches the trace as a heap object; its items are read in
+the caller and differentiated as a tree (``_containers``). ``grad(f)`` returns the same
+``GradFunction`` for the same ``f`` and options, so one written inside a loop compiles once.
 """
 
 from __future__ import annotations
@@ -272,22 +275,19 @@ def _grad_function(fn: Callable, argnums: Argnums, has_aux: bool, with_value: bo
     """The gradient function of ``fn``, made once per (argnums, has_aux, kind, warmup) and
     kept on ``fn`` itself: ``janus.value_and_grad(loss)(params, x)`` written inside a step
     then reuses one profile and one compiled version instead of warming up on every call
-    (the cache lives and dies with ``fn``). Bound methods and callables without attributes
-    get a new one each time."""
+    (the cache lives and dies with ``fn``). Bound methods (made anew on each attribute
+    access) and callables without attributes get a new one each time."""
     key = (argnums if isinstance(argnums, int) else tuple(argnums), has_aux, with_value, warmup)
-    cache = getattr(fn, CACHE_ATTRIBUTE, None) if not isinstance(fn, types.MethodType) else None
-    if cache is not None and key in cache:
-        return cache[key]
-    made = GradFunction(GradSpec(fn, key[0], has_aux, with_value), warmup)
-    if cache is None and not isinstance(fn, types.MethodType):
+    cache: dict = {} if isinstance(fn, types.MethodType) else getattr(fn, CACHE_ATTRIBUTE, None)
+    if cache is None:
+        cache = {}
         try:
-            cache = {}
             setattr(fn, CACHE_ATTRIBUTE, cache)
         except (AttributeError, TypeError):  # a builtin or a class with __slots__: not cached
-            return made
-    if cache is not None:
-        cache[key] = made
-    return made
+            pass
+    if key not in cache:
+        cache[key] = GradFunction(GradSpec(fn, key[0], has_aux, with_value), warmup)
+    return cache[key]
 
 
 def grad(fn: Callable, argnums: Argnums = 0, has_aux: bool = False, *, warmup: int = DEFAULT_WARMUP) -> GradFunction:
