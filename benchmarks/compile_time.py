@@ -30,6 +30,7 @@ def _cpu() -> float:
 
 def measure_one(model: str) -> dict[str, float]:
     """Run ``model`` compiled in this process; CPU and wall seconds spent building versions."""
+    import janus.frontend.backend  # noqa: F401  (IREE's bindings load here, not inside the first build)
     from janus.benchmark import measure
     from janus.frontend.jit import JitFunction
     from janus.models import MODELS
@@ -47,7 +48,7 @@ def measure_one(model: str) -> dict[str, float]:
             totals["builds"] += 1
 
     JitFunction._build = timed
-    spec = next(s for s in MODELS if s.name == model)
+    spec = MODELS[model]
     result = measure.run(spec, "quick", compiled=True, min_seconds=0.0, max_extra_steps=0)
     if result.error:
         raise SystemExit(f"{model}: {result.error}")
@@ -55,7 +56,7 @@ def measure_one(model: str) -> dict[str, float]:
 
 
 def model_names(tree: str) -> list[str]:
-    code = "from janus.models import MODELS; print(' '.join(s.name for s in MODELS))"
+    code = "from janus.models import MODELS; print(' '.join(MODELS))"
     out = subprocess.run([sys.executable, "-c", code], env=_env(tree), capture_output=True, text=True, check=True)
     return out.stdout.split()
 

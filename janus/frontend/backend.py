@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
-from janus.runtime import CompiledModule, GuardFailure
+from janus.runtime import CompiledModule, GuardFailure, lower
 from janus.runtime.targets import get_target
 
 if TYPE_CHECKING:
     from janus.frontend.generate import Graph
 
-__all__ = ["GuardFailure", "compile_function"]
+__all__ = ["GuardFailure", "compile_function", "lower_graph"]
 
 
 def compile_function(graph: "Graph") -> Callable[[Sequence[np.ndarray], Sequence[Any]], list[Any]]:
@@ -22,3 +22,9 @@ def compile_function(graph: "Graph") -> Callable[[Sequence[np.ndarray], Sequence
     ``GuardFailure`` for a failed guard."""
     pipeline = graph.pipeline(get_target("cpu").pipeline)
     return CompiledModule.from_mlir(graph.text, target="cpu", pipeline=pipeline)[graph.func_name].results
+
+
+def lower_graph(graph: "Graph") -> tuple[str, str]:
+    """The pipeline ``compile_function`` runs before IREE, and ``graph``'s module after it (text)."""
+    pipeline = graph.pipeline(get_target("cpu").pipeline)
+    return pipeline, str(lower(graph.text, pipeline))

@@ -119,6 +119,8 @@ def _outputs(value: Any, output: Callable[[Tensor], int]) -> Any:
         return Result(output(value), value.python_type if isinstance(value, Weak) else None)
     if type(value) in (list, tuple, ArgumentList):
         return (tuple if type(value) is tuple else list)(_outputs(v, output) for v in value)
+    if type(value) is dict and all(type(k) in (str, int) for k in value):  # a gradient tree, a record of results
+        return {k: _outputs(v, output) for k, v in value.items()}
     if type(value) in (bool, int, float, str, type(None)) or isinstance(value, (np.generic, np.ndarray)):
         return value
     raise NotConvertible(f"returning a {type(value).__name__} is not supported")

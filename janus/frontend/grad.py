@@ -12,6 +12,9 @@ jitted train step that calls ``janus.grad(loss)(params, ...)`` — the spec's
 ``janus_trace`` traces the function into a private ``func.func`` of the same module,
 marked ``janus.grad = {argnums = [...]}``, and emits a ``func.call`` of the ``_grad``
 function the ``janus-autodiff`` pass derives from it (the backend runs that pass first).
+A dict or list of parameters reaches the trace as a heap object; its items are read in
+the caller and differentiated as a tree (``_containers``). ``grad(f)`` returns the same
+``GradFunction`` for the same ``f`` and options, so one written inside a loop compiles once.
 """
 
 from __future__ import annotations
@@ -132,6 +135,7 @@ class GradSpec:
             fn, args, positions = fn.__func__, [fn.__self__, *args], tuple(i + 1 for i in positions)
         if not isinstance(fn, types.FunctionType) or fn.__closure__:
             raise NotConvertible(f"janus.grad of {getattr(fn, '__qualname__', fn)}: only functions and methods without free variables are traced")
+        args = [_containers(tracer, a) if i in positions else a for i, a in enumerate(args)]
         outer, inner, wrt = [], [], []
         heap = GradHeap(tracer, tracer.em, inner, outer, wrt)
 
@@ -197,6 +201,17 @@ class GradSpec:
         return self.package(results[0], aux_value, grads)
 
 
+def _containers(tracer: Tracer, value: Any) -> Any:
+    """A differentiated dict or list argument (a heap object to the caller's graph) as a
+    tree of its items, each read from the heap in the caller, so that the parameter tree
+    is differentiated like one passed by value and its gradient has its structure."""
+    if not isinstance(value, HeapRef) or type(value.obj) not in (dict, list):
+        return value
+    keys = value.obj.keys() if type(value.obj) is dict else range(len(value.obj))
+    items = {k: _containers(tracer, tracer.heap.read(value, "item", k)) for k in keys}
+    return items if type(value.obj) is dict else list(items.values())
+
+
 @dataclass(frozen=True)
 class _Static:
     """A non-array leaf of ``aux``, kept as it is."""
@@ -253,14 +268,36 @@ class GradFunction(JitFunction):
         return self.spec.janus_trace(tracer, args, kwargs)
 
 
+CACHE_ATTRIBUTE = "__janus_grad_functions__"
+
+
+def _grad_function(fn: Callable, argnums: Argnums, has_aux: bool, with_value: bool, warmup: int) -> GradFunction:
+    """The gradient function of ``fn``, made once per (argnums, has_aux, kind, warmup) and
+    kept on ``fn`` itself: ``janus.value_and_grad(loss)(params, x)`` written inside a step
+    then reuses one profile and one compiled version instead of warming up on every call
+    (the cache lives and dies with ``fn``). Bound methods (made anew on each attribute
+    access) and callables without attributes get a new one each time."""
+    key = (argnums if isinstance(argnums, int) else tuple(argnums), has_aux, with_value, warmup)
+    cache: dict = {} if isinstance(fn, types.MethodType) else getattr(fn, CACHE_ATTRIBUTE, None)
+    if cache is None:
+        cache = {}
+        try:
+            setattr(fn, CACHE_ATTRIBUTE, cache)
+        except (AttributeError, TypeError):  # a builtin or a class with __slots__: not cached
+            pass
+    if key not in cache:
+        cache[key] = GradFunction(GradSpec(fn, key[0], has_aux, with_value), warmup)
+    return cache[key]
+
+
 def grad(fn: Callable, argnums: Argnums = 0, has_aux: bool = False, *, warmup: int = DEFAULT_WARMUP) -> GradFunction:
     """The gradient of scalar-valued ``fn`` with respect to the arguments ``argnums``."""
-    return GradFunction(GradSpec(fn, argnums, has_aux, with_value=False), warmup)
+    return _grad_function(fn, argnums, has_aux, False, warmup)
 
 
 def value_and_grad(fn: Callable, argnums: Argnums = 0, has_aux: bool = False, *, warmup: int = DEFAULT_WARMUP) -> GradFunction:
     """Like ``grad``, returning ``(value, gradients)`` (``((value, aux), gradients)`` with aux)."""
-    return GradFunction(GradSpec(fn, argnums, has_aux, with_value=True), warmup)
+    return _grad_function(fn, argnums, has_aux, True, warmup)
 
 
 # Called inside a traced function, the constructors just run (they are pure).

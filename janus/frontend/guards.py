@@ -42,6 +42,7 @@ class Guard:
     text: str
     condition: str | None
     leaf: str | None = None  # the graph argument an argument guard passes on, as an expression
+    modules: bool = False  # checks module globals only (``np``): noise in ``janus.explain`` by default
 
 
 @dataclass(frozen=True)
@@ -116,9 +117,9 @@ class EntryGuards:
             guard.check(objects, entry, leaves)
         return entry
 
-    def describe(self) -> list[str]:
-        """One line per guard, for ``janus.explain``."""
-        return [g.text for g in (*self.guards, *self.heap)]
+    def describe(self, modules: bool = True) -> list[str]:
+        """One line per guard, for ``janus.explain``; the module globals' line only with ``modules``."""
+        return [g.text for g in (*self.guards, *self.heap) if modules or not getattr(g, "modules", False)]
 
 
 class GuardBuilder:
@@ -196,7 +197,8 @@ class GuardBuilder:
         what = _kind_of(reads[0][2]) if len(reads) == 1 else "modules"
         self.guards.append(Guard("GLOBAL_ID", f"global {', '.join(name for _, name, _ in reads)}: the same {what} (identity)",
                                  " and ".join(f"resolve_global({self._bind(namespace)}, {name!r}, NULL) is {self._bind(value)}"
-                                              for namespace, name, value in reads)))
+                                              for namespace, name, value in reads),
+                                 modules=all(isinstance(value, types.ModuleType) for _, _, value in reads)))
 
     def HEAP_LOCATION(self, path: AccessPath, spec: Spec, label: str) -> None:
         """A location the graph reads or writes: resolves, and holds what ``spec`` says."""

@@ -12,20 +12,22 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import time
-import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
 import numpy as np
 
+from janus.frontend import logs
+from janus.frontend.logs import SWITCH, ConversionError
 from janus.frontend.trace.versions import supported, unsupported_message
 from janus.frontend.generate import Graph, Result, generate
 from janus.frontend.guards import EntryGuards, entry_guards
 from janus.frontend.heap.rules import HeapMiss
 from janus.frontend.profiler import Profile, profiling, run_profiled
-from janus.frontend.relax import describe_position, value_diff
+from janus.frontend.relax import describe_position, leaf_labels, value_diff
 from janus.frontend.signature import describe_key, entry_key, key_and_leaves, leaf_shapes, shape_diff
 from janus.frontend.speculation import FULL, Speculation, general_positions
 from janus.frontend.values import NotConvertible
@@ -37,6 +39,8 @@ MAX_FAILURES = 3
 #: compiled versions kept per function (TorchDynamo's cache_size_limit): argument
 #: signatures beyond them run imperatively instead of profiling and compiling again
 MAX_VERSIONS = 8
+#: what a call that runs in Python does besides: ``FallbackWarning`` once per reason, raise, or nothing
+FALLBACK_MODES = ("warn", "error", "silent")
 
 
 @dataclass
@@ -49,6 +53,7 @@ class Version:
     #: every entry check, for the relaxed positions the key was taken under (rebuilt when they change)
     guards: EntryGuards = field(repr=False)
     calls: int = 0
+    compile_seconds: float = 0.0
 
     def run(self, leaves: list[np.ndarray], positional: tuple) -> Any:
         """The compiled call, its heap guards first: ``HeapMiss``/``HeapError`` (nothing
@@ -73,23 +78,45 @@ def _rebuild(shape: Any, results: list[np.ndarray]) -> Any:
         return value[()] if value.ndim == 0 else value
     if type(shape) in (list, tuple):
         return type(shape)(_rebuild(s, results) for s in shape)
+    if type(shape) is dict:
+        return {k: _rebuild(v, results) for k, v in shape.items()}
     return shape.copy() if isinstance(shape, np.ndarray) else shape
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """What ``JitFunction.lower`` returns: the module text before and after the janus passes."""
+
+    mlir: str  # as the graph generator wrote it
+    lowered: str  # after ``pipeline``: upstream dialects only, what IREE compiles
+    pipeline: str
+
+    def __str__(self) -> str:
+        return self.lowered
 
 
 class JitFunction:
     """The callable ``janus.jit`` returns; transparent to its callers."""
 
-    def __init__(self, fn: Callable, warmup: int = DEFAULT_WARMUP, switches: Speculation = FULL) -> None:
+    def __init__(self, fn: Callable, warmup: int = DEFAULT_WARMUP, switches: Speculation = FULL,
+                 fallback: str = "warn") -> None:
+        if fallback not in FALLBACK_MODES:
+            raise ValueError(f"janus.jit: fallback must be one of {FALLBACK_MODES}, not {fallback!r}")
         functools.update_wrapper(self, fn)
-        self.fn, self.warmup, self.switches = fn, warmup, switches
-        #: ``specialize=False``: the first call's dims and ints are relaxed before its key is taken
-        self._generalize_pending = not switches.specialize
+        self.fn, self.warmup, self.switches, self.fallback = fn, warmup, switches, fallback
         self.signature = inspect.signature(fn)
         self._supported = supported()  # the interpreter cannot change under a function
         params = self.signature.parameters.values()
         #: calls with exactly this many positional arguments need no ``Signature.bind``
         self._plain_arity = len(params) if all(
             p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in params) else -1
+        self.clear_cache()
+
+    def clear_cache(self) -> None:
+        """Forget every profile, compiled version, fallback and relaxation: the next calls
+        warm up again (after the function's globals or closure changed in ways no guard sees)."""
+        #: ``specialize=False``: the first call's dims and ints are relaxed before its key is taken
+        self._generalize_pending = not self.switches.specialize
         self.profile = Profile()
         self.versions: dict[Hashable, Version] = {}
         self.fallbacks: dict[Hashable, str] = {}  # entry key (or None) -> why imperative
@@ -109,22 +136,91 @@ class JitFunction:
         self._fast: Version | None = None
         #: generation failed for a reason that holds for any arguments: every call is plain
         self.imperative = False
+        self._reported: set[str] = set()  # fallback reasons already warned about
+
+    def report(self, globals: bool = False) -> list[str]:
+        """``janus.explain``'s lines (see there)."""
+        lines = [f"janus.jit {self.__qualname__}: {self.profile.runs} profiled run(s), warmup {self.warmup}, "
+                 f"{self.switches.describe()}, {self.compile_seconds:.3f} s compiling"]
+        for key, version in self.versions.items():
+            lines.append(f"compiled: {describe_args(self, key)} ({version.calls} compiled call(s), "
+                         f"compiled in {version.compile_seconds:.3f} s)")
+            describe_driver = getattr(getattr(version.call, "__self__", None), "describe_driver", None)
+            if describe_driver is not None:  # the runtime's CompiledFunction: which driver runs the calls
+                lines.append(f"  {describe_driver()}")
+            lines.extend(f"  entry guard: {line}" for line in version.guards.describe(modules=globals))
+            lines.extend(f"  guard {gid}: {kind} at {source}" for gid, kind, source in version.graph.guards)
+        for key, reason in self.fallbacks.items():
+            lines.append(f"imperative: {describe_args(self, key)}: {reason}")
+        lines.extend(f"event: {event}" for event in self.events)
+        return lines
+
+    def _fall_back(self, key: Hashable, reason: str) -> None:
+        """Record why calls with ``key`` run in Python, and tell the user once per reason
+        (``fallback``: warn, raise ``ConversionError``, or only log)."""
+        self.fallbacks[key] = reason
+        message = self._fallback_message(key)
+        logs.fallbacks.info(message)
+        if self.fallback == "error":
+            raise ConversionError(message)
+        if self.fallback == "warn" and reason not in self._reported:
+            self._reported.add(reason)
+            logs.warn(f"{message} (janus.explain({self.__name__}) tells more; "
+                      "janus.jit(..., fallback='silent') silences this)")
+
+    def _fallback_message(self, key: Hashable) -> str:
+        return f"janus.jit {self.__qualname__}: {describe_args(self, key)} runs in Python: {self.fallbacks[key]}"
+
+    def _in_python(self, key: Hashable, args: tuple, kwargs: dict) -> Any:
+        """A call whose signature has a recorded fallback: plain Python, or, with
+        ``fallback="error"``, ``ConversionError`` on every such call (not only the first)."""
+        if self.fallback == "error":
+            raise ConversionError(self._fallback_message(key))
+        return self.fn(*args, **kwargs)
+
+    def _event(self, text: str) -> None:
+        """A change of compiled state, for ``janus.explain`` and the ``recompiles`` log."""
+        self.events.append(text)
+        logs.recompiles.info("janus.jit %s: %s", self.__qualname__, text)
 
     def janus_trace(self, tracer: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """Called from code being traced: trace the plain function (inlined, or an invoke when recursive)."""
         return tracer.call(self.fn, args, kwargs)
 
     def __get__(self, obj: Any, objtype: type | None = None) -> Callable:
+        """``obj.method``: the jit function with ``obj`` first (``janus.explain`` sees through it)."""
         return self if obj is None else functools.partial(self, obj)
 
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+        """The MLIR a call with these arguments compiles to, as generated and after the pass
+        pipeline, without compiling it. Generation speculates on what profiled runs did, so
+        a function that has not run yet runs once here, under the profiler."""
+        positional = args if not kwargs and len(args) == self._plain_arity else self._bind(args, kwargs)
+        if positional is None:
+            raise ConversionError(f"janus.jit {self.__qualname__}: these arguments do not bind as positional ones")
+        from janus.frontend.backend import lower_graph
+
+        try:
+            key = entry_key(positional, self.dynamic)
+            if not self.profile.runs:
+                run_profiled(self.fn, args, kwargs, self.profile)
+            graph = generate(self.fn, positional, self.profile, leaf_shapes(key), self.unspeculated, self.dynamic,
+                             self.switches)
+        except NotConvertible as e:
+            raise ConversionError(f"janus.jit {self.__qualname__}: {e}") from None
+        pipeline, lowered = lower_graph(graph)
+        return Lowered(graph.text, lowered, pipeline)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self.imperative:
+        if not SWITCH.enabled:
             return self.fn(*args, **kwargs)
+        if self.imperative:
+            return self._in_python(None, args, kwargs)
         if profiling():  # called from a run being profiled: part of that run
             return self.fn(*args, **kwargs)
         if not self._supported:
             self._unsupported_interpreter()
-            return self.fn(*args, **kwargs)
+            return self._in_python(None, args, kwargs)
         fast = self._fast
         if fast is not None and not kwargs and len(args) == self._plain_arity and fast.guards.dynamic is self.dynamic:
             leaves = fast.guards.match(args)  # type: ignore[misc]  # not None: see ``_fast``
@@ -139,26 +235,27 @@ class JitFunction:
         try:
             key, leaves = key_and_leaves(positional, self.dynamic)
         except NotConvertible as e:
-            self.fallbacks.setdefault(None, str(e))
-            return self.fn(*args, **kwargs)
+            if None not in self.fallbacks:
+                self._fall_back(None, str(e))
+            return self._in_python(None, args, kwargs)
         version = self.versions.get(key)
         if version is not None and self._guards(version).globals_hold():
             self._fast = version if version.guards.match is not None else None
             return self._run_compiled(version, key, positional, leaves, args, kwargs)
         if key in self.fallbacks:
-            return self.fn(*args, **kwargs)
+            return self._in_python(key, args, kwargs)
         if version is None and key not in self.warm:
             key = self._relax(key, positional)
             version = self.versions.get(key)
         if version is not None:
             if self._guards(version).globals_hold():
                 return self._run_compiled(version, key, positional, key_and_leaves(positional, self.dynamic)[1], args, kwargs)
-            self.events.append(f"a global read by version {describe_args(self, key)} was rebound; re-profiling")
+            self._event(f"a global read by version {describe_args(self, key)} was rebound; re-profiling")
             del self.versions[key]
             self.warm[key] = 0
         if len(self.versions) >= MAX_VERSIONS:
-            self.fallbacks[key] = (f"{len(self.versions)} versions are compiled already (janus.frontend.jit.MAX_VERSIONS); "
-                                   "this signature runs imperatively")
+            self._fall_back(key, f"{len(self.versions)} versions are compiled already (janus.frontend.jit.MAX_VERSIONS); "
+                                 "this signature runs imperatively")
             return self.fn(*args, **kwargs)
         return self._run_profiled(key, positional, args, kwargs)
 
@@ -182,7 +279,8 @@ class JitFunction:
             return None
         bound.apply_defaults()
         if bound.kwargs:
-            self.fallbacks.setdefault(None, "keyword-only or variadic parameters are not supported")
+            if None not in self.fallbacks:
+                self._fall_back(None, "keyword-only or variadic parameters are not supported")
             return None
         return bound.args
 
@@ -199,8 +297,9 @@ class JitFunction:
             self.dynamic |= diff
             relaxed = entry_key(positional, self.dynamic)
             self.relaxing[relaxed] = diff
-            dims = ", ".join(describe_position(p, self.signature_names) for p in sorted(diff, key=repr))
-            self.events.append(f"new sizes for {describe_args(self, key)}: relaxing ({dims}) to ?")
+            leaves = leaf_labels(key, self.signature_names)
+            dims = ", ".join(describe_position(p, self.signature_names, leaves) for p in sorted(diff, key=repr))
+            self._event(f"new sizes for {describe_args(self, key)}: relaxing ({dims}) to ?")
             self.warm[relaxed] = max(self.warm[relaxed], self.warmup - 1)
             return relaxed
         return key
@@ -215,7 +314,7 @@ class JitFunction:
             return  # the call runs imperatively below, with the reason recorded
         self.dynamic |= positions
         self.relaxing[entry_key(positional, self.dynamic)] = positions
-        self.events.append("specialize=False: array dims and int arguments relaxed from the first compile")
+        self._event("specialize=False: array dims and int arguments relaxed from the first compile")
 
     @property
     def signature_names(self) -> list[str]:
@@ -229,7 +328,7 @@ class JitFunction:
             return version.run(leaves, positional)
         except (HeapMiss, HeapError) as miss:
             self._fast = None
-            self.events.append(f"heap check failed for {describe_args(self, key)} ({miss}); ran imperatively and regenerated")
+            self._event(f"heap check failed for {describe_args(self, key)} ({miss}); ran imperatively and regenerated")
             del self.versions[key]
             self.warm[key] = self.warmup - 1
             return self._run_profiled(key, positional, args, kwargs)
@@ -242,12 +341,12 @@ class JitFunction:
             if self.failures[(site or failure.source, failure.kind)] >= MAX_FAILURES:
                 if site is None:  # regenerating would make the same assumption again
                     del self.versions[key]
-                    self.fallbacks[key] = f"{failure.kind} guard at {failure.source} failed {MAX_FAILURES} times"
-                    self.events.append(f"{failure.kind} guard at {failure.source} failed {MAX_FAILURES} times: imperative for good")
+                    self._fall_back(key, f"{failure.kind} guard at {failure.source} failed {MAX_FAILURES} times")
+                    self._event(f"{failure.kind} guard at {failure.source} failed {MAX_FAILURES} times: imperative for good")
                     return self.fn(*args, **kwargs)
                 self.unspeculated |= {site}
-                self.events.append(f"{failure.kind} guard at {failure.source} failed {MAX_FAILURES} times: no longer speculated")
-            self.events.append(
+                self._event(f"{failure.kind} guard at {failure.source} failed {MAX_FAILURES} times: no longer speculated")
+            self._event(
                 f"guard {failure.guard_id} ({failure.kind}) at {failure.source} failed for {describe_args(self, key)}; "
                 "ran imperatively and regenerated"
             )
@@ -258,8 +357,8 @@ class JitFunction:
             self._fast = None
             del self.versions[key]
             reason = f"the compiled call failed: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
-            self.fallbacks[key] = reason
-            self.events.append(f"{reason}; {describe_args(self, key)} runs imperatively")
+            self._event(f"{reason}; {describe_args(self, key)} runs imperatively")
+            self._fall_back(key, reason)
             return self.fn(*args, **kwargs)
 
     def _run_raising(self, failure: Any, site: Any, args: tuple, kwargs: dict) -> Any:
@@ -267,7 +366,7 @@ class JitFunction:
         catches); regenerating would give the same graph, so the version is kept."""
         self.failures[(site, "raise")] += 1
         if self.failures[(site, "raise")] == 1:
-            self.events.append(f"raise guard {failure.guard_id} at {failure.source} failed: ran imperatively, version kept")
+            self._event(f"raise guard {failure.guard_id} at {failure.source} failed: ran imperatively, version kept")
         return self.fn(*args, **kwargs)
 
     def _run_profiled(self, key: Hashable, positional: tuple, args: tuple, kwargs: dict) -> Any:
@@ -292,33 +391,43 @@ class JitFunction:
             if relaxing is not None:  # exact versions this one serves are no longer reachable
                 for old in [k for k in self.versions if shape_diff(k, key) is not None or value_diff(k, key)]:
                     del self.versions[old]
-            self.events.append(f"compiled version {self.compiles} for {describe_args(self, key)}")
+            self._event(f"compiled version {self.compiles} for {describe_args(self, key)}")
+            if logs.guards.isEnabledFor(logging.INFO):
+                logs.guards.info("janus.jit %s: entry guards of %s:\n  %s", self.__qualname__,
+                                 describe_args(self, key), "\n  ".join(self.versions[key].guards.describe()))
+            logs.graph.info("janus.jit %s: the graph of %s:\n%s", self.__qualname__, describe_args(self, key), graph.text)
         except NotConvertible as e:
             if relaxing is not None:  # keep exact shapes for these dims; this call already ran
                 self.dynamic -= relaxing
                 self.unrelaxable |= relaxing
                 self.warm.pop(key, None)
-                self.events.append(f"? dims not possible ({e}); exact shapes kept")
+                self._event(f"? dims not possible ({e}); exact shapes kept")
                 return
-            self.fallbacks[key] = str(e)
             if e.any_signature and not self.versions:
                 self._imperative_for_good(str(e))
+            else:
+                self._fall_back(key, str(e))
         except Exception as e:  # a compiler error must not become a wrong (or no) answer
-            self.fallbacks[key] = f"compilation failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            self._fall_back(key, f"compilation failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
         finally:
-            self.compile_seconds += time.perf_counter() - started
+            seconds = time.perf_counter() - started
+            self.compile_seconds += seconds
+            if key in self.versions:
+                self.versions[key].compile_seconds = seconds
+            logs.compile_time.info("janus.jit %s: %s took %.3f s to generate and compile",
+                                   self.__qualname__, describe_args(self, key), seconds)
 
     def _imperative_for_good(self, reason: str) -> None:
         """Stop keying calls: no argument signature could compile (``certain``)."""
         self.imperative = True
-        self.fallbacks = {None: reason}
+        self.fallbacks = {}
         self.warm.clear()
-        self.events.append("the reason holds for any arguments: imperative for every call, no entry keys computed")
+        self._event("the reason holds for any arguments: imperative for every call, no entry keys computed")
+        self._fall_back(None, reason)
 
     def _unsupported_interpreter(self) -> None:
         if None not in self.fallbacks:
-            self.fallbacks[None] = f"{unsupported_message()}: janus.jit runs {self.__qualname__} as plain Python"
-            warnings.warn(self.fallbacks[None], RuntimeWarning, stacklevel=3)
+            self._fall_back(None, f"{unsupported_message()}: janus.jit runs {self.__qualname__} as plain Python")
 
 
 def _guard_failure() -> type[Exception]:
@@ -336,34 +445,12 @@ def describe_args(jf: JitFunction, key: Hashable) -> str:
     return ", ".join(f"{n}: {describe_key(k)}" for n, k in zip(names, key))
 
 
-def jit(fn: Callable | None = None, *, warmup: int = DEFAULT_WARMUP, speculate: bool = True, unroll: bool = True,
-        specialize: bool = True) -> Any:
-    """Compile ``fn`` speculatively after ``warmup`` profiled imperative calls.
-
-    Usable as ``@jit``, ``@jit(warmup=2)`` or ``jit(f)``, on functions and methods; a jit
-    function (``janus.grad`` returns one) is returned as it is. ``speculate``, ``unroll``
-    and ``specialize`` switch speculative optimizations off (see ``speculation``).
-    """
-    switches = Speculation(speculate, unroll, specialize)
-    if fn is None:
-        return lambda f: jit(f, warmup=warmup, speculate=speculate, unroll=unroll, specialize=specialize)
-    return fn if isinstance(fn, JitFunction) else JitFunction(fn, warmup, switches)
-
-
-def explain(fn: Any) -> str:
-    """A readable report: compiled versions with their entry guards, and fallbacks with reasons."""
+def explain(fn: Any, *, globals: bool = False) -> str:
+    """A readable report: compiled versions with their entry guards and compile times, and
+    the calls that run in Python with the reasons. ``fn`` may be a bound method
+    (``obj.step``); guards on module globals (``np``) are left out unless ``globals``."""
+    if isinstance(fn, functools.partial) and isinstance(fn.func, JitFunction):
+        fn = fn.func
     if not isinstance(fn, JitFunction):
         return f"{getattr(fn, '__qualname__', fn)!s} is not a janus.jit function"
-    lines = [f"janus.jit {fn.__qualname__}: {fn.profile.runs} profiled run(s), warmup {fn.warmup}, "
-             f"{fn.switches.describe()}"]
-    for key, version in fn.versions.items():
-        lines.append(f"compiled: {describe_args(fn, key)} ({version.calls} compiled call(s))")
-        describe_driver = getattr(getattr(version.call, "__self__", None), "describe_driver", None)
-        if describe_driver is not None:  # the runtime's CompiledFunction: which driver runs the calls
-            lines.append(f"  {describe_driver()}")
-        lines.extend(f"  entry guard: {line}" for line in version.guards.describe())
-        lines.extend(f"  guard {gid}: {kind} at {source}" for gid, kind, source in version.graph.guards)
-    for key, reason in fn.fallbacks.items():
-        lines.append(f"imperative: {describe_args(fn, key)}: {reason}")
-    lines.extend(f"event: {event}" for event in fn.events)
-    return "\n".join(lines)
+    return "\n".join(fn.report(globals))

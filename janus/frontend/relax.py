@@ -82,12 +82,32 @@ def value_diff(a: Hashable, b: Hashable) -> set[Position] | None:
     return diffs if same and diffs else None
 
 
-def describe_position(position: tuple, names: list[str]) -> str:
-    """A relaxed position for ``janus.explain``: ``x[0]`` (an array dim), ``len(xs)``, ``n``."""
+def describe_position(position: tuple, names: list[str], leaves: list[str]) -> str:
+    """A relaxed position for ``janus.explain``: ``x.shape[0]`` (a dim of an array leaf,
+    named by ``leaves``, see ``leaf_labels``), ``len(xs)``, ``n`` (``names``: the parameters)."""
     first, rest = position
     if isinstance(first, str):
         path = rest
         name = names[path[0]] if path[0] < len(names) else str(path[0])
         text = name + "".join(f"[{i}]" for i in path[1:])
         return f"len({text})" if first == "list" else text
-    return f"{names[first] if first < len(names) else first}[{rest}]"
+    return f"{leaves[first] if first < len(leaves) else f'array {first}'}.shape[{rest}]"
+
+
+def leaf_labels(key: tuple, names: list[str]) -> list[str]:
+    """What each graph leaf of an entry key is, in leaf order (``xs[0]``, ``x``): leaves
+    are numbered across all arguments, so a parameter name alone would misname them."""
+    labels: list[str] = []
+
+    def visit(node: tuple, label: str) -> None:
+        if node[0] in ("array", "stacked", "scalar"):
+            labels.append(label)
+        elif node[0] == "tree":
+            labels.extend(f"{label} (tree column {j})" for j, _ in enumerate(node[1].columns()))
+        elif node[0] in ("list", "tuple"):
+            for j, item in enumerate(node[1]):
+                visit(item, f"{label}[{j}]")
+
+    for i, node in enumerate(key):
+        visit(node, names[i] if i < len(names) else f"arg {i}")
+    return labels

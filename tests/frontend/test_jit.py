@@ -256,7 +256,7 @@ def test_method_compiles_with_self_attributes_as_heap_reads():
 def test_unsupported_interpreter_warns_and_runs_imperatively(monkeypatch):
     monkeypatch.setattr(jit_module, "supported", lambda: False)
     jf = janus.jit(linear)
-    with pytest.warns(RuntimeWarning, match="CPython 3.11, 3.12 and 3.13, not of"):
+    with pytest.warns(janus.FallbackWarning, match="CPython 3.11, 3.12 and 3.13, not of"):
         assert_same(jf(*LIN_ARGS), linear(*LIN_ARGS))
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -30,6 +30,11 @@ def compile_test_module(name: str, target: str = "cpu", pipeline: str = GUARD_PI
 
 def assert_same(got: Any, want: Any) -> None:
     """Same structure, types, dtypes and values (rtol 1e-5, as float32 allows)."""
+    if isinstance(want, dict):
+        assert type(got) is dict and list(got) == list(want), (got, want)
+        for k in want:
+            assert_same(got[k], want[k])
+        return
     if isinstance(want, (list, tuple)):
         assert type(got) is type(want) and len(got) == len(want)
         for g, w in zip(got, want):
