@@ -16,6 +16,7 @@ from iree.compiler.passmanager import PassManager
 from janus.ir import copy_module, ir, parse_module
 from janus.passes import build_pass_manager
 from janus.passes.callgraph import ready_for_iree_problems
+from janus.runtime import cache
 from janus.runtime.artifact import Artifact, FunctionInfo
 from janus.runtime.errors import CompileError
 from janus.heap import HeapManifest
@@ -75,11 +76,34 @@ def compile_module(
     problems = ready_for_iree_problems(lowered.operation)
     if problems:
         raise CompileError([located("error", loc, message, filename) for loc, message in problems])
+    text = lowered.operation.get_asm(enable_debug_info=True)
+    return cache.cached(text, flags, target, lambda: Artifact(
+        iree_compile(text, flags, preset.libm_flags, filename), target, public_functions(lowered)))
+
+
+#: What iree-lld says when a dispatch calls a libm function the embedded ELF lacks.
+_UNDEFINED_SYMBOL = "iree-lld: error: undefined symbol:"
+
+
+def iree_compile(text: str, flags: list[str], libm_flags: tuple[str, ...], filename: str) -> bytes:
+    """The .vmfb of ``text``. When linking fails on a libm symbol (llvm-cpu calls libm for
+    f64 tanh, sin, cos, atan, ...: its polynomial approximations are f32-only, and the
+    embedded ELF links no libm), compile again with ``libm_flags``; a failure raises the
+    first attempt's diagnostics, the linker's own message included."""
     try:
-        vmfb = tools.compile_str(lowered.operation.get_asm(enable_debug_info=True), extra_args=flags)
+        return tools.compile_str(text, extra_args=flags)
     except tools.CompilerToolError as e:
-        raise CompileError(iree_diagnostics(str(e), filename)) from None
-    return Artifact(vmfb, target, public_functions(lowered))
+        first = str(e)
+    if libm_flags and _UNDEFINED_SYMBOL in first:
+        try:
+            return tools.compile_str(text, extra_args=[*flags, *libm_flags])
+        except tools.CompilerToolError as e:
+            diagnostics = iree_diagnostics(first, filename)
+            retry = iree_diagnostics(str(e), filename)[0]
+            diagnostics[0].notes.append(Diagnostic("note", retry.file, retry.line, retry.col,
+                                                   f"with {' '.join(libm_flags)}: {retry.message}"))
+            raise CompileError(diagnostics) from None
+    raise CompileError(iree_diagnostics(first, filename))
 
 
 def public_functions(module: ir.Module) -> dict[str, FunctionInfo]:
@@ -116,6 +140,8 @@ def value_type(t: ir.Type) -> ValueType:
 
 
 _IREE_DIAGNOSTIC = re.compile(r"^(.+?):(\d+):(\d+): (error|warning|note|remark): (.*)$", re.MULTILINE)
+#: An unlocated error of a tool iree-compile runs (``iree-lld: error: undefined symbol: tanh``).
+_TOOL_ERROR = re.compile(r"^([\w.-]+): error: (.*)$", re.MULTILINE)
 
 
 def iree_diagnostics(message: str, filename: str) -> list[Diagnostic]:
@@ -133,4 +159,8 @@ def iree_diagnostics(message: str, filename: str) -> list[Diagnostic]:
             out[-1].notes.append(diag)
         else:
             out.append(diag)
-    return out or [Diagnostic("error", filename, 0, 0, f"iree-compile failed:\n{stderr.strip()}")]
+    if not out:
+        return [Diagnostic("error", filename, 0, 0, f"iree-compile failed:\n{stderr.strip()}")]
+    # what "check above" refers to: errors of the linker, which name no location
+    out[0].notes[:0] = [Diagnostic("error", m.group(1), 0, 0, m.group(2)) for m in _TOOL_ERROR.finditer(stderr)]
+    return out
