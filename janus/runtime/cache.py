@@ -23,11 +23,11 @@ import logging
 import os
 import tempfile
 from dataclasses import asdict, dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from janus.runtime.artifact import Artifact
+from janus.runtime.versions import describe
 
 log = logging.getLogger(__name__)
 
@@ -82,18 +82,10 @@ def max_bytes() -> int:
     return int(os.environ.get("JANUS_CACHE_MAX_BYTES", DEFAULT_MAX_BYTES))
 
 
-def _versions() -> str:
-    try:
-        janus = metadata.version("janus")
-    except metadata.PackageNotFoundError:
-        janus = "unknown"
-    return f"janus {janus}; iree-base-compiler {metadata.version('iree-base-compiler')}"
-
-
 def key(mlir: str, flags: Sequence[str], target: str) -> str:
     """The entry name of a compile: a hash of everything that decides its bytes."""
     h = hashlib.sha256()
-    for part in (_versions(), target, "\0".join(flags), mlir):
+    for part in (describe(), target, "\0".join(flags), mlir):
         h.update(part.encode())
         h.update(b"\0\1")
     return h.hexdigest()

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 import janus.frontend.backend  # noqa: F401  (imported here, not first under a profiled call)
+from janus.tools.cli import add_version
 from janus.benchmark import ablation, compare, measure, report
 from janus.models import MODELS
 
@@ -47,6 +48,7 @@ class Progress:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="janus-bench", description=__doc__.split("\n\n")[0])
+    add_version(p)
     p.add_argument("--quick", action="store_true", help="small sizes of every model (a CI smoke run)")
     p.add_argument("--models", help="comma-separated model names (default: all; see --list)")
     p.add_argument("--list", action="store_true", help="list the models and exit")

@@ -12,6 +12,7 @@ import re
 import sys
 from typing import TextIO
 
+from janus.tools.cli import add_version
 from janus.dialects import verify_module
 from janus.ir import ir, make_context
 from janus.passes import PASSES, PIPELINES, build_pass_manager
@@ -34,6 +35,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         prog="janus-opt",
         description="Run janus and upstream MLIR passes over a module.",
     )
+    add_version(p)
     p.add_argument("input", nargs="?", default="-", help="input .mlir file ('-' for stdin)")
     p.add_argument("-o", "--output", default="-", help="output file ('-' for stdout)")
     p.add_argument(
