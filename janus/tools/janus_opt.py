@@ -12,7 +12,6 @@ import re
 import sys
 from typing import TextIO
 
-from janus.tools.cli import add_version
 from janus.dialects import verify_module
 from janus.ir import ir, make_context
 from janus.passes import PASSES, PIPELINES, build_pass_manager
@@ -24,6 +23,7 @@ from janus.diagnostics import (
     from_mlir_error,
     located,
 )
+from janus.tools.cli import add_version
 
 #: The chunk separator; only blanks may follow it on its line (a newline must not be
 #: swallowed, or the line numbers of the next chunk would shift).
