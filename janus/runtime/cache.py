@@ -52,13 +52,8 @@ _stats = Stats()
 
 
 def stats() -> dict[str, int]:
-    """Counters since the process started (or ``reset_stats``)."""
+    """Counters since the process started."""
     return asdict(_stats)
-
-
-def reset_stats() -> None:
-    global _stats
-    _stats = Stats()
 
 
 def set_directory(directory: str | Path | None | object = _FROM_ENV) -> None:

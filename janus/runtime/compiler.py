@@ -68,7 +68,9 @@ def compile_module(
     """Lower ``module`` with ``pipeline`` (default: the target's) and compile it for the
     ``target`` preset.
 
-    ``extra_flags`` go to iree-compile and replace preset flags of the same name.
+    ``extra_flags`` go to iree-compile and replace preset flags of the same name. A module
+    lowered to the same text and compiled with the same flags before (by any process)
+    comes from the compile cache (``janus.runtime.cache``) without running iree-compile.
     """
     preset = get_target(target)
     flags = preset.compile_flags(extra_flags)
@@ -142,10 +144,12 @@ def value_type(t: ir.Type) -> ValueType:
 _IREE_DIAGNOSTIC = re.compile(r"^(.+?):(\d+):(\d+): (error|warning|note|remark): (.*)$", re.MULTILINE)
 #: An unlocated error of a tool iree-compile runs (``iree-lld: error: undefined symbol: tanh``).
 _TOOL_ERROR = re.compile(r"^([\w.-]+): error: (.*)$", re.MULTILINE)
+_CHECK_ABOVE = "(check above for more specific error messages)"
 
 
 def iree_diagnostics(message: str, filename: str) -> list[Diagnostic]:
-    """The diagnostics in a ``CompilerToolError`` message (notes attached to their error).
+    """The diagnostics in a ``CompilerToolError`` message (notes attached to their error,
+    linker errors in the first message).
 
     iree-compile reads the module from stdin, so its buffer is named like MLIR's string
     buffer and its locations are the input's (the module is printed with debug info).
@@ -161,6 +165,9 @@ def iree_diagnostics(message: str, filename: str) -> list[Diagnostic]:
             out.append(diag)
     if not out:
         return [Diagnostic("error", filename, 0, 0, f"iree-compile failed:\n{stderr.strip()}")]
-    # what "check above" refers to: errors of the linker, which name no location
-    out[0].notes[:0] = [Diagnostic("error", m.group(1), 0, 0, m.group(2)) for m in _TOOL_ERROR.finditer(stderr)]
+    # what "check above" refers to: the linker's errors, which name no location, go into the
+    # first message (callers that show one line, such as janus.explain, show the cause)
+    tool_errors = [f"{m.group(1)}: {m.group(2)}" for m in _TOOL_ERROR.finditer(stderr)]
+    if tool_errors:
+        out[0].message = f"{out[0].message.replace(_CHECK_ABOVE, '').rstrip()}: {'; '.join(tool_errors)}"
     return out

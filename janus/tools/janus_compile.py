@@ -1,6 +1,9 @@
 """``janus-compile``: a janus .mlir module in, a .vmfb (plus its JSON manifest) out; or a
 Python function (``file.py:function``, see ``janus.export``) exported with example arguments.
 
+A Python export also writes its example inputs as ``<name>.npy`` beside the .vmfb and
+prints an ``iree-run-module`` command (absolute paths) that runs as printed.
+
 The .vmfb runs with IREE's own ``iree-run-module`` (no Python needed); the sidecar
 ``<out>.vmfb.json`` is what ``janus.runtime.CompiledModule.load`` needs to check
 arguments and to move heap values. Errors are located diagnostics, exit code 1.
@@ -134,6 +137,8 @@ def python_mlir(fn: Callable, example: tuple, target: str, pipeline: str | None)
     run_profiled(fn, example, {}, profile)
     graph = generate(fn, example, profile)
     return lower(graph.text, graph.pipeline(pipeline or TARGETS[target].pipeline)).operation.get_asm()
+
+
 def entry() -> None:
     """Console-script entry point."""
     sys.exit(main())
