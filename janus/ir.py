@@ -6,7 +6,6 @@ bindings expose no IRDL), so every context Janus creates allows unregistered dia
 
 from __future__ import annotations
 
-import re
 from typing import Sequence
 
 from iree.compiler import ir
@@ -59,14 +58,37 @@ def obj_type(ctx: ir.Context | None = None) -> ir.Type:
 
 #: The buffer name MLIR gives a module parsed from a string.
 STRING_BUFFER = "-"
-#: The first file:line:col in a printed location (plain, call-site or fused).
-_FILE_LINE_COL = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
+#: The location classes that hold or wrap a position.
+_LOCATION_KINDS = (ir.FileLineColLoc, ir.CallSiteLoc, ir.FusedLoc, ir.NameLoc)
+
+
+def typed_location(loc: ir.Location) -> ir.Location:
+    """``loc`` as its own location class (diagnostics hand out plain ``ir.Location``s)."""
+    if isinstance(loc, _LOCATION_KINDS):
+        return loc
+    for kind in _LOCATION_KINDS:
+        try:
+            return kind(loc)
+        except ValueError:
+            continue
+    return loc
 
 
 def file_line_col(loc: ir.Location) -> tuple[str, int, int] | None:
-    """The first ``(file, line, col)`` of ``loc``; None for a location without one."""
-    m = _FILE_LINE_COL.search(str(loc))
-    return (m.group(1), int(m.group(2)), int(m.group(3))) if m else None
+    """The first ``(file, line, col)`` of ``loc`` (call sites: the callee first; fused and
+    named locations: their parts); None for a location without one."""
+    loc = typed_location(loc)
+    if isinstance(loc, ir.FileLineColLoc):
+        return loc.filename, loc.start_line, loc.start_col
+    if isinstance(loc, ir.CallSiteLoc):
+        parts = [loc.callee, loc.caller]
+    elif isinstance(loc, ir.FusedLoc):
+        parts = list(loc.locations)
+    elif isinstance(loc, ir.NameLoc):
+        parts = [loc.child_loc]
+    else:
+        return None
+    return next(filter(None, map(file_line_col, parts)), None)
 
 
 def describe_location(loc: ir.Location) -> str:

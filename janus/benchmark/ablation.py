@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from janus.benchmark import compare, measure
-from janus.benchmark.report import NO_PLOT, explanations, number, pyplot
+from janus.benchmark.plot import NO_PLOT, TARGET_SPEEDUP, finish, pyplot, save, speedup_bars
+from janus.benchmark.report import explanations, number, table
 from janus.frontend.speculation import FULL, Speculation
 from janus.models.workload import ModelSpec
 
@@ -27,13 +28,14 @@ STAGES: tuple[tuple[str, Speculation | None], ...] = (
 )
 
 
-def record(spec: ModelSpec, size: str, on_run: Callable[[str], None], min_seconds: float, rtol: float,
-           atol: float) -> dict[str, Any]:
-    """Every stage of one model: throughput, speed-up over imperative, agreement, status."""
+def record(spec: ModelSpec, size: str, on_start: Callable[[str], None], on_finish: Callable[[str], None],
+           min_seconds: float, rtol: float, atol: float) -> dict[str, Any]:
+    """Every stage of one model: throughput, speed-up over imperative, agreement, status.
+    ``on_start`` and ``on_finish`` hear of each stage's run (progress)."""
     stages = []
     plain = None
     for label, switches in STAGES:
-        on_run(f"{spec.name}: {label}")
+        on_start(f"{spec.name}: {label}")
         run = measure.run(spec, size, switches is not None, min_seconds=min_seconds, switches=switches)
         plain = plain or run
         errors = [e for e in (plain.error, run.error) if e]
@@ -47,6 +49,7 @@ def record(spec: ModelSpec, size: str, on_run: Callable[[str], None], min_second
             "compiled_calls": jit["compiled_calls"], "versions": jit["versions"],
             "fallbacks": jit["fallbacks"], "agree": not mismatches, "mismatches": mismatches[:10],
         })
+        on_finish(f"{spec.name}: {label}: {'DISAGREES' if mismatches else 'agrees'}")
     return {"model": spec.name, "unit": plain.unit, "size": size, "stages": stages,
             "agree": all(s["agree"] for s in stages)}
 
@@ -58,36 +61,38 @@ def _cell(stage: dict[str, Any]) -> str:
 
 
 def markdown(records: list[dict[str, Any]], command: str) -> str:
-    header = " | ".join(label for label, _ in STAGES)
+    rows = [[r["model"], r["unit"], *(_cell(s) for s in r["stages"])] for r in records]
     lines = [f"`{command}` — items/s (speed-up over imperative)", "",
-             f"| model | unit | {header} |", "|---|---|" + "---:|" * len(STAGES)]
-    lines += [f"| {r['model']} | {r['unit']} | " + " | ".join(_cell(s) for s in r["stages"]) + " |" for r in records]
+             table(rows, ["model", "unit", *(label for label, _ in STAGES)], ("left", "left") + ("right",) * len(STAGES))]
     reasons = [f"{r['model']}, {s['stage']}: {f['reason']}" for r in records for s in r["stages"] for f in s["fallbacks"]]
     bad = [f"{r['model']}, {s['stage']}: {m}" for r in records for s in r["stages"] for m in s["mismatches"]]
     return "\n".join(lines + explanations(reasons, bad)) + "\n"
 
 
-def plot(records: list[dict[str, Any]], path: Path) -> str:
-    """Grouped bars: speed-up of each stage per model, as in JANUS's Figure 7."""
+def plot(records: list[dict[str, Any]], path: Path, target: float = TARGET_SPEEDUP) -> str:
+    """ablation.png (``figure``); says why when matplotlib is missing."""
     plt = pyplot()
     if plt is None:
         return NO_PLOT
-    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(records) + 2), 4))
-    width = 0.8 / len(STAGES)
-    for j, (label, _) in enumerate(STAGES):
-        ax.bar([i + (j - (len(STAGES) - 1) / 2) * width for i in range(len(records))],
-               [r["stages"][j]["speedup"] or 0 for r in records], width, label=label)
-    ax.set_xticks(range(len(records)), [r["model"] for r in records], rotation=30, fontsize=7)
-    ax.set_yscale("log")
-    ax.set_ylabel("speed-up over imperative")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return f"wrote {path}"
+    return save(figure(plt, records, target), path)
 
 
-def write(out: Path, records: list[dict[str, Any]], command: str, plot_png: bool) -> list[str]:
+def figure(plt: Any, records: list[dict[str, Any]], target: float) -> Any:
+    """Grouped bars: speed-up of each compiled stage per model, as in JANUS's Figure 7 (the
+    imperative stage is the 1× line)."""
+    fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(records) + 2), 4.5))
+    compiled = STAGES[1:]
+    width = 0.8 / len(compiled)
+    for j, (label, _) in enumerate(compiled, start=1):
+        shown = [(i, r["stages"][j]["speedup"]) for i, r in enumerate(records) if r["stages"][j]["speedup"]]
+        offset = (j - 1 - (len(compiled) - 1) / 2) * width
+        speedup_bars(ax, [i + offset for i, _ in shown], [s for _, s in shown], width, label=label)
+    finish(ax, [r["model"] for r in records], target, "speed-up over imperative")
+    return fig
+
+
+def write(out: Path, records: list[dict[str, Any]], command: str, plot_png: bool,
+          target: float = TARGET_SPEEDUP) -> list[str]:
     """ablation.json, ablation.md and (when possible) ablation.png in ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "ablation.json").write_text(json.dumps({"command": command, "models": records}, indent=2) + "\n",
@@ -95,5 +100,5 @@ def write(out: Path, records: list[dict[str, Any]], command: str, plot_png: bool
     (out / "ablation.md").write_text(markdown(records, command), encoding="utf-8")
     done = [f"wrote {out / 'ablation.json'}", f"wrote {out / 'ablation.md'}"]
     if plot_png:
-        done.append(plot(records, out / "ablation.png"))
+        done.append(plot(records, out / "ablation.png", target))
     return done

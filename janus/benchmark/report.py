@@ -7,12 +7,14 @@ import os
 import platform
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
+from tabulate import tabulate
 
 from janus.benchmark.compare import differences
 from janus.benchmark.measure import Run
+from janus.benchmark.plot import NO_PLOT, TARGET_SPEEDUP, finish, pyplot, save, speedup_bars
 from janus.models.workload import ModelSpec
 
 
@@ -72,23 +74,32 @@ def number(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{value:,.{digits}f}"
 
 
+#: The bench table's columns, numbers right-aligned.
+COLUMNS = ("model", "bound", "unit", "imperative /s", "compiled /s", "speed-up", "compile s", "versions",
+           "GFLOP/s imp / jit (% peak)", "status", "agree")
+_ALIGN = ("left",) * 3 + ("right",) * 5 + ("left",) * 3
+
+
+def table(rows: list[list[str]], headers: Sequence[str], align: Sequence[str]) -> str:
+    """A GitHub Markdown table of preformatted cells."""
+    return tabulate(rows, headers, tablefmt="github", colalign=align, disable_numparse=True)
+
+
 def markdown(records: list[dict[str, Any]], env: dict[str, Any], command: str) -> str:
-    lines = [
-        f"`{command}` — Python {env['python']}, NumPy {env['numpy']}, {env['cpus']} CPUs; "
-        f"peak {env['peak_gflops']:.1f} GFLOP/s ({env['peak_reference']}).",
-        "",
-        "| model | bound | unit | imperative /s | compiled /s | speed-up | compile s | versions | GFLOP/s imp / jit (% peak) | status | agree |",
-        "|---|---|---|---:|---:|---:|---:|---:|---|---|---|",
-    ]
+    rows = []
     for r in records:
         c = r["compiled"]
         flops = (f"{number(r['imperative']['gflops'])} / {number(c['gflops'])} ({number(c['percent_of_peak'], 1)}%)"
                  if r["flops_per_step"] else "—")
-        lines.append(
-            f"| {r['model']} | {r['bound']} | {r['unit']} | {number(r['imperative']['items_per_second'])} "
-            f"| {number(c['items_per_second'])} | {number(r['speedup'])}x | {c['compile_seconds']:.2f} | {c['versions']} "
-            f"| {flops} | {r['status']} | {'yes' if r['agree'] else '**NO**'} |"
-        )
+        rows.append([r["model"], r["bound"], r["unit"], number(r["imperative"]["items_per_second"]),
+                     number(c["items_per_second"]), f"{number(r['speedup'])}x", f"{c['compile_seconds']:.2f}",
+                     str(c["versions"]), flops, r["status"], "yes" if r["agree"] else "**NO**"])
+    lines = [
+        f"`{command}` — Python {env['python']}, NumPy {env['numpy']}, {env['cpus']} CPUs; "
+        f"peak {env['peak_gflops']:.1f} GFLOP/s ({env['peak_reference']}).",
+        "",
+        table(rows, COLUMNS, _ALIGN),
+    ]
     reasons = [f"{r['model']}, `{f['function']}`: {f['reason']}" for r in records for f in r["compiled"]["fallbacks"]]
     bad = [f"{r['model']}: {m}" for r in records if not r["agree"] for m in r["mismatches"]]
     return "\n".join(lines + explanations(reasons, bad)) + "\n"
@@ -105,46 +116,37 @@ def explanations(reasons: list[str], disagreements: list[str]) -> list[str]:
     return lines
 
 
-NO_PLOT = "no PNG: matplotlib is not installed (pip install -e '.[bench]')"
+#: Bar colour of each ``status`` of a record.
+STATUS_COLORS = {"compiled": "tab:green", "partly compiled": "tab:orange", "imperative (fallback)": "tab:gray"}
 
 
-def pyplot() -> Any:
-    """``matplotlib.pyplot`` with a file-only backend, or None when matplotlib is missing."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return None
-    return plt
-
-
-def plot(records: list[dict[str, Any]], path: Path) -> str:
-    """Speed-up per model as a bar chart; says why when matplotlib is missing."""
+def plot(records: list[dict[str, Any]], path: Path, target: float = TARGET_SPEEDUP) -> str:
+    """bench.png (``figure``); says why when matplotlib is missing."""
     plt = pyplot()
     if plt is None:
         return NO_PLOT
+    return save(figure(plt, records, target), path)
+
+
+def figure(plt: Any, records: list[dict[str, Any]], target: float) -> Any:
+    """Speed-up per model, coloured by how much of it ran compiled."""
     shown = [r for r in records if r["speedup"]]
-    fig, ax = plt.subplots(figsize=(max(6, 0.5 * len(shown) + 2), 4))
-    colors = ["tab:green" if r["status"] == "compiled" else "tab:orange" if r["status"] == "partly compiled"
-              else "tab:gray" for r in shown]
-    ax.bar([r["model"] for r in shown], [r["speedup"] for r in shown], color=colors)
+    fig, ax = plt.subplots(figsize=(max(6, 0.5 * len(shown) + 2), 4.5))
+    for status, color in STATUS_COLORS.items():
+        group = [(i, r) for i, r in enumerate(shown) if r["status"] == status]
+        if group:
+            speedup_bars(ax, [i for i, _ in group], [r["speedup"] for _, r in group], 0.7, color=color, label=status)
     for i, r in enumerate(shown):
         if not r["agree"]:
-            ax.text(i, r["speedup"], "disagrees", ha="center", color="red", fontsize=7)
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_yscale("log")
-    ax.set_ylabel("speed-up over plain Python (steady state)")
-    ax.set_title("janus-bench (green: compiled, orange: partly, gray: imperative fallback)", fontsize=9)
-    ax.tick_params(axis="x", labelrotation=60, labelsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return f"wrote {path}"
+            ax.annotate("disagrees", (i, r["speedup"]), xytext=(0, 10), textcoords="offset points", ha="center",
+                        color="red", fontsize=7)
+    finish(ax, [r["model"] for r in shown], target, "speed-up over plain Python (steady state)")
+    ax.set_title("janus-bench: janus.jit vs plain Python", fontsize=9)
+    return fig
 
 
-def write(out: Path, records: list[dict[str, Any]], env: dict[str, Any], command: str, plot_png: bool) -> list[str]:
+def write(out: Path, records: list[dict[str, Any]], env: dict[str, Any], command: str, plot_png: bool,
+          target: float = TARGET_SPEEDUP) -> list[str]:
     """Write bench.json, bench.md and (when possible) bench.png into ``out``; what was done."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "bench.json").write_text(json.dumps({"command": command, "environment": env, "models": records},
@@ -152,5 +154,5 @@ def write(out: Path, records: list[dict[str, Any]], env: dict[str, Any], command
     (out / "bench.md").write_text(markdown(records, env, command), encoding="utf-8")
     done = [f"wrote {out / 'bench.json'}", f"wrote {out / 'bench.md'}"]
     if plot_png:
-        done.append(plot(records, out / "bench.png"))
+        done.append(plot(records, out / "bench.png", target))
     return done

@@ -169,7 +169,8 @@ def build_pass_manager(pipeline: str, ctx: ir.Context) -> passmanager.PassManage
     for step in (s for e in elements(pipeline) for s in _expand(e, ())):
         if isinstance(step, ModulePass):
             flush()
-            pm.add(step.as_external(), step.name)
+            # named like upstream passes (``IR Dump After CSEPass: cse``): class, then argument
+            pm.add(step.as_external(), type(step).__name__, argument=step.name, description=step.summary)
         else:
             upstream.append(step)
     flush()

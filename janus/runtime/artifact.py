@@ -67,13 +67,21 @@ class Artifact:
         if not sidecar.exists():
             raise FileNotFoundError(f"{sidecar}: no janus manifest beside {path} (janus-compile writes one)")
         manifest = json.loads(sidecar.read_text(encoding="utf-8"))
+        try:
+            return cls.from_manifest(Path(path).read_bytes(), manifest)
+        except ValueError as e:
+            raise ValueError(f"{sidecar}: {e}") from None
+
+    @classmethod
+    def from_manifest(cls, vmfb: bytes, manifest: Mapping[str, Any]) -> "Artifact":
+        """The artifact of ``vmfb`` described by ``manifest`` (``ValueError`` when malformed)."""
         if manifest.get("janus_manifest") != MANIFEST_VERSION:
-            raise ValueError(f"{sidecar}: unsupported janus manifest version {manifest.get('janus_manifest')!r}")
+            raise ValueError(f"unsupported janus manifest version {manifest.get('janus_manifest')!r}")
         try:
             functions = {name: FunctionInfo.from_json(name, f) for name, f in manifest["functions"].items()}
+            return cls(vmfb, manifest["target"], functions)
         except (KeyError, TypeError, ValueError) as e:
-            raise ValueError(f"{sidecar}: malformed janus manifest: {type(e).__name__}: {e}") from None
-        return cls(Path(path).read_bytes(), manifest["target"], functions)
+            raise ValueError(f"malformed janus manifest: {type(e).__name__}: {e}") from None
 
 
 def sidecar_path(vmfb_path: str | Path) -> Path:

@@ -16,6 +16,7 @@ from iree.compiler.passmanager import PassManager
 from janus.ir import copy_module, ir, parse_module
 from janus.passes import build_pass_manager
 from janus.passes.callgraph import ready_for_iree_problems
+from janus.runtime import cache
 from janus.runtime.artifact import Artifact, FunctionInfo
 from janus.runtime.errors import CompileError
 from janus.heap import HeapManifest
@@ -67,7 +68,9 @@ def compile_module(
     """Lower ``module`` with ``pipeline`` (default: the target's) and compile it for the
     ``target`` preset.
 
-    ``extra_flags`` go to iree-compile and replace preset flags of the same name.
+    ``extra_flags`` go to iree-compile and replace preset flags of the same name. A module
+    lowered to the same text and compiled with the same flags before (by any process)
+    comes from the compile cache (``janus.runtime.cache``) without running iree-compile.
     """
     preset = get_target(target)
     flags = preset.compile_flags(extra_flags)
@@ -75,11 +78,34 @@ def compile_module(
     problems = ready_for_iree_problems(lowered.operation)
     if problems:
         raise CompileError([located("error", loc, message, filename) for loc, message in problems])
+    text = lowered.operation.get_asm(enable_debug_info=True)
+    return cache.cached(text, flags, target, lambda: Artifact(
+        iree_compile(text, flags, preset.libm_flags, filename), target, public_functions(lowered)))
+
+
+#: What iree-lld says when a dispatch calls a libm function the embedded ELF lacks.
+_UNDEFINED_SYMBOL = "iree-lld: error: undefined symbol:"
+
+
+def iree_compile(text: str, flags: list[str], libm_flags: tuple[str, ...], filename: str) -> bytes:
+    """The .vmfb of ``text``. When linking fails on a libm symbol (llvm-cpu calls libm for
+    f64 tanh, sin, cos, atan, ...: its polynomial approximations are f32-only, and the
+    embedded ELF links no libm), compile again with ``libm_flags``; a failure raises the
+    first attempt's diagnostics, the linker's own message included."""
     try:
-        vmfb = tools.compile_str(lowered.operation.get_asm(enable_debug_info=True), extra_args=flags)
+        return tools.compile_str(text, extra_args=flags)
     except tools.CompilerToolError as e:
-        raise CompileError(iree_diagnostics(str(e), filename)) from None
-    return Artifact(vmfb, target, public_functions(lowered))
+        first = str(e)
+    if libm_flags and _UNDEFINED_SYMBOL in first:
+        try:
+            return tools.compile_str(text, extra_args=[*flags, *libm_flags])
+        except tools.CompilerToolError as e:
+            diagnostics = iree_diagnostics(first, filename)
+            retry = iree_diagnostics(str(e), filename)[0]
+            diagnostics[0].notes.append(Diagnostic("note", retry.file, retry.line, retry.col,
+                                                   f"with {' '.join(libm_flags)}: {retry.message}"))
+            raise CompileError(diagnostics) from None
+    raise CompileError(iree_diagnostics(first, filename))
 
 
 def public_functions(module: ir.Module) -> dict[str, FunctionInfo]:
@@ -116,10 +142,14 @@ def value_type(t: ir.Type) -> ValueType:
 
 
 _IREE_DIAGNOSTIC = re.compile(r"^(.+?):(\d+):(\d+): (error|warning|note|remark): (.*)$", re.MULTILINE)
+#: An unlocated error of a tool iree-compile runs (``iree-lld: error: undefined symbol: tanh``).
+_TOOL_ERROR = re.compile(r"^([\w.-]+): error: (.*)$", re.MULTILINE)
+_CHECK_ABOVE = "(check above for more specific error messages)"
 
 
 def iree_diagnostics(message: str, filename: str) -> list[Diagnostic]:
-    """The diagnostics in a ``CompilerToolError`` message (notes attached to their error).
+    """The diagnostics in a ``CompilerToolError`` message (notes attached to their error,
+    linker errors in the first message).
 
     iree-compile reads the module from stdin, so its buffer is named like MLIR's string
     buffer and its locations are the input's (the module is printed with debug info).
@@ -133,4 +163,11 @@ def iree_diagnostics(message: str, filename: str) -> list[Diagnostic]:
             out[-1].notes.append(diag)
         else:
             out.append(diag)
-    return out or [Diagnostic("error", filename, 0, 0, f"iree-compile failed:\n{stderr.strip()}")]
+    if not out:
+        return [Diagnostic("error", filename, 0, 0, f"iree-compile failed:\n{stderr.strip()}")]
+    # what "check above" refers to: the linker's errors, which name no location, go into the
+    # first message (callers that show one line, such as janus.explain, show the cause)
+    tool_errors = [f"{m.group(1)}: {m.group(2)}" for m in _TOOL_ERROR.finditer(stderr)]
+    if tool_errors:
+        out[0].message = f"{out[0].message.replace(_CHECK_ABOVE, '').rstrip()}: {'; '.join(tool_errors)}"
+    return out

@@ -27,6 +27,9 @@ class Target:
     #: A second driver each function's slow calls are timed on too, the faster one kept
     #: (``janus.runtime.drivers``); None, or a driver given explicitly, runs every call on one.
     parallel_driver: str | None = None
+    #: Flags that link a module whose dispatches call libm (f64 transcendentals) when the
+    #: default link cannot: iree-compile is run again with them (``compiler.iree_compile``).
+    libm_flags: tuple[str, ...] = ()
 
     def compile_flags(self, extra: Sequence[str] = ()) -> list[str]:
         """The iree-compile flags, ``extra`` last. An extra flag replaces the preset flags
@@ -63,6 +66,9 @@ TARGETS: dict[str, Target] = {
             "local-sync",
             pipeline="janus-to-iree-cpu",  # scalar recursion as native code (janus-recursion-to-dispatch)
             parallel_driver="local-task",
+            # a shared library linked by the system linker against the host's libm, instead
+            # of the embedded ELF (which has no libm)
+            libm_flags=("--iree-llvmcpu-link-embedded=false",),
         ),
         Target(
             "vulkan",

@@ -1,1 +1,1 @@
-"""Console scripts: ``janus-opt`` and ``janus-compile``."""
+"""Console scripts: ``janus-opt``, ``janus-compile`` and ``janus-bench``."""

@@ -66,3 +66,12 @@ def example_args(fn: Callable, npz: str | None, shapes: list[str]) -> tuple:
     if given:
         raise ValueError(f"{fn.__qualname__} has no parameter(s) {', '.join(given)}")
     return tuple(args)
+
+
+def leaf(args: dict[str, Any], name: str) -> Any:
+    """The argument an export input name denotes: ``x``, or ``xs[0][1]`` inside lists."""
+    base, _, rest = name.partition("[")
+    value = args[base]
+    for index in filter(None, rest.rstrip("]").split("][")):
+        value = value[int(index)]
+    return value

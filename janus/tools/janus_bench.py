@@ -14,39 +14,18 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
-from typing import TextIO
 
 import janus.frontend.backend  # noqa: F401  (imported here, not first under a profiled call)
 from janus.benchmark import ablation, compare, measure, report
+from janus.benchmark.plot import TARGET_SPEEDUP
+from janus.benchmark.progress import Progress
 from janus.models import MODELS
-
-
-class Progress:
-    """A one-line progress bar on stderr; when it is not a terminal, a line per model and
-    run (transient updates, such as steps, are dropped)."""
-
-    def __init__(self, total: int, stream: TextIO = sys.stderr, width: int = 30) -> None:
-        self.total, self.stream, self.width, self.done = total, stream, width, 0
-        self.tty = stream.isatty()
-
-    def show(self, text: str, transient: bool = False) -> None:
-        if transient and not self.tty:
-            return
-        filled = self.width * self.done // max(self.total, 1)
-        line = f"[{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total} {text}"
-        if self.tty:
-            self.stream.write(f"\r\033[K{line}")
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.tty:
-            self.stream.write("\n")
+from janus.tools.cli import add_version
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="janus-bench", description=__doc__.split("\n\n")[0])
+    add_version(p)
     p.add_argument("--quick", action="store_true", help="small sizes of every model (a CI smoke run)")
     p.add_argument("--models", help="comma-separated model names (default: all; see --list)")
     p.add_argument("--list", action="store_true", help="list the models and exit")
@@ -56,6 +35,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--ablation", action="store_true",
                    help="JANUS Fig. 7: imperative, graph without speculation, + unrolling, + specialization")
     p.add_argument("--no-plot", action="store_true", help="do not write bench.png")
+    p.add_argument("--target-speedup", type=float, default=TARGET_SPEEDUP,
+                   help="speed-up drawn as the target line of the plots (default: %(default)g)")
     p.add_argument("--rtol", type=float, default=compare.RTOL, help="relative tolerance (default: %(default)g)")
     p.add_argument("--atol", type=float, default=compare.ATOL,
                    help="absolute tolerance, times max(1, max |value|) (default: %(default)g)")
@@ -87,13 +68,15 @@ def main(argv: list[str] | None = None) -> int:
         for compiled in (False, True):
             label = f"{name}: {'janus.jit' if compiled else 'plain Python'}"
             progress.show(label)
-            runs.append(measure.run(spec, size, compiled, lambda i, n: progress.show(f"{label}, step {i + 1}", True),
+            runs.append(measure.run(spec, size, compiled, lambda i, n: progress.step(f"step {i + 1}/{n}"),
                                     min_seconds))
-            progress.done += 1
+            if not compiled:
+                progress.finish(label)
         records.append(report.record(spec, size, *runs, peak, args.rtol, args.atol))
-        progress.show(f"{name}: {'agrees' if records[-1]['agree'] else 'DISAGREES'}")
+        progress.finish(f"{name}: {'agrees' if records[-1]['agree'] else 'DISAGREES'}")
     progress.close()
-    for line in report.write(Path(args.out), records, report.environment(peak), command, not args.no_plot):
+    for line in report.write(Path(args.out), records, report.environment(peak), command, not args.no_plot,
+                             args.target_speedup):
         print(line)
     print(report.markdown(records, report.environment(peak), command))
     failed = [r["model"] for r in records if not r["agree"]]
@@ -106,14 +89,10 @@ def main(argv: list[str] | None = None) -> int:
 def run_ablation(args: argparse.Namespace, names: list[str], size: str, command: str, min_seconds: float) -> int:
     """``--ablation``: every stage of ``ablation.STAGES`` per model; exit 1 on a disagreement."""
     progress = Progress(len(ablation.STAGES) * len(names))
-
-    def on_run(label: str) -> None:
-        progress.show(label)
-        progress.done += 1
-
-    records = [ablation.record(MODELS[n], size, on_run, min_seconds, args.rtol, args.atol) for n in names]
+    records = [ablation.record(MODELS[n], size, progress.show, progress.finish, min_seconds, args.rtol, args.atol)
+               for n in names]
     progress.close()
-    for line in ablation.write(Path(args.out), records, command, not args.no_plot):
+    for line in ablation.write(Path(args.out), records, command, not args.no_plot, args.target_speedup):
         print(line)
     print(ablation.markdown(records, command))
     failed = [r["model"] for r in records if not r["agree"]]

@@ -23,6 +23,7 @@ from janus.diagnostics import (
     from_mlir_error,
     located,
 )
+from janus.tools.cli import add_version
 
 #: The chunk separator; only blanks may follow it on its line (a newline must not be
 #: swallowed, or the line numbers of the next chunk would shift).
@@ -34,6 +35,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         prog="janus-opt",
         description="Run janus and upstream MLIR passes over a module.",
     )
+    add_version(p)
     p.add_argument("input", nargs="?", default="-", help="input .mlir file ('-' for stdin)")
     p.add_argument("-o", "--output", default="-", help="output file ('-' for stdout)")
     p.add_argument(

@@ -3,7 +3,7 @@
 // The dump after each pass goes to stderr (janus and upstream passes alike); the result
 // to stdout, last.
 
-// CHECK: IR Dump After janus-verify
+// CHECK: IR Dump After JanusVerify: janus-verify //
 // CHECK: arith.addi
 // CHECK: IR Dump After CanonicalizerPass
 // CHECK-NOT: arith.addi

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from tests.helpers import GUARD_PIPELINE, module_path
 
@@ -86,3 +89,49 @@ def test_cyclic_module_is_refused(tmp_path: Path, capsys) -> None:
 def test_missing_input_file(capsys) -> None:
     assert main(["no/such/file.mlir"]) == 1
     assert capsys.readouterr().err == "janus-compile: no/such/file.mlir: No such file or directory\n"
+
+
+PYTHON_MODEL = """
+import numpy as np
+
+def layer(x, W):
+    return np.tanh(x @ W)
+"""
+
+
+@pytest.fixture
+def python_model(tmp_path: Path) -> tuple[Path, dict[str, np.ndarray]]:
+    (tmp_path / "model.py").write_text(PYTHON_MODEL)
+    rng = np.random.default_rng(0)
+    example = {"x": rng.standard_normal((2, 3)).astype(np.float32), "W": rng.standard_normal((3, 4)).astype(np.float32)}
+    np.savez(tmp_path / "example.npz", **example)
+    return tmp_path, example
+
+
+def test_python_export_prints_a_command_that_runs_as_printed(python_model, capsys) -> None:
+    folder, example = python_model
+    assert main([f"{folder / 'model.py'}:layer", "--example-args", str(folder / "example.npz"),
+                 "--params", "W", "-o", str(folder / "out" / "layer.vmfb")]) == 0
+    command = capsys.readouterr().out.split("run it with: ", 1)[1].strip()
+    done = subprocess.run(f"{command} --output=@{folder / 'got.npy'}", shell=True, capture_output=True, text=True,
+                          cwd="/", env={**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    np.testing.assert_allclose(np.load(folder / "got.npy"), np.tanh(example["x"] @ example["W"]), rtol=1e-5)
+
+
+def test_emit_mlir_of_a_python_function_is_the_lowered_module(python_model, capsys) -> None:
+    folder, _ = python_model
+    assert main([f"{folder / 'model.py'}:layer", "--example-args", str(folder / "example.npz"), "--emit-mlir"]) == 0
+    printed = capsys.readouterr().out
+    assert "func.func @layer(%arg0: tensor<2x3xf32>, %arg1: tensor<3x4xf32>) -> tensor<2x4xf32>" in printed
+    assert "math.tanh" in printed and "janus." not in printed
+    assert not (folder / "model.vmfb").exists()
+
+
+@pytest.mark.parametrize("tool", ["janus_opt", "janus_compile", "janus_bench"])
+def test_every_cli_prints_janus_and_iree_versions(tool: str) -> None:
+    done = subprocess.run([sys.executable, "-m", f"janus.tools.{tool}", "--version"], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
+    assert done.returncode == 0, done.stderr
+    assert re.fullmatch(rf"{tool.replace('_', '-')}: janus \S+, iree-base-compiler 3\.13\.\S+, "
+                        r"iree-base-runtime 3\.13\.\S+\n", done.stdout)
