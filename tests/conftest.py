@@ -1,11 +1,21 @@
-"""Fixtures: the shared test modules (tests/modules/*.mlir) compiled.
+"""Fixtures: the shared test modules (tests/modules/*.mlir) compiled; a per-session compile cache.
 
 Compiling takes 0.3-1 s per module, so each compiled module is built once per session.
 """
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
+
 import pytest
+
+# Compiled modules are cached for this test session only, never shared with the user's
+# cache (~/.cache/janus) or an earlier run: every run compiles what it tests.
+os.environ["JANUS_CACHE_DIR"] = _CACHE = tempfile.mkdtemp(prefix="janus-test-cache-")
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
 from janus.runtime import Artifact, CompiledModule
 from tests.helpers import compile_test_module
