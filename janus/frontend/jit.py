@@ -21,7 +21,7 @@ from typing import Any, Callable, Hashable
 import numpy as np
 
 from janus.frontend.trace.bytecode import SUPPORTED_VERSION, supported
-from janus.frontend.generate import Graph, Result, generate
+from janus.frontend.generate import Graph, Record, Result, generate
 from janus.frontend.guards import EntryGuards, entry_guards
 from janus.frontend.heap.rules import HeapMiss
 from janus.frontend.profiler import Profile, profiling, run_profiled
@@ -73,6 +73,8 @@ def _rebuild(shape: Any, results: list[np.ndarray]) -> Any:
         return value[()] if value.ndim == 0 else value
     if type(shape) in (list, tuple):
         return type(shape)(_rebuild(s, results) for s in shape)
+    if isinstance(shape, Record):
+        return shape.rebuild(lambda s: _rebuild(s, results))
     return shape.copy() if isinstance(shape, np.ndarray) else shape
 
 

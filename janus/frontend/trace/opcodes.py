@@ -3,12 +3,9 @@ coverage table's entry in docs/coverage.md)."""
 
 from __future__ import annotations
 
-import types
 from typing import Any, Callable
 
-import numpy as np
-
-from janus.frontend.heap.access import HeapRef
+from janus.frontend.heap.access import HeapRef, holds_ref
 from janus.frontend.ops import indexing, mutation, registry
 from janus.frontend.recursion import results as recursion_results
 from janus.frontend.recursion import trees
@@ -83,23 +80,9 @@ class Opcodes:
 
     def LOAD_GLOBAL(self, frame: Frame, ins: Instr) -> None:
         """global bound to a module, function, class or constant: baked in, guarded at entry by identity"""
-        name = ins.argval
-        value = resolve_global(frame.globals, name, NULL)
-        traces_itself = hasattr(value, "janus_trace")  # jit and grad functions: baked in
-        handled, heap_value = (False, None) if traces_itself else self.heap.load_global(frame.globals, name, value)
-        if handled:
-            frame.stack.extend((NULL, heap_value) if ins.arg & 1 else (heap_value,))
-            return
-        if value is NULL:
-            raise NotConvertible(f"global {name} is not defined")
-        ok = isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc, bool, int, float, str, type(None)))
-        ok = ok or traces_itself
-        if not ok:
-            raise NotConvertible(f"global {name} is a {type(value).__name__} (reading mutable globals needs heap ops)")
-        self.globals_read[(id(frame.globals), name)] = (frame.globals, name, value)
-        if ins.arg & 1:
-            frame.stack.append(NULL)
-        frame.stack.append(value)
+        value = resolve_global(frame.globals, ins.argval, NULL)
+        value = self.global_value(frame.globals, ins.argval, value, f"global {ins.argval}")
+        frame.stack.extend((NULL, value) if ins.arg & 1 else (value,))
 
     def STORE_GLOBAL(self, frame: Frame, ins: Instr) -> None:
         """global assignment: janus.set_attr on the module object, committed after the call"""
@@ -157,16 +140,19 @@ class Opcodes:
         fn = frame.stack.pop()
         if frame.stack and frame.stack[-1] is NULL:
             frame.stack.pop()
-        frame.stack.append(self.call(fn, list(args), dict(kwargs)))
+        if type(kwargs) is not dict:
+            raise NotConvertible(f"** of a {type(kwargs).__name__} (only dicts built in the traced code)")
+        frame.stack.append(self.call(fn, self.iterate(args), dict(kwargs)))
 
     def MAKE_FUNCTION(self, frame: Frame, ins: Instr) -> None:
         """function made in the trace (lambda, comprehension): inlined where called"""
         code = frame.stack.pop()
         closure = frame.stack.pop() if ins.arg & 0x08 else ()
-        if ins.arg & 0x06:
-            raise NotConvertible("function definitions with annotations or keyword defaults")
+        if ins.arg & 0x04:
+            frame.stack.pop()  # annotations: not evaluated by the traced code
+        kwdefaults = frame.stack.pop() if ins.arg & 0x02 else {}
         defaults = frame.stack.pop() if ins.arg & 0x01 else ()
-        frame.stack.append(SymFunction(code, frame.globals, tuple(defaults), tuple(closure)))
+        frame.stack.append(SymFunction(code, frame.globals, tuple(defaults), tuple(closure), kwdefaults))
 
     def binary(self, symbol: str, a: Any, b: Any) -> Any:
         if not (isinstance(a, Tensor) or isinstance(b, Tensor)):
@@ -293,6 +279,39 @@ class Opcodes:
             raise NotConvertible(f"** of a {type(mapping).__name__} (only dicts built in the traced code)")
         frame.stack[-ins.arg].update(mapping)
 
+    def BUILD_SET(self, frame: Frame, ins: Instr) -> None:
+        """set local to the trace, of static items (a graph value hashes by identity, not value)"""
+        frame.stack.append(set(local_dict((item, None) for item in frame.pop(ins.arg))))
+
+    def SET_ADD(self, frame: Frame, ins: Instr) -> None:
+        """set comprehension item"""
+        item = local_dict([(frame.stack.pop(), None)])
+        frame.stack[-ins.arg].update(item)
+
+    def SET_UPDATE(self, frame: Frame, ins: Instr) -> None:
+        """``{*items}`` into a set local to the trace"""
+        items = local_dict((item, None) for item in self.iterate(frame.stack.pop()))
+        frame.stack[-ins.arg].update(items)
+
+    def DICT_MERGE(self, frame: Frame, ins: Instr) -> None:
+        """``f(**a, **b)``: as ``DICT_UPDATE``, a key given twice is Python's TypeError"""
+        mapping = frame.stack[-1]
+        if type(mapping) is dict and set(mapping) & set(frame.stack[-1 - ins.arg]):
+            raise NotConvertible("a keyword argument is given twice (Python raises TypeError)")
+        self.DICT_UPDATE(frame, ins)
+
+    def FORMAT_VALUE(self, frame: Frame, ins: Instr) -> None:
+        """f-string field of a static value (an array's text is only known at run time)"""
+        spec = frame.stack.pop() if ins.arg & 0x04 else ""
+        value = frame.stack.pop()
+        if contains_tensor(value) or holds_ref(value):
+            raise NotConvertible("an f-string of an array value or heap object")
+        frame.stack.append(format(_CONVERSIONS[ins.arg & 0x03](value), spec))
+
+    def BUILD_STRING(self, frame: Frame, ins: Instr) -> None:
+        """f-string: its static parts joined"""
+        frame.stack.append("".join(frame.pop(ins.arg)))
+
     def BUILD_SLICE(self, frame: Frame, ins: Instr) -> None:
         """slice of static bounds"""
         frame.stack.append(slice(*frame.pop(ins.arg)))
@@ -387,6 +406,9 @@ class Opcodes:
         frame.stack.extend((exit_method, entered))
 
 
+
+#: FORMAT_VALUE's conversions: none, !s, !r, !a
+_CONVERSIONS: tuple[Callable[[Any], Any], ...] = (lambda v: v, str, repr, ascii)
 
 _PY_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b,
