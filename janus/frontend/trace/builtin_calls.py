@@ -82,23 +82,28 @@ def _dict(tracer: "Tracer", args: list, kwargs: dict) -> dict:
     return local_dict(dict(*args, **kwargs).items())
 
 
+#: values whose attributes cannot change between calls: ``hasattr`` on them is Python's
+IMMUTABLE = (bool, int, float, complex, str, bytes, tuple, type(None), range, slice)
+
+
 def _getattr(tracer: "Tracer", args: list, kwargs: dict) -> Any:
-    """``getattr(obj, name[, default])``: the attribute read ``obj.name`` is (a default only for static misses)."""
+    """``getattr(obj, name[, default])``: the read ``obj.name`` (a default only for immutable values)."""
     obj, name, *default = args
     if type(name) is not str:
         raise NotConvertible("getattr() with a name that is not a static string")
-    if default and not isinstance(obj, (HeapRef, Tensor, types.ModuleType)) and not hasattr(obj, name):
+    if default and type(obj) in IMMUTABLE and not hasattr(obj, name):
         return default[0]
     return tracer.attribute(obj, name)
 
 
 def _hasattr(tracer: "Tracer", args: list, kwargs: dict) -> bool:
-    """``hasattr(obj, name)`` on static values; True on others only when the read succeeds
-    (a False would be an assumption about the heap that nothing guards)."""
+    """``hasattr(obj, name)``: Python's on immutable values; on others True when the read
+    succeeds in the trace (and is guarded as a read), else refused: a False would be an
+    assumption about a module or the heap that nothing guards."""
     obj, name = args
     if type(name) is not str:
         raise NotConvertible("hasattr() with a name that is not a static string")
-    if not isinstance(obj, (HeapRef, Tensor, types.ModuleType)):
+    if type(obj) in IMMUTABLE:
         return hasattr(obj, name)
     tracer.attribute(obj, name)
     return True
@@ -138,7 +143,7 @@ def record_type(cls: type) -> str | None:
     fields = dataclasses.fields(cls)
     init = getattr(cls.__init__, "__code__", None)
     generated = init is not None and init.co_filename == "<string>"  # dataclasses' own, not the class body's
-    plain_setattr = params.frozen or cls.__setattr__ is object.__setattr__
+    plain_setattr = cls.__new__ is object.__new__ and (params.frozen or cls.__setattr__ is object.__setattr__)
     simple = all(f.init and f.default_factory is dataclasses.MISSING for f in fields)
     return "dataclass" if generated and plain_setattr and simple else None
 

@@ -80,6 +80,8 @@ class Calls:
             result = fn(*args, **kwargs)
             generators.check_consumed(args, fn.__name__)
             return result
+        if _hashable(fn) and fn in PURE_BUILTINS:
+            raise NotConvertible(f"{fn.__name__}() of array values (a Python builtin: its result would depend on their values)")
         if isinstance(fn, type) and issubclass(fn, np.generic) and not traced:
             return fn(*args, **kwargs)
         if isinstance(fn, types.BuiltinMethodType) and isinstance(fn.__self__, LOCAL_CONTAINERS):

@@ -201,3 +201,14 @@ def builds_post_init(x):
 
 def test_dataclass_with_post_init_runs_imperatively():
     assert "WithPostInit is not supported" in refused(builds_post_init, rand(3))
+
+
+def updates_an_array_a_record_holds(x):
+    y = x * 2.0
+    p = Params(W=y, b=y)
+    y += 1.0
+    return p.W + y
+
+
+def test_in_place_update_of_an_array_a_record_holds_runs_imperatively():
+    assert "held by a Params" in refused(updates_an_array_a_record_holds, rand(3))
