@@ -20,3 +20,7 @@ def doubled(x):
 class Out(NamedTuple):
     loss: np.ndarray
     grad: np.ndarray
+
+    @property
+    def total(self):
+        return self.grad.sum() + self.loss

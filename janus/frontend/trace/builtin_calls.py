@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import math
 import types
 from dataclasses import dataclass
@@ -113,10 +114,18 @@ def _partial(tracer: "Tracer", args: list, kwargs: dict) -> SymPartial:
     return SymPartial(args[0], tuple(args[1:]), kwargs)
 
 
+def _tuple_new(tracer: "Tracer", args: list, kwargs: dict) -> tuple:
+    """``tuple.__new__(cls, items)``, as a NamedTuple's ``_make`` calls it."""
+    cls, iterable = args
+    if not isinstance(cls, type) or record_type(cls) != "namedtuple":
+        raise NotConvertible(f"tuple.__new__ of {getattr(cls, '__name__', cls)} (only NamedTuples)")
+    return tuple.__new__(cls, _items(tracer, iterable))
+
+
 #: callables whose calls the trace runs itself: handler(tracer, args, kwargs)
 HANDLERS: dict[Any, Callable[["Tracer", list, dict], Any]] = {
     sum: _sum, map: _map, filter: _filter, dict: _dict, getattr: _getattr, hasattr: _hasattr,
-    functools.partial: _partial,
+    functools.partial: _partial, tuple.__new__: _tuple_new,
 }
 
 
@@ -154,13 +163,18 @@ def is_record(value: Any) -> bool:
 
 
 def record_attribute(tracer: "Tracer", obj: Any, name: str) -> Any:
-    """A field of a record built in the trace, or one of its plain methods, bound."""
+    """A field of a record of the trace, a property (its getter inlined) or a plain method or
+    classmethod, bound; nothing that would run Python code untraced."""
+    static = inspect.getattr_static(type(obj), name, None)
+    if isinstance(static, property) and static.fget is not None:
+        return tracer.call(static.fget, [obj], {})
     if name in _field_names(obj):
         return getattr(obj, name)
-    method = getattr(type(obj), name, None)
-    if isinstance(method, types.FunctionType):
-        return types.MethodType(method, obj)
-    raise NotConvertible(f"attribute .{name} of a {type(obj).__name__} (only fields and plain methods)")
+    if isinstance(static, types.FunctionType):
+        return types.MethodType(static, obj)
+    if isinstance(static, classmethod):
+        return types.MethodType(static.__func__, type(obj))
+    raise NotConvertible(f"attribute .{name} of a {type(obj).__name__} (only fields, properties and plain methods)")
 
 
 def _field_names(obj: Any) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from janus.frontend.recursion import results as recursion_results
 from janus.frontend.recursion import trees
 from janus.frontend.trace import builtin_calls, exceptions, generators, loops, supercall
 from janus.frontend.trace.branches import SymFunction
-from janus.frontend.trace.frame import LOCAL_CONTAINERS, NULL, BoundTensorMethod, bind_arguments
+from janus.frontend.trace.frame import LOCAL_CONTAINERS, MUTATORS, NULL, ArgumentList, BoundTensorMethod, bind_arguments
 from janus.frontend.values import NotConvertible, Tensor, contains_tensor
 
 #: builtins that only rearrange their arguments, safe on graph values inside containers
@@ -129,6 +129,10 @@ class Calls:
             return self.global_value(vars(obj), name, vars(obj).get(name, NULL), f"{obj.__name__}.{name}")
         if builtin_calls.is_record(obj):
             return builtin_calls.record_attribute(self, obj, name)
+        if isinstance(obj, ArgumentList) and name in MUTATORS:
+            raise NotConvertible(f".{name}() on a list argument (a heap write)")
+        if isinstance(obj, LOCAL_CONTAINERS):  # their methods
+            return getattr(obj, name)
         if obj is np.add and name == "at":
             return mutation.ADD_AT
         if isinstance(obj, (np.ndarray, np.generic, np.dtype, int, float, complex)):

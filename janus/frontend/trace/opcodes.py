@@ -12,8 +12,7 @@ from janus.frontend.recursion import trees
 from janus.frontend.trace import exceptions, generators, loops, scalars
 from janus.frontend.trace.branches import Cell, SymFunction, SymIter
 from janus.frontend.trace.bytecode import Instr
-from janus.frontend.trace.frame import (LOCAL_CONTAINERS, MUTATORS, NULL, ArgumentList, BoundTensorMethod, Frame,
-                                        local_dict, resolve_global)
+from janus.frontend.trace.frame import NULL, ArgumentList, BoundTensorMethod, Frame, local_dict, resolve_global
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor
 
 
@@ -109,14 +108,8 @@ class Opcodes:
             frame.stack.extend((method, obj))
             return
         frame.stack.append(NULL)
-        if isinstance(obj, Tensor):
-            frame.stack.append(BoundTensorMethod(obj, ins.argval))
-        elif isinstance(obj, ArgumentList) and ins.argval in MUTATORS:
-            raise NotConvertible(f".{ins.argval}() on a list argument (a heap write)")
-        elif isinstance(obj, LOCAL_CONTAINERS):
-            frame.stack.append(getattr(obj, ins.argval))
-        else:
-            frame.stack.append(self.attribute(obj, ins.argval))
+        is_method = isinstance(obj, Tensor)
+        frame.stack.append(BoundTensorMethod(obj, ins.argval) if is_method else self.attribute(obj, ins.argval))
 
     def KW_NAMES(self, frame: Frame, ins: Instr) -> None:
         """keyword names of the next CALL"""

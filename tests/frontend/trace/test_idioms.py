@@ -212,3 +212,27 @@ def updates_an_array_a_record_holds(x):
 
 def test_in_place_update_of_an_array_a_record_holds_runs_imperatively():
     assert "held by a Params" in refused(updates_an_array_a_record_holds, rand(3))
+
+
+def namedtuple_argument(out, x):
+    return out.loss * x + out.grad + out.total, out._replace(loss=out.loss + 1.0)
+
+
+class Shifted(mathlib.Out):
+    """Same fields as ``Out``; its ``total`` differs: a version of ``Out`` would be stale."""
+
+    @property
+    def total(self):
+        return self.grad.sum() + 100.0
+
+
+def test_namedtuple_argument_fields_are_inputs_guarded_on_type():
+    x = rand(3, seed=1)
+    jf = janus.jit(namedtuple_argument, warmup=1)
+    for out in (mathlib.Out(rand(1)[0], rand(3)), Shifted(rand(1)[0], rand(3))):
+        for _ in range(2):
+            got, want = jf(out, x), namedtuple_argument(out, x)
+            assert_same(got[0], want[0])
+            same_record(got[1], want[1])
+    assert [v.calls for v in jf.versions.values()] == [1, 1], janus.explain(jf)
+    assert "Shifted(" in janus.explain(jf)
