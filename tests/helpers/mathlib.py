@@ -7,6 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 SCALE = 2.0
+OFFSET = np.arange(4, dtype=np.float32)  # a mutable module attribute: a heap read
 
 
 def softplus(x):

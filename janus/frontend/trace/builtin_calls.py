@@ -57,14 +57,17 @@ def _sum(tracer: "Tracer", args: list, kwargs: dict) -> Any:
     return total
 
 
-def _map(tracer: "Tracer", args: list, kwargs: dict) -> Any:
-    """``map(f, *iterables)``: ``f`` traced per item, eagerly (traced code has no effects)."""
+def _map(tracer: "Tracer", args: list, kwargs: dict) -> generators.GenIter:
+    """``map(f, *iterables)``: ``f`` traced per item, eagerly; so, like a generator, its
+    result may only be consumed whole (``f``'s heap reads would interleave with a loop body)."""
     fn, *iterables = args
-    return iter([tracer.call(fn, list(items), {}) for items in zip(*(_items(tracer, i) for i in iterables))])
+    return generators.GenIter([tracer.call(fn, list(items), {}) for items in zip(*(_items(tracer, i) for i in iterables))],
+                              "map()")
 
 
-def _filter(tracer: "Tracer", args: list, kwargs: dict) -> Any:
-    """``filter(f, items)``: kept where ``f`` gives a static truth (an array's is data-dependent)."""
+def _filter(tracer: "Tracer", args: list, kwargs: dict) -> generators.GenIter:
+    """``filter(f, items)``: kept where ``f`` gives a static truth (an array's is data-dependent);
+    eager, so consumed whole only (as ``map``)."""
     fn, iterable = args
     kept = []
     for item in _items(tracer, iterable):
@@ -73,7 +76,7 @@ def _filter(tracer: "Tracer", args: list, kwargs: dict) -> Any:
             raise NotConvertible("filter() on the truth of an array value or heap object (data-dependent)")
         if test:
             kept.append(item)
-    return iter(kept)
+    return generators.GenIter(kept, "filter()")
 
 
 def _dict(tracer: "Tracer", args: list, kwargs: dict) -> dict:

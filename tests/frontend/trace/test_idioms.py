@@ -33,7 +33,7 @@ def refused(fn, *args) -> str:
 
 # ---- module attributes ---------------------------------------------------------------
 def through_modules(x):
-    return mathlib.softplus(x) * mathlib.SCALE + helpers_package.mathlib.doubled(x) + math.sqrt(2.0) * math.pi + math.exp(math.log(3.0))
+    return mathlib.softplus(x) * mathlib.SCALE + helpers_package.mathlib.doubled(x) + mathlib.OFFSET + math.sqrt(2.0) * math.pi + math.exp(math.log(3.0))
 
 
 def test_module_function_inlined_constants_folded():
@@ -45,14 +45,16 @@ def test_module_function_inlined_constants_folded():
 def test_rebound_module_attribute_is_not_stale():
     x = rand(4)
     jf = compiled(through_modules, x)
-    saved = mathlib.SCALE, mathlib.softplus
+    saved = mathlib.SCALE, mathlib.softplus, mathlib.OFFSET
     try:
+        mathlib.OFFSET = mathlib.OFFSET * 3.0
+        assert_same(jf(x), through_modules(x))
         mathlib.SCALE = 5.0
         assert_same(jf(x), through_modules(x))
         mathlib.softplus = mathlib.doubled
         assert_same(jf(x), through_modules(x))
     finally:
-        mathlib.SCALE, mathlib.softplus = saved
+        mathlib.SCALE, mathlib.softplus, mathlib.OFFSET = saved
 
 
 def math_on_array(x):
@@ -109,7 +111,15 @@ def filter_on_array_truth(x):
     return list(filter(lambda v: v > 0, [x, x]))[0]
 
 
+def loop_over_map(x):
+    total = x
+    for v in map(lambda a: a * 2.0, [x, x]):
+        total = total + v
+    return total
+
+
 def test_python_callables_in_builtins_and_array_truths_run_imperatively():
+    assert "a for loop over map()" in refused(loop_over_map, rand(3))
     assert "a Python function is passed to sorted()" in refused(sorted_by_python_key, rand(3))
     assert "filter() on the truth of an array value" in refused(filter_on_array_truth, np.abs(rand(1)) + 1.0)
 
