@@ -1,5 +1,6 @@
 """Calls in the trace: op-table functions, inlined Python functions and methods, pure
-builtins, attributes of non-heap objects, and iteration over static values."""
+builtins (those taking traced values or callables in ``builtin_calls``), attributes of
+non-heap objects (a module's are its globals, guarded as such), and iteration over static values."""
 
 from __future__ import annotations
 
