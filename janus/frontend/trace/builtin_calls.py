@@ -8,6 +8,7 @@ import dataclasses
 import functools
 import inspect
 import math
+import operator
 import types
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
@@ -117,6 +118,23 @@ def _partial(tracer: "Tracer", args: list, kwargs: dict) -> SymPartial:
     return SymPartial(args[0], tuple(args[1:]), kwargs)
 
 
+def _reduce(tracer: "Tracer", args: list, kwargs: dict) -> Any:
+    """``functools.reduce(f, items[, initial])``: ``f`` traced per step, as Python folds."""
+    fn, iterable, *initial = args
+    items = [*initial, *_items(tracer, iterable)]
+    if not items:
+        raise NotConvertible("functools.reduce() of an empty sequence (Python raises TypeError)")
+    total = items[0]
+    for item in items[1:]:
+        total = tracer.call(fn, [total, item], {})
+    return total
+
+
+def _operator(symbol: str) -> Callable[["Tracer", list, dict], Any]:
+    """The handler of an ``operator`` function: the operator itself (op table on arrays)."""
+    return lambda tracer, args, kwargs: tracer.binary(symbol, *args)
+
+
 def _tuple_new(tracer: "Tracer", args: list, kwargs: dict) -> tuple:
     """``tuple.__new__(cls, items)``, as a NamedTuple's ``_make`` calls it."""
     cls, iterable = args
@@ -128,7 +146,10 @@ def _tuple_new(tracer: "Tracer", args: list, kwargs: dict) -> tuple:
 #: callables whose calls the trace runs itself: handler(tracer, args, kwargs)
 HANDLERS: dict[Any, Callable[["Tracer", list, dict], Any]] = {
     sum: _sum, map: _map, filter: _filter, dict: _dict, getattr: _getattr, hasattr: _hasattr,
-    functools.partial: _partial, tuple.__new__: _tuple_new,
+    functools.partial: _partial, functools.reduce: _reduce, tuple.__new__: _tuple_new,
+    **{getattr(operator, name): _operator(symbol) for name, symbol in {
+        "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**", "matmul": "@",
+        "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}.items()},
 }
 
 

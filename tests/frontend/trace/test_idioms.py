@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import operator
 
 import numpy as np
 
@@ -161,7 +162,8 @@ def closures(x):
         return scale(v) + by * (2 if twice else 1)
     bound = functools.partial(keyword_only, d=x)
     traced = functools.partial(shifted, twice=True)
-    return shifted(x) + bound(x, c=1.0) + traced(x, by=x)
+    folded = functools.reduce(operator.add, [x, x * 2.0], 1.0) + functools.reduce(lambda a, b: a @ b, [x, x])
+    return shifted(x) + bound(x, c=1.0) + traced(x, by=x) + folded + operator.mul(x, operator.sub(3, 1))
 
 
 def test_closures_lambdas_and_partial():
