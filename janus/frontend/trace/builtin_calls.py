@@ -13,11 +13,13 @@ import types
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
+import numpy as np
+
 from janus.frontend.heap.access import HeapRef
 from janus.frontend.trace import generators
 from janus.frontend.trace.branches import SymFunction
 from janus.frontend.trace.frame import NULL, local_dict
-from janus.frontend.values import NotConvertible, Tensor
+from janus.frontend.values import NotConvertible, Tensor, Weak
 
 if TYPE_CHECKING:
     from janus.frontend.trace.interpreter import Tracer
@@ -135,6 +137,26 @@ def _operator(symbol: str) -> Callable[["Tracer", list, dict], Any]:
     return lambda tracer, args, kwargs: tracer.binary(symbol, *args)
 
 
+#: values whose type ``isinstance`` sees as Python does: static values and containers of the trace
+PLAIN_TYPES = (bool, int, float, complex, str, bytes, type(None), list, tuple, dict, set, frozenset, range, slice)
+
+
+def _isinstance(tracer: "Tracer", args: list, kwargs: dict) -> bool:
+    """``isinstance(value, classes)`` by the type the value has at run time: an array of rank
+    >= 1 is an ndarray, a traced Python scalar its type, a heap object its guarded exact type."""
+    value, classes = args
+    if isinstance(value, Weak):
+        return issubclass(value.python_type, classes)
+    if isinstance(value, Tensor) and value.ndim > 0:
+        return issubclass(np.ndarray, classes)
+    if isinstance(value, HeapRef):
+        return issubclass(type(value.obj), classes)
+    if isinstance(value, PLAIN_TYPES) or is_record(value):
+        return isinstance(value, classes)
+    raise NotConvertible(f"isinstance() of a {type(value).__name__} of the trace (a 0-d array is an ndarray or a "
+                         "NumPy scalar; traced functions are not Python's)")
+
+
 def _tuple_new(tracer: "Tracer", args: list, kwargs: dict) -> tuple:
     """``tuple.__new__(cls, items)``, as a NamedTuple's ``_make`` calls it."""
     cls, iterable = args
@@ -145,7 +167,7 @@ def _tuple_new(tracer: "Tracer", args: list, kwargs: dict) -> tuple:
 
 #: callables whose calls the trace runs itself: handler(tracer, args, kwargs)
 HANDLERS: dict[Any, Callable[["Tracer", list, dict], Any]] = {
-    sum: _sum, map: _map, filter: _filter, dict: _dict, getattr: _getattr, hasattr: _hasattr,
+    sum: _sum, map: _map, filter: _filter, dict: _dict, getattr: _getattr, hasattr: _hasattr, isinstance: _isinstance,
     functools.partial: _partial, functools.reduce: _reduce, tuple.__new__: _tuple_new,
     **{getattr(operator, name): _operator(symbol) for name, symbol in {
         "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**", "matmul": "@",

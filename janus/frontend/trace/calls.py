@@ -23,7 +23,7 @@ STRUCTURAL_BUILTINS = {len, list, tuple, zip, enumerate, reversed}
 #: structural builtins that iterate their arguments: an array argument is its rows
 ITERATING_BUILTINS = {list, tuple, zip, enumerate, reversed}
 #: builtins that are pure on static values
-PURE_BUILTINS = STRUCTURAL_BUILTINS | {range, min, max, abs, int, float, bool, isinstance, slice, round, divmod, sorted, all,
+PURE_BUILTINS = STRUCTURAL_BUILTINS | {range, min, max, abs, int, float, bool, slice, round, divmod, sorted, all,
                                        any, set, frozenset, str}
 #: globals and module attributes baked into the graph (guarded by identity, ``GLOBAL_ID``)
 BAKED = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc, bool, int, float, str, type(None))

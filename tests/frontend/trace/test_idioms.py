@@ -100,6 +100,25 @@ def builtins_on_arrays(x, y):
     return total + scaled[0] + len(kept) * table["q"] + getattr(np, "ones")(3)
 
 
+def isinstance_of_traced_values(x, n, params):
+    kinds = (isinstance(x, np.ndarray), isinstance(x, (list, float)), isinstance(n, int), isinstance(params, Params),
+             isinstance([x], list), isinstance(mathlib.Out(x, x), tuple))
+    return x * sum(k << i for i, k in enumerate(kinds))
+
+
+def isinstance_of_a_0d_array(x):
+    return x * isinstance(x[0], np.ndarray)
+
+
+def test_isinstance_of_traced_values():
+    jf = janus.jit(isinstance_of_traced_values, warmup=1, specialize=False)  # n: a traced int
+    args = (rand(3), 7, Params(rand(3, 3), rand(3)))
+    for _ in range(2):
+        assert_same(jf(*args), isinstance_of_traced_values(*args))
+    assert [v.calls for v in jf.versions.values()] == [1], janus.explain(jf)
+    assert "isinstance() of a Tensor" in refused(isinstance_of_a_0d_array, rand(3))
+
+
 def test_builtins_on_lists_of_arrays():
     check_compiled(builtins_on_arrays, rand(3), rand(3, seed=1))
 
