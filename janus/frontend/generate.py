@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -13,6 +14,7 @@ from janus.frontend.heap.rules import is_heap_object
 from janus.frontend.profiler import Profile
 from janus.frontend.recursion import trees
 from janus.frontend.recursion.invoke import SIMPLIFY
+from janus.frontend.trace import builtin_calls
 from janus.frontend.trace.frame import ArgumentList
 from janus.frontend.trace.interpreter import Tracer
 from janus.frontend.values import NotConvertible, Tensor, Weak
@@ -80,7 +82,7 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
         else relax.symbolic_argument(a, (i,), relaxed, argument, sequence, tree)
         for i, a in enumerate(args)
     ]
-    if code.co_kwonlyargcount or len(names) != len(symbolic):
+    if code.co_kwonlyargcount or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or len(names) != len(symbolic):
         raise NotConvertible("keyword-only or variadic parameters are not supported")
     closure = tracer.heap.closure(fn) if fn.__closure__ else ()
     result = tracer.run(code, fn.__globals__, dict(zip(names, symbolic)), closure)
@@ -114,6 +116,17 @@ class Result:
     python: type | None = None
 
 
+@dataclass(frozen=True)
+class Record:
+    """A returned NamedTuple or dataclass: rebuilt with its type from its fields' shapes."""
+
+    cls: type
+    fields: tuple[tuple[str, Any], ...]
+
+    def rebuild(self, build: Callable[[Any], Any]) -> Any:
+        return self.cls(**{name: build(shape) for name, shape in self.fields})
+
+
 def _outputs(value: Any, output: Callable[[Tensor], int]) -> Any:
     if isinstance(value, Tensor):
         return Result(output(value), value.python_type if isinstance(value, Weak) else None)
@@ -121,6 +134,8 @@ def _outputs(value: Any, output: Callable[[Tensor], int]) -> Any:
         return (tuple if type(value) is tuple else list)(_outputs(v, output) for v in value)
     if type(value) is dict and all(type(k) in (str, int) for k in value):  # a gradient tree, a record of results
         return {k: _outputs(v, output) for k, v in value.items()}
+    if builtin_calls.is_record(value):
+        return Record(type(value), tuple((name, _outputs(v, output)) for name, v in builtin_calls.record_fields(value)))
     if type(value) in (bool, int, float, str, type(None)) or isinstance(value, (np.generic, np.ndarray)):
         return value
     raise NotConvertible(f"returning a {type(value).__name__} is not supported")

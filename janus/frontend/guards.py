@@ -27,7 +27,7 @@ import numpy as np
 
 from janus.frontend.heap.rules import HeapMiss, Spec, is_heap_object, method_of, resolve
 from janus.frontend.recursion.trees import is_tree
-from janus.frontend.signature import STATIC_TYPES, describe_key, relaxed_int
+from janus.frontend.signature import STATIC_TYPES, describe_key, record_node, relaxed_int
 from janus.frontend.trace.frame import NULL, resolve_global
 from janus.heap import AccessPath
 
@@ -286,7 +286,7 @@ def _symbols(node: tuple, label: str, expr: str | None, groups: dict[str, list[t
         for d, size in enumerate(node[3]):
             if type(size) is str:
                 groups.setdefault(size, []).append((f"{label}.shape[{d}]", None if expr is None else f"{expr}.shape[{d}]"))
-    elif node[0] in ("list", "tuple"):
+    elif node[0] in ("list", "tuple") or record_node(node):
         for j, item in enumerate(node[1]):
             _symbols(item, f"{label}[{j}]", None, groups)
 

@@ -23,7 +23,7 @@ import numpy as np
 from janus.frontend import logs
 from janus.frontend.logs import SWITCH, ConversionError
 from janus.frontend.trace.versions import supported, unsupported_message
-from janus.frontend.generate import Graph, Result, generate
+from janus.frontend.generate import Graph, Record, Result, generate
 from janus.frontend.guards import EntryGuards, entry_guards
 from janus.frontend.heap.rules import HeapMiss
 from janus.frontend.profiler import Profile, profiling, run_profiled
@@ -80,6 +80,8 @@ def _rebuild(shape: Any, results: list[np.ndarray]) -> Any:
         return type(shape)(_rebuild(s, results) for s in shape)
     if type(shape) is dict:
         return {k: _rebuild(v, results) for k, v in shape.items()}
+    if isinstance(shape, Record):
+        return shape.rebuild(lambda s: _rebuild(s, results))
     return shape.copy() if isinstance(shape, np.ndarray) else shape
 
 

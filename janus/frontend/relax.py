@@ -23,7 +23,7 @@ from typing import Any, Callable, Hashable
 
 
 from janus.frontend.trace.scalars import weak
-from janus.frontend.signature import relaxed_int, stack_items, walk
+from janus.frontend.signature import is_namedtuple, relaxed_int, stack_items, walk
 from janus.frontend.values import NotConvertible, Tensor
 
 Position = tuple[str, tuple[int, ...]]
@@ -54,6 +54,9 @@ def symbolic_argument(value: Any, path: tuple[int, ...], dynamic: frozenset, arg
     if type(value) in (list, tuple):
         return on_sequence(type(value), [symbolic_argument(v, path + (i,), dynamic, argument, on_sequence, on_tree)
                                          for i, v in enumerate(value)])
+    if is_namedtuple(value):  # a record of the trace (``builtin_calls``) holding the fields' graph values
+        return type(value)(*(symbolic_argument(v, path + (i,), dynamic, argument, on_sequence, on_tree)
+                             for i, v in enumerate(value)))
     return walk(value, argument, on_tree=on_tree)
 
 

@@ -42,9 +42,21 @@ def walk(
         return on_static(value)
     if type(value) in (list, tuple):
         return on_sequence(type(value), [walk(v, on_array, on_static, on_sequence, on_tree) for v in value])
+    if is_namedtuple(value):
+        return type(value)(*(walk(v, on_array, on_static, on_sequence, on_tree) for v in value))
     if on_tree is not None and is_tree(value):
         return on_tree(value)
     raise NotConvertible(f"argument of type {type(value).__name__} is not supported")
+
+
+def is_namedtuple(value: Any) -> bool:
+    """A NamedTuple argument: its fields are leaves, its exact type part of the key."""
+    return isinstance(value, tuple) and type(value) is not tuple and type(getattr(value, "_fields", None)) is tuple
+
+
+def record_node(node: tuple) -> bool:
+    """Whether a key node is a NamedTuple's: ``(("namedtuple", type), items)``."""
+    return type(node[0]) is tuple
 
 
 def stack_items(items: list) -> tuple[tuple, np.ndarray] | None:
@@ -78,7 +90,7 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
     per-call path of ``janus.jit``); NotConvertible when an argument cannot be specialized.
 
     Nodes: ``("array", type, dtype, shape)``, ``("static", type, value)``,
-    ``("list" | "tuple", items)``, ``("tree", trees.TreeKind)`` (its arrays are leaves, of
+    ``("list" | "tuple", items)``, ``(("namedtuple", type), items)``, ``("tree", trees.TreeKind)`` (its arrays are leaves, of
     a length the key does not hold), ``("object", type)`` (top-level heap objects). Dims in ``dynamic`` (array leaf, dim) are relaxed:
     their size is replaced by a symbol ``s0``, ``s1``... numbered by first appearance
     of each size, so the key still says which relaxed dims are equal. Positions
@@ -114,6 +126,8 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
             return ("static", typ.__name__, v)
         if typ is list or typ is tuple:
             return (typ.__name__, tuple(node(item, None if path is None else path + (i,)) for i, item in enumerate(v)))
+        if is_namedtuple(v):  # its type in the node's kind: keys of two types never match or relax into each other
+            return (("namedtuple", typ), tuple(node(item, None if path is None else path + (i,)) for i, item in enumerate(v)))
         if is_tree(v):  # linearized: the key holds the structure kind, the leaves its arrays
             kind, arrays = linearize(v)
             leaves.extend(arrays)
@@ -199,4 +213,6 @@ def describe_key(key: Hashable) -> str:
     if key[0] == "stacked":
         return f"[{describe_key(key[1])}, ...] (any length)"
     inner = ", ".join(describe_key(k) for k in key[1])
+    if record_node(key):
+        return f"{key[0][1].__name__}({inner})"
     return f"[{inner}]" if key[0] == "list" else f"({inner})"

@@ -42,8 +42,11 @@ def branchy(x):
     return x - 1.0
 
 
-def with_generator(xs):
-    return sum(x * 2 for x in xs)
+def with_generator(xs):  # a for loop over a generator interleaves with it (a whole consumer such as sum() converts)
+    total = 0.0
+    for v in (x * 2 for x in xs):
+        total = total + v
+    return total
 
 
 def with_print(x):

@@ -14,6 +14,7 @@ the heap are ``heap_access``'s in-place case. Results keep the target's shape an
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from typing import TYPE_CHECKING, Any
 
@@ -163,6 +164,8 @@ def _walk(values: Any) -> Any:
             stack.append(v.items[v.pos :])
         elif isinstance(v, SymFunction):
             stack.extend((v.defaults, v.closure))
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type):  # a record or partial built by the trace
+            stack.extend(getattr(v, f.name) for f in dataclasses.fields(v))
         elif "receiver" in getattr(v, "__dict__", ()):  # a bound array method (not hasattr: a
             stack.append(v.receiver)  # dropped recursive result refuses every attribute)
 

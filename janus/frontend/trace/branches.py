@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -35,6 +35,7 @@ class SymFunction:
     globals: dict
     defaults: tuple = ()
     closure: tuple = ()
+    kwdefaults: dict = field(default_factory=dict)
 
 
 class SymIter:

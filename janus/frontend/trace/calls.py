@@ -1,5 +1,6 @@
 """Calls in the trace: op-table functions, inlined Python functions and methods, pure
-builtins, attributes of non-heap objects, and iteration over static values."""
+builtins (those taking traced values or callables in ``builtin_calls``), attributes of
+non-heap objects (a module's are its globals, guarded as such), and iteration over static values."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from janus.frontend.heap.access import HeapRef, holds_ref
 from janus.frontend.ops import mutation, registry
 from janus.frontend.recursion import results as recursion_results
 from janus.frontend.recursion import trees
-from janus.frontend.trace import exceptions, generators, loops, supercall
+from janus.frontend.trace import builtin_calls, exceptions, generators, loops, supercall
 from janus.frontend.trace.branches import SymFunction
-from janus.frontend.trace.frame import LOCAL_CONTAINERS, BoundTensorMethod, bind_arguments
+from janus.frontend.trace.frame import LOCAL_CONTAINERS, MUTATORS, NULL, ArgumentList, BoundTensorMethod, bind_arguments
 from janus.frontend.values import NotConvertible, Tensor, contains_tensor
 
 #: builtins that only rearrange their arguments, safe on graph values inside containers
@@ -22,8 +23,10 @@ STRUCTURAL_BUILTINS = {len, list, tuple, zip, enumerate, reversed}
 #: structural builtins that iterate their arguments: an array argument is its rows
 ITERATING_BUILTINS = {list, tuple, zip, enumerate, reversed}
 #: builtins that are pure on static values
-PURE_BUILTINS = STRUCTURAL_BUILTINS | {range, min, max, abs, int, float, bool, isinstance, sum, slice, round, divmod, sorted, all, any}
-#: local containers whose methods may be called (they live only in the traced frame)
+PURE_BUILTINS = STRUCTURAL_BUILTINS | {range, min, max, abs, int, float, bool, slice, round, divmod, sorted, all,
+                                       any, set, frozenset, str}
+#: globals and module attributes baked into the graph (guarded by identity, ``GLOBAL_ID``)
+BAKED = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc, bool, int, float, str, type(None))
 
 
 class Calls:
@@ -46,24 +49,31 @@ class Calls:
             return registry.apply(self.em, op, [fn.receiver, *args], kwargs, bind)
         if isinstance(fn, types.MethodType):  # a bound Python method: its function, self first
             return self.call(fn.__func__, [fn.__self__, *args], kwargs)
+        partial = builtin_calls.unwrap_partial(fn, args, kwargs)
+        if partial is not None:
+            return self.call(*partial)
+        if _hashable(fn) and fn in builtin_calls.HANDLERS:
+            return builtin_calls.HANDLERS[fn](self, args, kwargs)
         if isinstance(fn, trees.BoundNodeMethod):
             return self.call(fn.function, [fn.node, *args], kwargs)
         if isinstance(fn, SymFunction):
-            return self.inline(fn.code, fn.globals, fn.defaults, {}, fn.closure, args, kwargs)
+            return self.inline(fn.code, fn.globals, fn.defaults, fn.kwdefaults, fn.closure, args, kwargs)
         if isinstance(fn, types.FunctionType) and not fn.__module__.startswith("numpy"):
             closure = self.heap.closure(fn) if fn.__closure__ else ()
             return self.inline(fn.__code__, fn.__globals__, fn.__defaults__ or (), fn.__kwdefaults__ or {}, closure, args, kwargs)
-        if fn is getattr and len(args) == 2 and isinstance(args[0], HeapRef) and type(args[1]) is str and not kwargs:
-            return self.attribute(args[0], args[1])  # ``getattr(self, name)``: a heap read, as ``self.name``
         if holds_ref(args) or holds_ref(kwargs):
             raise NotConvertible(f"a heap object is passed to {getattr(fn, '__qualname__', type(fn).__name__)} (only inlined code may use it)")
         op = registry.BY_FUNCTION.get(fn) if _hashable(fn) else None
         if op is not None:
             return registry.apply(self.em, op, args, kwargs) if traced else op.eager(*args, **kwargs)
+        folded = builtin_calls.folded(fn, args, kwargs, traced)
+        if folded is not NULL:
+            return folded
         if fn is abs and traced:
             return registry.apply(self.em, registry.OPS["absolute"], args, kwargs)
         if _hashable(fn) and fn in PURE_BUILTINS and (not traced or fn in STRUCTURAL_BUILTINS):
             recursion_results.check_usable(*args)
+            builtin_calls.refuse_python_callables(fn, args, kwargs)
             if fn is len and args and isinstance(args[0], Tensor):
                 return args[0].static_shape()[0]
             if fn in ITERATING_BUILTINS:
@@ -71,9 +81,13 @@ class Calls:
             result = fn(*args, **kwargs)
             generators.check_consumed(args, fn.__name__)
             return result
+        if _hashable(fn) and fn in PURE_BUILTINS:
+            raise NotConvertible(f"{fn.__name__}() of array values (a Python builtin: its result would depend on their values)")
         if isinstance(fn, type) and issubclass(fn, np.generic) and not traced:
             return fn(*args, **kwargs)
         if isinstance(fn, types.BuiltinMethodType) and isinstance(fn.__self__, LOCAL_CONTAINERS):
+            return fn(*args, **kwargs)
+        if isinstance(fn, type) and builtin_calls.record_type(fn) is not None:  # only stores its fields
             return fn(*args, **kwargs)
         made = exceptions.construct(fn, args, kwargs) if isinstance(fn, type) else None
         if made is not None:
@@ -110,15 +124,36 @@ class Calls:
             if name == "dtype":
                 return obj.dtype
             raise NotConvertible(f"array attribute .{name} is not supported")
-        if isinstance(obj, types.ModuleType) and obj.__name__.split(".")[0] == "numpy":
+        if isinstance(obj, types.ModuleType) and obj.__name__.split(".")[0] == "numpy":  # NumPy's namespace: fixed
             return getattr(obj, name)
-        if isinstance(obj, types.ModuleType) and hasattr(getattr(obj, name, None), "janus_trace"):
+        if isinstance(obj, types.ModuleType):  # a global of that module, guarded as one
+            return self.global_value(vars(obj), name, vars(obj).get(name, NULL), f"{obj.__name__}.{name}")
+        if builtin_calls.is_record(obj):
+            return builtin_calls.record_attribute(self, obj, name)
+        if isinstance(obj, ArgumentList) and name in MUTATORS:
+            raise NotConvertible(f".{name}() on a list argument (a heap write)")
+        if isinstance(obj, LOCAL_CONTAINERS):  # their methods
             return getattr(obj, name)
         if obj is np.add and name == "at":
             return mutation.ADD_AT
         if isinstance(obj, (np.ndarray, np.generic, np.dtype, int, float, complex)):
             return getattr(obj, name)
         raise NotConvertible(f"attribute .{name} of a {type(obj).__name__} (object attributes need heap ops)")
+
+    def global_value(self, namespace: dict, name: str, value: Any, label: str) -> Any:
+        """``value`` (NULL: unbound) of global ``name`` of ``namespace`` as the graph uses it: arrays,
+        containers, objects and globals this trace wrote are heap reads; modules, functions,
+        classes and constants are baked in, guarded by identity at entry."""
+        traces_itself = hasattr(value, "janus_trace")  # jit and grad functions: baked in
+        handled, heap_value = (False, None) if traces_itself else self.heap.load_global(namespace, name, value)
+        if handled:
+            return heap_value
+        if value is NULL:
+            raise NotConvertible(f"{label} is not defined")
+        if not (traces_itself or isinstance(value, BAKED)):
+            raise NotConvertible(f"{label} is a {type(value).__name__} (reading mutable globals needs heap ops)")
+        self.globals_read[(id(namespace), name)] = (namespace, name, value)
+        return value
 
     def iterate(self, value: Any) -> list[Any]:
         """The items a Python loop over ``value`` sees (rows, for an array)."""

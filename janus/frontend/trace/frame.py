@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import inspect
 import types
 from dataclasses import dataclass, field
 from typing import Any
@@ -81,16 +82,24 @@ def resolve_global(namespace: dict, name: str, default: Any) -> Any:
 
 
 def bind_arguments(code: types.CodeType, defaults: tuple, kwdefaults: dict, args: list, kwargs: dict) -> dict[str, Any]:
-    """Parameters of ``code`` bound to a call's arguments (no ``*args``/``**kwargs``)."""
-    npos = code.co_argcount
-    names = code.co_varnames[: npos + code.co_kwonlyargcount]
-    if len(args) > npos:
+    """Parameters of ``code`` bound to a call's arguments, as CPython binds them (extra
+    positional arguments into ``*args``, extra keywords into ``**kwargs``)."""
+    npos, nkw = code.co_argcount, code.co_kwonlyargcount
+    names = code.co_varnames[: npos + nkw]
+    star = code.co_varnames[npos + nkw] if code.co_flags & inspect.CO_VARARGS else None
+    starstar = code.co_varnames[npos + nkw + (star is not None)] if code.co_flags & inspect.CO_VARKEYWORDS else None
+    if len(args) > npos and star is None:
         raise NotConvertible(f"{code.co_name}() got too many positional arguments")
-    bound = dict(zip(names, args))
+    bound = dict(zip(names, args[:npos]))
+    extra: dict[str, Any] = {}
     for name, value in kwargs.items():
-        if name in bound or name not in names or names.index(name) < code.co_posonlyargcount:
+        named = name in names and names.index(name) >= code.co_posonlyargcount
+        if named and name not in bound:
+            bound[name] = value
+        elif not named and starstar is not None:
+            extra[name] = value
+        else:
             raise NotConvertible(f"{code.co_name}() got an unexpected keyword argument {name!r}")
-        bound[name] = value
     first_default = npos - len(defaults)
     for i, name in enumerate(names):
         if name in bound:
@@ -101,6 +110,8 @@ def bind_arguments(code: types.CodeType, defaults: tuple, kwdefaults: dict, args
             bound[name] = kwdefaults[name]
         else:
             raise NotConvertible(f"{code.co_name}() missing argument {name!r}")
+    if star is not None:
+        bound[star] = tuple(args[npos:])
+    if starstar is not None:
+        bound[starstar] = extra
     return bound
-
-

@@ -19,7 +19,7 @@ from janus.frontend.trace.branches import SymIter
 from janus.frontend.values import NotConvertible
 
 #: code flags that are never traced (a generator function alone is run eagerly)
-UNSUPPORTED = inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+UNSUPPORTED = inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
 def is_generator(code: types.CodeType) -> bool:

@@ -64,7 +64,7 @@ class Tracer(Opcodes, Branching, Calls):
     # ---- driver -----------------------------------------------------------------------
     def run(self, code: types.CodeType, globals_: dict, arguments: dict[str, Any], closure: tuple = ()) -> Any:
         if code.co_flags & generators.UNSUPPORTED or self.depth == 0 and generators.is_generator(code):
-            raise NotConvertible(f"{code.co_name} is a coroutine/async generator, takes *args/**kwargs or is a jitted generator",
+            raise NotConvertible(f"{code.co_name} is a coroutine/async generator or a jitted generator",
                                  any_signature=self.depth == 0)
         if self.depth >= MAX_INLINE_DEPTH:
             raise NotConvertible(f"call depth over {MAX_INLINE_DEPTH} (recursion is not inlined)")

@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-import types
 from typing import Any, Callable
-
-import numpy as np
 
 from janus.frontend.heap.access import HeapRef
 from janus.frontend.ops import indexing, mutation, registry
@@ -18,8 +15,7 @@ from janus.frontend.trace import exceptions, generators, loops, scalars
 from janus.frontend.trace.branches import Cell, SymFunction, SymIter
 from janus.frontend.trace.bytecode import CONDITIONAL_JUMPS, Instr
 from janus.frontend.trace.versions import DIALECT
-from janus.frontend.trace.frame import (LOCAL_CONTAINERS, MUTATORS, NULL, ArgumentList, BoundTensorMethod, Frame,
-                                        local_dict, resolve_global)
+from janus.frontend.trace.frame import NULL, ArgumentList, BoundTensorMethod, Frame, local_dict, resolve_global
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor
 
 
@@ -96,21 +92,8 @@ class Opcodes:
 
     def LOAD_GLOBAL(self, frame: Frame, ins: Instr) -> None:
         """global bound to a module, function, class or constant: baked in, guarded at entry by identity"""
-        name = ins.argval
-        value = resolve_global(frame.globals, name, NULL)
-        traces_itself = hasattr(value, "janus_trace")  # jit and grad functions: baked in
-        handled, heap_value = (False, None) if traces_itself else self.heap.load_global(frame.globals, name, value)
-        if handled:
-            frame.push_callable(heap_value, null=bool(ins.arg & 1))
-            return
-        if value is NULL:
-            raise NotConvertible(f"global {name} is not defined")
-        ok = isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc, bool, int, float, str, type(None)))
-        ok = ok or traces_itself
-        if not ok:
-            raise NotConvertible(f"global {name} is a {type(value).__name__} (reading mutable globals needs heap ops)")
-        self.globals_read[(id(frame.globals), name)] = (frame.globals, name, value)
-        frame.push_callable(value, null=bool(ins.arg & 1))
+        value = resolve_global(frame.globals, ins.argval, NULL)
+        frame.push_callable(self.global_value(frame.globals, ins.argval, value, f"global {ins.argval}"), null=bool(ins.arg & 1))
 
     def STORE_GLOBAL(self, frame: Frame, ins: Instr) -> None:
         """global assignment: janus.set_attr on the module object, committed after the call"""
@@ -136,14 +119,7 @@ class Opcodes:
         if method is not None:  # CALL sees (function, self, args...)
             frame.stack.extend((method, obj))
             return
-        if isinstance(obj, Tensor):
-            frame.push_callable(BoundTensorMethod(obj, ins.argval))
-        elif isinstance(obj, ArgumentList) and ins.argval in MUTATORS:
-            raise NotConvertible(f".{ins.argval}() on a list argument (a heap write)")
-        elif isinstance(obj, LOCAL_CONTAINERS):
-            frame.push_callable(getattr(obj, ins.argval))
-        else:
-            frame.push_callable(self.attribute(obj, ins.argval))
+        frame.push_callable(BoundTensorMethod(obj, ins.argval) if isinstance(obj, Tensor) else self.attribute(obj, ins.argval))
 
     def LOAD_SUPER_ATTR(self, frame: Frame, ins: Instr) -> None:
         """super().name: the call of super (zero-argument form, see supercall), then LOAD_ATTR or LOAD_METHOD"""
@@ -182,7 +158,9 @@ class Opcodes:
             fn = frame.stack.pop()
         elif frame.stack and frame.stack[-1] is NULL:
             frame.stack.pop()
-        frame.stack.append(self.call(fn, list(args), dict(kwargs)))
+        if type(kwargs) is not dict:
+            raise NotConvertible(f"** of a {type(kwargs).__name__} (only dicts built in the traced code)")
+        frame.stack.append(self.call(fn, self.iterate(args), dict(kwargs)))
 
     def MAKE_FUNCTION(self, frame: Frame, ins: Instr) -> None:
         """function made in the trace (lambda, comprehension): inlined where called"""
@@ -192,14 +170,15 @@ class Opcodes:
                 self._set_function_attribute(frame, flag)
 
     def SET_FUNCTION_ATTRIBUTE(self, frame: Frame, ins: Instr) -> None:
-        """defaults or closure of a function made in the trace (as MAKE_FUNCTION's flags)"""
+        """defaults, keyword defaults or closure of a function made in the trace (as MAKE_FUNCTION's flags)"""
         self._set_function_attribute(frame, ins.arg)
 
     def _set_function_attribute(self, frame: Frame, flag: int) -> None:
         fn, value = frame.stack.pop(), frame.stack.pop()
-        if flag not in (0x01, 0x08):
-            raise NotConvertible("function definitions with annotations or keyword defaults")
-        frame.stack.append(dataclasses.replace(fn, **{"defaults" if flag == 0x01 else "closure": tuple(value)}))
+        field = {0x01: "defaults", 0x02: "kwdefaults", 0x08: "closure"}.get(flag)  # 0x04: annotations, unused
+        if field is not None:
+            fn = dataclasses.replace(fn, **{field: dict(value) if field == "kwdefaults" else tuple(value)})
+        frame.stack.append(fn)
 
     def binary(self, symbol: str, a: Any, b: Any) -> Any:
         if not (isinstance(a, Tensor) or isinstance(b, Tensor)):
@@ -360,6 +339,27 @@ class Opcodes:
             raise NotConvertible(f"** of a {type(mapping).__name__} (only dicts built in the traced code)")
         frame.stack[-ins.arg].update(mapping)
 
+    def BUILD_SET(self, frame: Frame, ins: Instr) -> None:
+        """set local to the trace, of static items (a graph value hashes by identity, not value)"""
+        frame.stack.append(set(local_dict((item, None) for item in frame.pop(ins.arg))))
+
+    def SET_ADD(self, frame: Frame, ins: Instr) -> None:
+        """set comprehension item"""
+        item = local_dict([(frame.stack.pop(), None)])
+        frame.stack[-ins.arg].update(item)
+
+    def SET_UPDATE(self, frame: Frame, ins: Instr) -> None:
+        """``{*items}`` into a set local to the trace"""
+        items = local_dict((item, None) for item in self.iterate(frame.stack.pop()))
+        frame.stack[-ins.arg].update(items)
+
+    def DICT_MERGE(self, frame: Frame, ins: Instr) -> None:
+        """``f(**a, **b)``: as ``DICT_UPDATE``, a key given twice is Python's TypeError"""
+        mapping = frame.stack[-1]
+        if type(mapping) is dict and set(mapping) & set(frame.stack[-1 - ins.arg]):
+            raise NotConvertible("a keyword argument is given twice (Python raises TypeError)")
+        self.DICT_UPDATE(frame, ins)
+
     def BUILD_SLICE(self, frame: Frame, ins: Instr) -> None:
         """slice of static bounds"""
         frame.stack.append(slice(*frame.pop(ins.arg)))
@@ -472,8 +472,6 @@ class Opcodes:
         exit_method, entered = exceptions.enter(self.call, frame.stack.pop())
         frame.stack.extend((exit_method, entered))
 
-
-
 _PY_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b,
     "//": lambda a, b: a // b, "%": lambda a, b: a % b, "**": lambda a, b: a**b, "@": lambda a, b: a @ b,
@@ -482,5 +480,3 @@ _PY_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
     "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
     ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
 }
-
-

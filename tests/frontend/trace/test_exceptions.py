@@ -223,8 +223,11 @@ def generator(x):
     yield x + 1
 
 
-def generator_expression(xs):
-    return sum(x * 2 for x in xs)
+def generator_expression(xs):  # a for loop over a generator interleaves with it (a whole consumer such as sum() converts)
+    total = 0.0
+    for v in (x * 2 for x in xs):
+        total = total + v
+    return total
 
 
 def class_definition(x):
