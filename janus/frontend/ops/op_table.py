@@ -155,7 +155,7 @@ def elementwise(
     nin: int,
     compute: Callable[[list[Any], np.dtype], list[np.dtype]] | None = None,
     vjp: vjp_numpy.VJP | None = None,
-    no_grad: str = "",
+    **story: str,
 ) -> Op:
     """An elementwise op: broadcasting shapes, NumPy result dtype, one fused generic.
 
@@ -179,7 +179,7 @@ def elementwise(
 
         return em.elementwise(inputs, shape, dtype, body)
 
-    return Op(name, eager, _ufunc_bind(nin), rule, lower, dynamic=True, vjp=vjp, no_grad=no_grad)
+    return Op(name, eager, _ufunc_bind(nin), rule, lower, dynamic=True, vjp=vjp, **story)
 
 
 def _promoted(samples: list[Any], out: np.dtype) -> list[np.dtype]:
@@ -613,13 +613,18 @@ OTHERS = [
     creation("ones", np.ones),
     creation("full", np.full),
     creation("arange", np.arange),
+    creation("empty", np.zeros),  # any contents are NumPy's ``empty``; zeros keep the graph deterministic
+    creation("eye", np.eye),
+    creation("identity", np.identity),
+    creation("linspace", np.linspace),
+    creation("tri", np.tri),
     Op("pad", np.pad, padding.bind, padding.rule, padding.lower, vjp=padding.vjp),
 ]
 
 
 register(*ELEMENTWISE, *REDUCTIONS, *OTHERS)
 #: NumPy aliases (``np.abs`` is ``np.absolute``; ``np.amax`` is ``max``)
-BY_FUNCTION.update({np.amax: OPS["max"], np.amin: OPS["min"], np.true_divide: OPS["divide"]})
+BY_FUNCTION.update({np.amax: OPS["max"], np.amin: OPS["min"], np.true_divide: OPS["divide"], np.empty: OPS["empty"]})
 
 METHODS.update({
     **{name: (OPS[name], OPS[name].bind) for name in ("sum", "mean", "max", "min", "dot")},

@@ -147,3 +147,37 @@ def getitem_vjp(g: np.ndarray, out: Any, args: Args) -> Cotangents:
 def like_vjp(g: np.ndarray, out: Any, args: Args) -> Cotangents:
     """``zeros_like`` and kin: only the fill value (``full_like``'s) reaches the result."""
     return {"fill": np.sum(g)}
+
+
+# ---- ufuncs (ops/ufuncs.py) ----------------------------------------------------------------
+exp2 = elementwise(lambda g, out, x: (g * out * np.log(2.0),))
+expm1 = elementwise(lambda g, out, x: (g * (out + 1),))
+log1p = elementwise(lambda g, out, x: (g / (1 + x),))
+log2 = elementwise(lambda g, out, x: (g / (x * np.log(2.0)),))
+log10 = elementwise(lambda g, out, x: (g / (x * np.log(10.0)),))
+cbrt = elementwise(lambda g, out, x: (g / (3 * out * out),))
+sin = elementwise(lambda g, out, x: (g * np.cos(x),))
+cos = elementwise(lambda g, out, x: (-g * np.sin(x),))
+tan = elementwise(lambda g, out, x: (g * (1 + out * out),))
+arcsin = elementwise(lambda g, out, x: (g / np.sqrt(1 - x * x),))
+arccos = elementwise(lambda g, out, x: (-g / np.sqrt(1 - x * x),))
+arctan = elementwise(lambda g, out, x: (g / (1 + x * x),))
+sinh = elementwise(lambda g, out, x: (g * np.cosh(x),))
+cosh = elementwise(lambda g, out, x: (g * np.sinh(x),))
+arcsinh = elementwise(lambda g, out, x: (g / np.sqrt(x * x + 1),))
+arccosh = elementwise(lambda g, out, x: (g / np.sqrt(x * x - 1),))
+arctanh = elementwise(lambda g, out, x: (g / (1 - x * x),))
+square = elementwise(lambda g, out, x: (2 * g * x,))
+reciprocal = elementwise(lambda g, out, x: (-g * out * out,))
+positive = elementwise(lambda g, out, x: (g,))
+# d x^y = y x^(y-1) dx + x^y log(x) dy (log taken where x > 0, as a real power needs)
+power = elementwise(lambda g, out, x, y: (g * y * np.power(x, y - 1), g * out * np.log(np.where(np.greater(x, 0), x, 1))))
+arctan2 = elementwise(lambda g, out, y, x: (g * x / (x * x + y * y), -g * y / (x * x + y * y)))
+copysign = elementwise(lambda g, out, x, y: (g * np.where(np.signbit(x) == np.signbit(out), 1.0, -1.0), None))
+# NaN-ignoring extrema: the gradient goes to the chosen operand (the first on ties)
+fmax = elementwise(lambda g, out, x, y: (g * ((x >= y) | np.isnan(y)), g * ~((x >= y) | np.isnan(y))))
+fmin = elementwise(lambda g, out, x, y: (g * ((x <= y) | np.isnan(y)), g * ~((x <= y) | np.isnan(y))))
+remainder = elementwise(lambda g, out, x, y: (g, -g * np.floor_divide(x, y)))
+fmod = elementwise(lambda g, out, x, y: (g, -g * np.trunc(x / y)))
+# piecewise-constant ops (floor, floor_divide, ...): zero almost everywhere, as JAX defines it
+zero = elementwise(lambda g, out, *xs: tuple(np.zeros(np.shape(g)) for _ in xs))
