@@ -15,7 +15,7 @@ import numpy as np
 
 from janus.frontend.emitter import Body, Emitter
 from janus.frontend.ops import vjp_numpy as v
-from janus.frontend.ops.op_table import BOOL_RESULT, ScalarFn, by_kind, cast, elementwise
+from janus.frontend.ops.op_table import BOOL_RESULT, ScalarFn, by_kind, cast, elementwise, f32_only as _f32_only
 from janus.frontend.ops.registry import BY_FUNCTION, OPERATORS, OPS, Args, Op, Spec, register
 from janus.frontend.values import NotConvertible, Tensor, check_dtype
 
@@ -39,30 +39,18 @@ def _as_bool(samples: list[Any], out: np.dtype) -> list[np.dtype]:
     return [BOOL] * len(samples)
 
 
-def _odd(opname: str) -> ScalarFn:
+def _odd(opname: str, infinite: bool = False) -> ScalarFn:
     """An odd function with f(0) = 0: ``x`` itself at ±0.0 (IREE's approximations lose the
-    sign of -0.0 there, which NumPy keeps)."""
+    sign of -0.0 there, which NumPy keeps), and at ±inf where ``infinite`` (f(±inf) = ±inf)."""
 
     def body(b: Body, t: np.dtype, xs: list[str]) -> str:
         value = by_kind(opname, None)(b, t, xs)
-        return b.select(b.cmp(t, _f("oeq"), xs[0], b.constant(0, t)), xs[0], value, t)
+        fixed = b.cmp(t, _f("oeq"), xs[0], b.constant(0, t))
+        if infinite:
+            fixed = b.op("arith.ori", [fixed, _abs_compare("oeq", False)(b, t, xs)], "i1")
+        return b.select(fixed, xs[0], value, t)
 
     return body
-
-
-#: why a float64 form runs in Python
-NO_F64 = "IREE 3.13's CPU backend links no float64 `{}` (the call runs in NumPy)"
-
-
-def _f32_only(body: ScalarFn, opname: str) -> ScalarFn:
-    """``body`` on float32 (and ints or bools); float64 raises NotConvertible."""
-
-    def checked(b: Body, t: np.dtype, xs: list[str]) -> str:
-        if t == np.float64:
-            raise NotConvertible(NO_F64.format(opname))
-        return body(b, t, xs)
-
-    return checked
 
 
 def _atan2(b: Body, t: np.dtype, xs: list[str]) -> str:
@@ -256,29 +244,77 @@ def _int_power(b: Body, t: np.dtype, x: str, n: int) -> str:
     return result
 
 
-#: static float exponents whose ``pow`` NumPy's libm rounds exactly like this body
+#: static float exponents NumPy computes without ``pow`` (its scalar fast path: sqrt, square...)
 EXACT_POWERS: dict[float, ScalarFn] = {
     0: lambda b, t, xs: b.constant(1, t),
+    0.5: by_kind("math.sqrt", None),
     1: _positive,
     2: _square,
     -1: _reciprocal,
 }
-POWF = elementwise("power", np.power, _float_only("math.powf"), 2, vjp=v.power)
+def _powf(b: Body, t: np.dtype, xs: list[str]) -> str:
+    """C's ``pow`` from ``math.powf`` (which IREE computes as exp(y log x)): a negative base
+    to an integer power takes the power of ``|x|`` and the sign of ``x`` for odd ``y``
+    (NaN for a non-integer ``y`` and finite ``x``); x ** ±0 = 1 and 1 ** y = 1, NaN included."""
+    x, y = xs
+    zero, one, two = b.constant(0, t), b.constant(1, t), b.constant(2, t)
+    magnitude = b.op("math.powf", [b.op("math.absf", [x], t), y], t)
+    integer = b.cmp(t, _f("oeq"), b.op("math.floor", [y], t), y)
+    half = b.op("math.floor", [b.op("arith.divf", [y, two], t)], t)
+    odd = b.cmp(t, _f("one"), b.op("arith.mulf", [half, two], t), y)
+    signed = b.select(odd, b.op("arith.negf", [magnitude], t), magnitude, t)
+    # a non-integer power of -0.0 or -inf is that of its magnitude; of other negatives, NaN
+    finite_negative = b.op("arith.andi", [b.cmp(t, _f("olt"), x, zero), _abs_compare("olt", True)(b, t, [x])], "i1")
+    fractional = b.select(finite_negative, b.constant(np.nan, t), magnitude, t)
+    negative_base = b.select(integer, signed, fractional, t)
+    value = b.select(_signbit(b, t, [x]), negative_base, magnitude, t)
+    exact = b.op("arith.ori", [b.cmp(t, _f("oeq"), y, zero), b.cmp(t, _f("oeq"), x, one)], "i1")
+    return b.select(exact, one, value, t)
+
+
+def _large(opname: str, positive_only: bool) -> ScalarFn:
+    """asinh/acosh where IREE's log(x + sqrt(x² ± 1)) overflows: log(2|x|) past |x| = 1e8
+    (exact to rounding there), and acosh's NaN below 1."""
+
+    def body(b: Body, t: np.dtype, xs: list[str]) -> str:
+        x = xs[0]
+        size = b.op("math.absf", [x], t)
+        far = b.op("arith.addf", [b.op("math.log", [size], t), b.constant(np.log(2.0), t)], t)
+        far = far if positive_only else b.op("math.copysign", [far, x], t)
+        value = b.select(b.cmp(t, _f("ogt"), size, b.constant(1e8, t)), far, (_odd(opname) if not positive_only else by_kind(opname, None))(b, t, xs), t)
+        if positive_only:
+            value = b.select(b.cmp(t, _f("olt"), x, b.constant(1, t)), b.constant(np.nan, t), value, t)
+        return value
+
+    return body
+
+
+def _powf_scalar_exponent(b: Body, t: np.dtype, xs: list[str]) -> str:
+    """``_powf`` by a 0-d exponent, where NumPy takes ``sqrt`` for 0.5 (-0.0 and -inf differ)."""
+    half = b.cmp(t, _f("oeq"), xs[1], b.constant(0.5, t))
+    return b.select(half, b.op("math.sqrt", [xs[0]], t), _powf(b, t, xs), t)
+
+
+POWF = elementwise("power", np.power, _powf, 2, vjp=v.power)
+POWF_SCALAR_EXPONENT = elementwise("power", np.power, _powf_scalar_exponent, 2, vjp=v.power)
 
 
 def _power_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     """``math.powf`` for floats; a static exponent of 0, ±1 or 2 as exact arithmetic; an
     integer power only by a static exponent >= 0 (NumPy raises on a negative one)."""
     x, e = args["xs"]
+    if any(isinstance(v, Tensor) and v.dtype.kind == "b" for v in (x, e)):
+        raise NotConvertible("power of bools (`x ** 2` is NumPy's int8 square, np.power(x, 2) an int64)")
     static = not isinstance(e, Tensor) and np.ndim(e) == 0 and isinstance(x, Tensor)
     if spec[1].kind == "f" and not (static and float(e) in EXACT_POWERS):
-        return POWF.lower(em, args, spec)
-    if not static or spec[1].kind == "f" and float(e) != int(e) or spec[1].kind != "f" and int(e) < 0:
+        zero_d = isinstance(e, Tensor) and e.ndim == 0 and isinstance(x, Tensor) and x.ndim > 0
+        return (POWF_SCALAR_EXPONENT if zero_d else POWF).lower(em, args, spec)
+    if not static or spec[1].kind != "f" and (float(e) != int(e) or int(e) < 0):
         raise NotConvertible("integer power by an array or negative exponent (NumPy raises on a negative one)")
     x = cast(em, x, spec[1])
     if spec[1].kind == "f":
         body = EXACT_POWERS[float(e)]
-        return em.elementwise([x], spec[0], spec[1], lambda b, a: body(b, spec[1], a))
+        return em.elementwise([x], spec[0], spec[1], lambda b, a: body(b, spec[1], a[:1]))
     return em.elementwise([x], spec[0], spec[1], lambda b, a: _int_power(b, spec[1], a[0], int(e)))
 
 
@@ -291,15 +327,15 @@ UFUNCS = [
     math_fn("expm1", np.expm1, _odd("math.expm1"), v.expm1, "math.expm1"),
     math_fn("log1p", np.log1p, _odd("math.log1p"), v.log1p, "math.log1p"),
     math_fn("log2", np.log2, _f32_only(by_kind("math.log2", None), "math.log2"), v.log2, "math.log2"),
-    math_fn("cbrt", np.cbrt, _f32_only(_odd("math.cbrt"), "math.cbrt"), v.cbrt, "math.cbrt"),
+    math_fn("cbrt", np.cbrt, _f32_only(_odd("math.cbrt", infinite=True), "math.cbrt"), v.cbrt, "math.cbrt"),
     math_fn("tan", np.tan, _f32_only(_odd("math.tan"), "math.tan"), v.tan, "math.tan"),
     math_fn("arcsin", np.arcsin, _f32_only(_odd("math.asin"), "math.asin"), v.arcsin, "math.asin"),
     math_fn("arccos", np.arccos, _f32_only(by_kind("math.acos", None), "math.acos"), v.arccos, "math.acos"),
     math_fn("arctan", np.arctan, _f32_only(_odd("math.atan"), "math.atan"), v.arctan, "math.atan"),
     math_fn("sinh", np.sinh, _odd("math.sinh"), v.sinh, "math.sinh"),
     math_fn("cosh", np.cosh, by_kind("math.cosh", None), v.cosh, "math.cosh"),
-    math_fn("arcsinh", np.arcsinh, _odd("math.asinh"), v.arcsinh, "math.asinh"),
-    math_fn("arccosh", np.arccosh, by_kind("math.acosh", None), v.arccosh, "math.acosh"),
+    math_fn("arcsinh", np.arcsinh, _large("math.asinh", positive_only=False), v.arcsinh, "math.asinh"),
+    math_fn("arccosh", np.arccosh, _large("math.acosh", positive_only=True), v.arccosh, "math.acosh"),
     math_fn("arctanh", np.arctanh, _odd("math.atanh"), v.arctanh, "math.atanh"),
     elementwise("log10", np.log10, _log10, 1, vjp=v.log10),
     elementwise("sin", np.sin, _f32_only(_odd("math.sin"), "math.sin"), 1, vjp=v.sin),
@@ -319,7 +355,7 @@ UFUNCS = [
     elementwise("signbit", np.signbit, _signbit, 1, _operand_dtype, no_grad=BOOL_RESULT),
     POWER,
     elementwise("round", np.round, _rounding("math.roundeven"), 1, vjp=v.zero, no_mlir_vjp=NO_RULE.format("math.roundeven")),
-    elementwise("float_power", np.float_power, _float_only("math.powf"), 2, vjp=v.power),
+    elementwise("float_power", np.float_power, _powf, 2, vjp=v.power),
     elementwise("arctan2", np.arctan2, _f32_only(_atan2, "math.atan2"), 2, vjp=v.arctan2, no_mlir_vjp=NO_RULE.format("math.atan2")),
     elementwise("copysign", np.copysign, _float_only("math.copysign"), 2, vjp=v.copysign,
                 no_mlir_vjp=NO_RULE.format("math.copysign")),
