@@ -66,6 +66,16 @@ WRITTEN: dict[str, list[str]] = {
     "full_like": ["np.full_like(x, 2)"],
     "pad": ["np.pad(x, 1)", "np.pad(x, ((1, 0), (0, 2)), constant_values=3)"],
     "round": ["np.round(x)", "np.around(y)"],
+    "ravel": ["np.ravel(x)"],
+    "squeeze": ["np.squeeze(x[None, :, None])", "x[:1].squeeze(axis=0)"],
+    "expand_dims": ["np.expand_dims(x, 1)", "np.expand_dims(y, (0, 2))"],
+    "swapaxes": ["np.swapaxes(x, 0, 1)", "x[None].swapaxes(2, 0)"],
+    "moveaxis": ["np.moveaxis(x[None], 0, -1)", "np.moveaxis(x[None], (0, 1), (2, 0))"],
+    "prod": ["np.prod(x, axis=0)", "x.prod(axis=1, keepdims=True)", "np.prod(y)"],
+    "all": ["np.all(x, axis=0)", "x.all()"],
+    "any": ["np.any(x, axis=1, keepdims=True)", "y.any()"],
+    "var": ["np.var(x, axis=0)", "x.var(ddof=1)", "np.var(y, keepdims=True)"],
+    "std": ["np.std(x, axis=1)", "x.std(ddof=1, keepdims=True)", "np.std(y)"],
     "power": ["x ** 2", "x ** 3", "y ** 0", "x ** -1", "2 ** y", "np.power(x, 0.5)"],
 }
 #: folded creation functions: the form adds the constant to a traced operand

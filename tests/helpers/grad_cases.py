@@ -109,6 +109,16 @@ CASES: dict[str, Case] = {
     "tri": (lambda x: np.tri(3) @ x, [signed(3)]),
     "pad": (lambda x: np.pad(x, ((1, 0), (0, 2)), constant_values=0.5) * 2.0, [signed(2, 3)]),
     **UFUNC_CASES,
+    "ravel": (lambda x: np.ravel(x) * 2.0, [signed(2, 3)]),
+    "squeeze": (lambda x: np.squeeze(x, axis=0) * np.squeeze(x), [signed(1, 3)]),
+    "expand_dims": (lambda x: np.expand_dims(x, (0, 2)) * 2.0, [signed(2, 3)]),
+    "swapaxes": (lambda x: np.swapaxes(x, 0, 2) * np.swapaxes(x, 2, 0), [signed(2, 3, 4)]),
+    "moveaxis": (lambda x: np.moveaxis(x, 0, -1) * 2.0, [signed(2, 3, 4)]),
+    "prod": (lambda x: np.prod(x, axis=0) + np.prod(x), [signed(3, 4)]),
+    "all": (lambda x: np.where(np.all(x > 0, axis=0), x, 0.0), [signed(3, 4)]),
+    "any": (lambda x: np.where(np.any(x > 0, axis=0), x, 0.0), [signed(3, 4)]),
+    "var": (lambda x: np.var(x, axis=0) + np.var(x, ddof=1), [signed(3, 4)]),
+    "std": (lambda x: np.std(x, axis=1, keepdims=True) * np.std(x), [signed(3, 4)]),
     **NN_CASES,  # the janus.nn entries
 }
 

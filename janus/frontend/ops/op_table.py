@@ -257,6 +257,7 @@ def reduction(
     mean: bool = False,
     empty_ok: bool = True,
     vjp: vjp_numpy.VJP | None = None,
+    **story: str,
 ) -> Op:
     """A reduction over static axes (``keepdims`` reinserts unit dims by reshape)."""
 
@@ -285,7 +286,7 @@ def reduction(
         positions = [i for i in range(x.ndim) if i not in axes] if args["keepdims"] else list(range(r.ndim))
         return em.insert_unit_dims(r, positions, shape)
 
-    return Op(name, eager, _reduce_bind, rule, lower, dynamic=True, vjp=vjp)
+    return Op(name, eager, _reduce_bind, rule, lower, dynamic=True, vjp=vjp, **story)
 
 
 def _extreme(sign: int) -> Callable[[np.dtype], Any]:

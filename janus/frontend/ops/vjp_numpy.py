@@ -64,26 +64,26 @@ def _reduced_axes(a: Any, axis: Any) -> tuple[int, ...]:
     return tuple(sorted(int(x) % ndim for x in axes))
 
 
-def _expand(g: Any, args: Args) -> np.ndarray:
+def expand(g: Any, args: Args) -> np.ndarray:
     """The reduction's cotangent with the reduced axes back (as unit dims)."""
     g = np.asarray(g)
     return g if args["keepdims"] else np.expand_dims(g, _reduced_axes(args["a"], args["axis"]))
 
 
 def sum_vjp(g: np.ndarray, out: Any, args: Args) -> Cotangents:
-    return {"a": np.broadcast_to(_expand(g, args), np.shape(args["a"]))}
+    return {"a": np.broadcast_to(expand(g, args), np.shape(args["a"]))}
 
 
 def mean_vjp(g: np.ndarray, out: Any, args: Args) -> Cotangents:
     count = int(np.prod([np.shape(args["a"])[i] for i in _reduced_axes(args["a"], args["axis"])]))
-    return {"a": np.broadcast_to(_expand(g, args) / count, np.shape(args["a"]))}
+    return {"a": np.broadcast_to(expand(g, args) / count, np.shape(args["a"]))}
 
 
 def extremum_vjp(g: np.ndarray, out: Any, args: Args) -> Cotangents:
     """max/min: the cotangent is shared evenly by the elements equal to the extremum."""
     a, axes = args["a"], _reduced_axes(args["a"], args["axis"])
-    hit = a == _expand(out, args)
-    return {"a": hit * (_expand(g, args) / hit.sum(axis=axes, keepdims=True))}
+    hit = a == expand(out, args)
+    return {"a": hit * (expand(g, args) / hit.sum(axis=axes, keepdims=True))}
 
 
 def matmul_vjp(g: np.ndarray, out: Any, args: Args) -> Cotangents:
@@ -181,3 +181,17 @@ remainder = elementwise(lambda g, out, x, y: (g, -g * np.floor_divide(x, y)))
 fmod = elementwise(lambda g, out, x, y: (g, -g * np.trunc(x / y)))
 # piecewise-constant ops (floor, floor_divide, ...): zero almost everywhere, as JAX defines it
 zero = elementwise(lambda g, out, *xs: tuple(np.zeros(np.shape(g)) for _ in xs))
+
+
+def prod_vjp(g: np.ndarray, out: Any, args: Args) -> Cotangents:
+    """The product of the other elements (exclusive cumulative products from both ends, so
+    zeros in the operand are exact), times the cotangent."""
+    a = np.asarray(args["a"])
+    axes = _reduced_axes(a, args["axis"])
+    moved = np.moveaxis(a, axes, range(a.ndim - len(axes), a.ndim))
+    flat = moved.reshape(moved.shape[: a.ndim - len(axes)] + (-1,))
+    ones = np.ones(flat.shape[:-1] + (1,), flat.dtype)
+    left = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    others = np.moveaxis((left * right).reshape(moved.shape), range(a.ndim - len(axes), a.ndim), axes)
+    return {"a": others * expand(g, args)}

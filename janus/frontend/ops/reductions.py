@@ -1,0 +1,73 @@
+"""Reductions beyond sum/mean/max/min: prod, all, any (``op_table.reduction`` records) and
+var/std, composed from mean, subtract, multiply, sum and divide so that janus-autodiff
+differentiates them through those entries' rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from janus.frontend.emitter import Emitter
+from janus.frontend.ops import vjp_numpy
+from janus.frontend.ops.op_table import BOOL_RESULT, _axes, by_kind, reduction, require_default, result_dtype, sample, shape_of
+from janus.frontend.ops.registry import METHODS, OPS, Args, Op, Spec, apply, register
+from janus.frontend.values import NotConvertible, Tensor
+
+BOOL = np.dtype(bool)
+
+
+def _moments_bind(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False) -> Args:
+    return {"a": a, "axis": axis, "dtype": dtype, "out": out, "ddof": ddof, "keepdims": keepdims}
+
+
+def _count(args: Args) -> float:
+    """NumPy's divisor ``max(n - ddof, 0)`` (a zero one gives inf or NaN, as NumPy's)."""
+    if not isinstance(args["ddof"], (int, float, np.integer, np.floating)) or isinstance(args["ddof"], bool):
+        raise NotConvertible("ddof must be a static number")
+    shape = shape_of(args["a"])
+    return float(max(int(np.prod([shape[i] for i in _axes(args)])) - args["ddof"], 0))
+
+
+def moment(name: str, eager: Any, root: bool) -> Op:
+    """var (``root`` False) or std: sum((a - mean)²) / (n - ddof), its square root for std."""
+
+    def rule(args: Args) -> Spec:
+        require_default(args, dtype=None, out=None)
+        _count(args)
+        mean_shape, _ = OPS["sum"].rule({**args, "dtype": None, "out": None})
+        return mean_shape, result_dtype(eager, sample(args["a"]), axis=args["axis"], keepdims=args["keepdims"])
+
+    def lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+        a, axis = args["a"], args["axis"]
+        mean = apply(em, OPS["mean"], [a], {"axis": axis, "keepdims": True})
+        centered = apply(em, OPS["subtract"], [a, mean], {})
+        squares = apply(em, OPS["multiply"], [centered, centered], {})
+        total = apply(em, OPS["sum"], [squares], {"axis": axis, "keepdims": args["keepdims"]})
+        var = apply(em, OPS["divide"], [total, _count(args)], {})
+        return apply(em, OPS["sqrt"], [var], {}) if root else var
+
+    def vjp(g: np.ndarray, out: Any, args: Args) -> dict[str, Any]:
+        a = np.asarray(args["a"])
+        centered = a - a.mean(axis=args["axis"], keepdims=True)
+        scale = vjp_numpy.expand(g, args) / _count({**args, "a": a})
+        return {"a": scale * centered / vjp_numpy.expand(out, args) if root else 2 * scale * centered}
+
+    return Op(name, eager, _moments_bind, rule, lower, vjp=vjp)
+
+
+def _logical(combine: str) -> Any:
+    return lambda b, dtype, xs: b.op(combine, xs, BOOL)
+
+
+REDUCTIONS = [
+    reduction("prod", np.prod, by_kind("arith.mulf", "arith.muli"), lambda dtype: 1, vjp=vjp_numpy.prod_vjp,
+              no_mlir_vjp="janus-autodiff differentiates no `linalg.generic` reduction other than a sum"),
+    reduction("all", np.all, _logical("arith.andi"), lambda dtype: True, no_grad=BOOL_RESULT),
+    reduction("any", np.any, _logical("arith.ori"), lambda dtype: False, no_grad=BOOL_RESULT),
+    moment("var", np.var, root=False),
+    moment("std", np.std, root=True),
+]
+
+register(*REDUCTIONS)
+METHODS.update({op.name: (op, op.bind) for op in REDUCTIONS})
