@@ -10,7 +10,8 @@ import numpy as np
 
 from janus.frontend.emitter import Emitter
 from janus.frontend.ops import vjp_numpy
-from janus.frontend.ops.op_table import BOOL_RESULT, _axes, by_kind, reduction, require_default, result_dtype, sample, shape_of
+from janus.frontend.ops.op_table import (BOOL_RESULT, _axes, by_kind, normalize_axis, reduction, require_default, result_dtype,
+                                         sample, shape_of)
 from janus.frontend.ops.registry import METHODS, OPS, Args, Op, Spec, apply, register
 from janus.frontend.values import NotConvertible, Tensor
 
@@ -71,3 +72,53 @@ REDUCTIONS = [
 
 register(*REDUCTIONS)
 METHODS.update({op.name: (op, op.bind) for op in REDUCTIONS})
+
+
+# ---- argmax / argmin: the first position equal to the extremum (NaN: the first NaN) -------
+def _arg_bind(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> Args:
+    return {"a": a, "axis": axis, "out": out, "keepdims": keepdims}
+
+
+def arg_extremum(name: str, eager: Any, extremum: str) -> Op:
+    """``extremum`` (max or min) kept, then the least index along the axis where the operand
+    equals it or is NaN: NumPy's first occurrence, NaN first."""
+
+    def rule(args: Args) -> Spec:
+        require_default(args, out=None)
+        if not isinstance(args["keepdims"], bool) or args["a"].dtype.kind == "b":
+            raise NotConvertible(f"{name} of bools or with a traced keepdims")
+        shape, keep = shape_of(args["a"]), args["keepdims"]
+        if args["a"].size == 0:
+            raise NotConvertible(f"{name} of an empty array (NumPy raises)")
+        if args["axis"] is None:
+            reduced = (1,) * len(shape) if keep else ()
+        else:
+            axis = normalize_axis(args["axis"], len(shape))
+            reduced = tuple(1 if i == axis else d for i, d in enumerate(shape) if keep or i != axis)
+        return reduced, np.dtype(np.int64)
+
+    def lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+        a, axis = args["a"], args["axis"]
+        if axis is None:
+            a, axis = em.reshape(a, (a.size,)), 0
+        axis = int(axis) % a.ndim
+        m = apply(em, OPS[extremum], [a], {"axis": axis, "keepdims": True})
+        t = a.dtype
+
+        def body(b: Any, xs: list[str]) -> str:
+            hit = b.cmp(t, ("oeq", "eq", "eq"), xs[0], xs[1])
+            if t.kind == "f":
+                hit = b.op("arith.ori", [hit, b.cmp(t, ("uno", "", ""), xs[0], xs[0])], "i1")
+            index = b.index_cast(b.loop_index(axis), "index", "i64")
+            return b.select(hit, index, b.constant(a.shape[axis], "i64"), "i64")
+
+        positions = em.elementwise([a, m], a.shape, np.dtype(np.int64), body)
+        first = apply(em, OPS["min"], [positions], {"axis": axis, "keepdims": args["keepdims"] and args["axis"] is not None})
+        return em.reshape(first, spec[0]) if first.shape != spec[0] else first
+
+    return Op(name, eager, _arg_bind, rule, lower, no_grad="an integer result")
+
+
+ARG_EXTREMA = [arg_extremum("argmax", np.argmax, "max"), arg_extremum("argmin", np.argmin, "min")]
+register(*ARG_EXTREMA)
+METHODS.update({op.name: (op, op.bind) for op in ARG_EXTREMA})

@@ -9,6 +9,7 @@ Math functions without a janus-autodiff rule (``passes/autodiff/rules.py``) say 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ import numpy as np
 from janus.frontend.emitter import Body, Emitter
 from janus.frontend.ops import vjp_numpy as v
 from janus.frontend.ops.op_table import BOOL_RESULT, ScalarFn, by_kind, cast, elementwise, f32_only as _f32_only
-from janus.frontend.ops.registry import BY_FUNCTION, OPERATORS, OPS, Args, Op, Spec, register
+from janus.frontend.ops.registry import BY_FUNCTION, METHODS, OPERATORS, OPS, Args, Op, Spec, register
 from janus.frontend.values import NotConvertible, Tensor, check_dtype
 
 BOOL = np.dtype(bool)
@@ -321,6 +322,35 @@ def _power_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
 POWER = Op("power", np.power, POWF.bind, POWF.rule, _power_lower, dynamic=True, vjp=v.power)
 
 
+def _clip(b: Body, t: np.dtype, xs: list[str]) -> str:
+    """NumPy's clip: max with ``lo`` then min with ``hi``, NaN propagating and ties keeping
+    ``x`` (``clip(-0.0, 0, 1)`` is -0.0, which ``maximumf`` would not give)."""
+    x, lo, hi = xs
+    nan = _f("uno")
+    keep_x = b.cmp(t, ("oge", "sge", "uge"), x, lo)
+    if t.kind == "f":
+        keep_x = b.op("arith.ori", [keep_x, b.cmp(t, nan, x, x)], "i1")
+    m = b.select(keep_x, x, lo, t)
+    keep_m = b.cmp(t, ("ole", "sle", "ule"), m, hi)
+    if t.kind == "f":
+        keep_m = b.op("arith.ori", [keep_m, b.cmp(t, nan, m, m)], "i1")
+    return b.select(keep_m, m, hi, t)
+
+
+def _clip_bind(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, *, min: Any = None, max: Any = None) -> Args:
+    low, high = a_min if a_min is not None else min, a_max if a_max is not None else max
+    if low is None or high is None or out is not None:
+        raise NotConvertible("clip needs both bounds and no out=")
+    return {"xs": (a, low, high)}
+
+
+def _clip_method(a: Any, min: Any = None, max: Any = None, out: Any = None) -> Args:
+    return _clip_bind(a, min, max, out)
+
+
+CLIP = replace(elementwise("clip", np.clip, _clip, 3, vjp=v.clip), bind=_clip_bind)
+
+
 # ---- the entries ---------------------------------------------------------------------------
 UFUNCS = [
     math_fn("exp2", np.exp2, by_kind("math.exp2", None), v.exp2, "math.exp2"),
@@ -354,6 +384,7 @@ UFUNCS = [
     elementwise("isfinite", np.isfinite, _abs_compare("olt", True), 1, _operand_dtype, no_grad=BOOL_RESULT),
     elementwise("signbit", np.signbit, _signbit, 1, _operand_dtype, no_grad=BOOL_RESULT),
     POWER,
+    CLIP,
     elementwise("round", np.round, _rounding("math.roundeven"), 1, vjp=v.zero, no_mlir_vjp=NO_RULE.format("math.roundeven")),
     elementwise("float_power", np.float_power, _powf, 2, vjp=v.power),
     elementwise("arctan2", np.arctan2, _f32_only(_atan2, "math.atan2"), 2, vjp=v.arctan2, no_mlir_vjp=NO_RULE.format("math.atan2")),
@@ -381,6 +412,7 @@ UFUNCS = [
 register(*UFUNCS)
 #: NumPy's other names for the same functions
 BY_FUNCTION.update({np.mod: OPS["remainder"], np.around: OPS["round"], np.bitwise_not: OPS["invert"]})
+METHODS["clip"] = (CLIP, _clip_method)
 OPERATORS.update({
     symbol: OPS[name]
     for symbol, name in {

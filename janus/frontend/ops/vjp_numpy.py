@@ -195,3 +195,14 @@ def prod_vjp(g: np.ndarray, out: Any, args: Args) -> Cotangents:
     right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
     others = np.moveaxis((left * right).reshape(moved.shape), range(a.ndim - len(axes), a.ndim), axes)
     return {"a": others * expand(g, args)}
+
+
+def _clip_partials(g: Any, out: Any, x: Any, low: Any, high: Any) -> tuple:
+    """NumPy's clip is max then min with NaN kept and ties to ``x`` (``ops/ufuncs._clip``)."""
+    keep_x = np.isnan(x) | (x >= low)
+    m = np.where(keep_x, x, low)
+    keep_m = np.isnan(m) | (m <= high)
+    return g * keep_x * keep_m, g * ~keep_x * keep_m, g * ~keep_m
+
+
+clip = elementwise(_clip_partials)
