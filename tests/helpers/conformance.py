@@ -67,6 +67,8 @@ WRITTEN: dict[str, list[str]] = {
     "pad": ["np.pad(x, 1)", "np.pad(x, ((1, 0), (0, 2)), constant_values=3)"],
     "round": ["np.round(x)", "np.around(y)"],
     "ravel": ["np.ravel(x)"],
+    "vstack": ["np.vstack([x, y])", "np.vstack((y, y * 2))"],
+    "hstack": ["np.hstack([x, x[:, :1]])", "np.hstack((y, y, x[0]))", "np.hstack([y, 2])"],
     "einsum": ['np.einsum("ij,j->i", x, y)', 'np.einsum("ij,kj->ik", x, x)', 'np.einsum("ij,ij,j->", x, x, y)',
                'np.einsum("ji", x)', 'np.einsum("i,j", y, y)', 'np.einsum("ii->i", x[:, :3])'],
     "inner": ["np.inner(x, y)", "np.inner(x, x)", "np.inner(y, y)"],

@@ -117,6 +117,8 @@ CASES: dict[str, Case] = {
     "inner": (lambda a, b: np.inner(a, b) * 2.0, [signed(3, 4), signed(2, 4)]),
     "tensordot": (lambda a, b: np.tensordot(a, b, axes=([1, 2], [0, 1])), [signed(2, 3, 4), signed(3, 4, 2)]),
     "trace": (lambda a: np.trace(a) * a, [signed(3, 3)]),
+    "vstack": (lambda x, v: np.vstack([x, v, x]) * 2.0, [signed(2, 3), signed(3)]),
+    "hstack": (lambda x, v: np.hstack((x, x)) + np.hstack([v, v]).sum(), [signed(2, 3), signed(3)]),
     "ravel": (lambda x: np.ravel(x) * 2.0, [signed(2, 3)]),
     "squeeze": (lambda x: np.squeeze(x, axis=0) * np.squeeze(x), [signed(1, 3)]),
     "expand_dims": (lambda x: np.expand_dims(x, (0, 2)) * 2.0, [signed(2, 3)]),

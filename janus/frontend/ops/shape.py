@@ -1,6 +1,7 @@
 """Shape entries beyond reshape and transpose: ravel, squeeze and expand_dims (a
-reshape each), swapaxes and moveaxis (a transpose each). Each is one record built by
-``reshaping`` or ``permuting``, so both gradients are the reshape's or the transpose's."""
+reshape each), swapaxes and moveaxis (a transpose each), vstack and hstack (reshapes and a
+concatenate). Each is one record built by ``reshaping``, ``permuting`` or ``stacking``, so
+both gradients are those of the reshape, transpose or concatenate."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 
 from janus.frontend.emitter import Emitter
 from janus.frontend.ops import vjp_numpy
-from janus.frontend.ops.op_table import normalize_axis, shape_of
+from janus.frontend.ops.op_table import normalize_axis, sample, shape_of
 from janus.frontend.ops.registry import METHODS, OPS, Args, Op, Spec, register
 from janus.frontend.values import NotConvertible, Shape, Tensor
 
@@ -123,3 +124,52 @@ SHAPE_OPS = [
 
 register(*SHAPE_OPS)
 METHODS.update({name: (OPS[name], OPS[name].bind) for name in ("ravel", "squeeze", "swapaxes")})
+
+
+# ---- vstack / hstack: each operand reshaped as NumPy's atleast_2d / atleast_1d, then joined
+def _stack_bind(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Args:
+    if not isinstance(tup, (list, tuple)) or not tup or dtype is not None:
+        raise NotConvertible("vstack/hstack of a non-empty list or tuple, without dtype=")
+    return {"arrays": list(tup)}
+
+
+def _vstack_shape(shape: Shape) -> Shape:
+    return shape if len(shape) >= 2 else (1, *shape) if shape else (1, 1)
+
+
+def _hstack_shape(shape: Shape) -> Shape:
+    return shape if shape else (1,)
+
+
+def stacking(name: str, eager: Callable[..., Any], reshape: Callable[[Shape], Shape], axis: Callable[[int], int]) -> Op:
+    """``concatenate`` along ``axis(ndim)`` of the operands reshaped by ``reshape``."""
+
+    def joined(args: Args) -> Args:
+        shapes = [reshape(shape_of(x)) for x in args["arrays"]]
+        return {"arrays": shapes, "axis": axis(len(shapes[0])), "out": None, "dtype": None}
+
+    def stand_ins(args: Args) -> Args:
+        """Zero-memory arrays of the reshaped operands' shapes and dtypes, for concatenate's rule."""
+        plan = joined(args)
+        dtypes = [sample(x, 0).dtype for x in args["arrays"]]  # a Python scalar becomes an array: strong
+        return {**plan, "arrays": [np.broadcast_to(np.zeros((), d), s) for d, s in zip(dtypes, plan["arrays"])]}
+
+    def lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+        plan = joined(args)
+        parts = [em.reshape(x, s) if isinstance(x, Tensor) and x.shape != s else x for x, s in zip(args["arrays"], plan["arrays"])]
+        parts = [np.reshape(x, s) if not isinstance(x, Tensor) else x for x, s in zip(parts, plan["arrays"])]
+        return OPS["concatenate"].lower(em, {**plan, "arrays": parts}, spec)
+
+    def vjp(g: np.ndarray, out: Any, args: Args) -> dict[str, Any]:
+        plan = joined(args)
+        ends = np.cumsum([s[plan["axis"]] for s in plan["arrays"]])[:-1]
+        return {"arrays": [np.reshape(d, np.shape(x)) for d, x in zip(np.split(g, ends, axis=plan["axis"]), args["arrays"])]}
+
+    return Op(name, eager, _stack_bind, lambda args: OPS["concatenate"].rule(stand_ins(args)), lower, vjp=vjp)
+
+
+STACKS = [
+    stacking("vstack", np.vstack, _vstack_shape, lambda ndim: 0),
+    stacking("hstack", np.hstack, _hstack_shape, lambda ndim: 0 if ndim == 1 else 1),
+]
+register(*STACKS)
