@@ -67,6 +67,7 @@ WRITTEN: dict[str, list[str]] = {
     "pad": ["np.pad(x, 1)", "np.pad(x, ((1, 0), (0, 2)), constant_values=3)"],
     "round": ["np.round(x)", "np.around(y)"],
     "ravel": ["np.ravel(x)"],
+    "average": ["np.average(x)", "np.average(x, axis=1, keepdims=True)"],
     "vstack": ["np.vstack([x, y])", "np.vstack((y, y * 2))"],
     "hstack": ["np.hstack([x, x[:, :1]])", "np.hstack((y, y, x[0]))", "np.hstack([y, 2])"],
     "einsum": ['np.einsum("ij,j->i", x, y)', 'np.einsum("ij,kj->ik", x, x)', 'np.einsum("ij,ij,j->", x, x, y)',

@@ -119,6 +119,7 @@ CASES: dict[str, Case] = {
     "trace": (lambda a: np.trace(a) * a, [signed(3, 3)]),
     "vstack": (lambda x, v: np.vstack([x, v, x]) * 2.0, [signed(2, 3), signed(3)]),
     "hstack": (lambda x, v: np.hstack((x, x)) + np.hstack([v, v]).sum(), [signed(2, 3), signed(3)]),
+    "average": (lambda x: np.average(x, axis=0) * np.average(x), [signed(3, 4)]),
     "ravel": (lambda x: np.ravel(x) * 2.0, [signed(2, 3)]),
     "squeeze": (lambda x: np.squeeze(x, axis=0) * np.squeeze(x), [signed(1, 3)]),
     "expand_dims": (lambda x: np.expand_dims(x, (0, 2)) * 2.0, [signed(2, 3)]),

@@ -57,6 +57,16 @@ def moment(name: str, eager: Any, root: bool) -> Op:
     return Op(name, eager, _moments_bind, rule, lower, vjp=vjp)
 
 
+def _average_bind(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *, keepdims: bool = False) -> Args:
+    if weights is not None or returned:
+        raise NotConvertible("np.average with weights= or returned=")
+    return {"a": a, "axis": axis, "dtype": None, "out": None, "keepdims": keepdims}
+
+
+#: ``np.average`` without weights: the mean's rule, lowering and VJPs under its own name
+AVERAGE = Op("average", np.average, _average_bind, OPS["mean"].rule, OPS["mean"].lower, dynamic=True, vjp=vjp_numpy.mean_vjp)
+
+
 def _logical(combine: str) -> Any:
     return lambda b, dtype, xs: b.op(combine, xs, BOOL)
 
@@ -68,10 +78,11 @@ REDUCTIONS = [
     reduction("any", np.any, _logical("arith.ori"), lambda dtype: False, no_grad=BOOL_RESULT),
     moment("var", np.var, root=False),
     moment("std", np.std, root=True),
+    AVERAGE,
 ]
 
 register(*REDUCTIONS)
-METHODS.update({op.name: (op, op.bind) for op in REDUCTIONS})
+METHODS.update({op.name: (op, op.bind) for op in REDUCTIONS if op is not AVERAGE})
 
 
 # ---- argmax / argmin: the first position equal to the extremum (NaN: the first NaN) -------
