@@ -45,6 +45,7 @@ bench-quick: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/python -m janus.dialects.docgen > docs/dialect.md
 	$(BIN)/python -m janus.frontend.trace.coverage docs/coverage.md  # this interpreter's section
+	$(BIN)/python -m janus.frontend.ops.coverage > docs/numpy-coverage.md
 	$(BIN)/python -m janus.frontend.ops.gradients docs/autodiff.md
 
 clean:

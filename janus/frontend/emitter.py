@@ -127,6 +127,11 @@ class Body:
         return self._op(f"tensor.extract {x.name}[{', '.join(coords)}] : {x.type}", x.dtype,
                         [(x.name, x.type), *((c, "index") for c in coords)])
 
+    def bitcast(self, x: str, src: ScalarType, dst: str) -> str:
+        """``x``'s bits reinterpreted as the same-width MLIR type ``dst`` (a float's sign bit)."""
+        s = mlir_type(src)
+        return self._op(f"arith.bitcast {x} : {s} to {dst}", dst, [(x, s)])
+
     def cast(self, x: str, src: np.dtype, dst: np.dtype) -> str:
         """NumPy's ``astype`` on one element (float to int truncates, nonzero is True)."""
         if src == dst:

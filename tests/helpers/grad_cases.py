@@ -28,6 +28,35 @@ def positive(*shape: int) -> np.ndarray:
     return RNG.uniform(0.5, 1.5, shape)
 
 
+def unit(*shape: int) -> np.ndarray:
+    """float64 entries of magnitude in [0.1, 0.8) (inside arcsin's and arctanh's domain)."""
+    return RNG.uniform(0.1, 0.8, shape) * RNG.choice([-1.0, 1.0], shape)
+
+
+#: ops/ufuncs.py entries
+UFUNC_CASES: dict[str, Case] = {
+    **{name: (getattr(np, name), [signed(2, 3)]) for name in (
+        "exp2", "expm1", "cbrt", "tan", "arctan", "sinh", "cosh", "arcsinh", "sin", "cos", "square", "positive",
+        "fabs", "sign", "floor", "ceil", "rint", "trunc")},
+    "round": (lambda x: np.round(x) * x, [signed(2, 3)]),
+    **{name: (getattr(np, name), [positive(2, 3)]) for name in ("log1p", "log2", "log10", "reciprocal")},
+    **{name: (getattr(np, name), [unit(2, 3)]) for name in ("arcsin", "arccos", "arctanh")},
+    "arccosh": (lambda x: np.arccosh(x + 1.0), [positive(2, 3)]),
+    "power": (lambda x, y: x ** 2 + np.power(x, y) + x ** 3.0, [positive(2, 3), signed(3)]),
+    "float_power": (np.float_power, [positive(2, 3), signed(3)]),
+    **{name: (getattr(np, name), [signed(2, 3), signed(3)]) for name in (
+        "arctan2", "copysign", "fmax", "fmin", "remainder", "fmod", "floor_divide")},
+    "heaviside": (lambda x: np.heaviside(x, 0.5) * x, [signed(2, 3)]),
+    **{name: (lambda x, f=getattr(np, name): np.where(f(x), x, 0.0), [signed(3)]) for name in (
+        "isnan", "isinf", "isfinite", "signbit")},
+    **{name: (lambda x, y, f=getattr(np, name): np.where(f(x > 0, y > 0), x, y), [signed(3), signed(3)]) for name in (
+        "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor")},
+    "logical_not": (lambda x: np.where(np.logical_not(x > 0), x, 0.0), [signed(3)]),
+    "invert": (lambda x: np.where(np.invert(x > 0), x, 0.0), [signed(3)]),
+    "left_shift": (lambda x: np.where(((x > 0).astype(np.int64) << 1) > 1, x, 0.0), [signed(3)]),
+    "right_shift": (lambda x: np.where((np.full(3, 4) >> (x > 0).astype(np.int64)) > 2, x, 0.0), [signed(3)]),
+}
+
 #: op-table entry -> (function of the inputs, inputs); each function uses that op on its inputs.
 CASES: dict[str, Case] = {
     "add": (lambda x, y: x + y, [signed(3, 4), signed(4)]),
@@ -73,7 +102,34 @@ CASES: dict[str, Case] = {
     "ones": (lambda x: np.ones((3,)) * x, [signed(3)]),
     "full": (lambda x: np.full((3,), 0.5) * x, [signed(3)]),
     "arange": (lambda x: np.arange(3.0) * x, [signed(3)]),
+    "empty": (lambda x: np.zeros_like(np.empty(3)) + x, [signed(3)]),
+    "eye": (lambda x: np.eye(3)[1] * x, [signed(3)]),
+    "identity": (lambda x: np.identity(3) @ x, [signed(3)]),
+    "linspace": (lambda x: np.linspace(0.0, 1.0, 3) * x, [signed(3)]),
+    "tri": (lambda x: np.tri(3) @ x, [signed(3)]),
     "pad": (lambda x: np.pad(x, ((1, 0), (0, 2)), constant_values=0.5) * 2.0, [signed(2, 3)]),
+    **UFUNC_CASES,
+    "clip": (lambda x, lo: np.clip(x, lo, 0.9) + np.clip(x, -0.7, 0.6), [signed(2, 3), signed(3)]),
+    "argmax": (lambda x: x[np.argmax(np.sum(x, axis=1))] * 2.0, [signed(3, 4)]),
+    "argmin": (lambda x: np.where(np.argmin(x, axis=0) > 0, x, 0.0), [signed(3, 4)]),
+    "einsum": (lambda a, b, v: np.einsum("ij,jk->ik", a, b) + np.einsum("ij,j,jk->ik", a, v, b) + np.einsum("ij->", a),
+               [signed(3, 4), signed(4, 2), signed(4)]),
+    "inner": (lambda a, b: np.inner(a, b) * 2.0, [signed(3, 4), signed(2, 4)]),
+    "tensordot": (lambda a, b: np.tensordot(a, b, axes=([1, 2], [0, 1])), [signed(2, 3, 4), signed(3, 4, 2)]),
+    "trace": (lambda a: np.trace(a) * a, [signed(3, 3)]),
+    "vstack": (lambda x, v: np.vstack([x, v, x]) * 2.0, [signed(2, 3), signed(3)]),
+    "hstack": (lambda x, v: np.hstack((x, x)) + np.hstack([v, v]).sum(), [signed(2, 3), signed(3)]),
+    "average": (lambda x: np.average(x, axis=0) * np.average(x), [signed(3, 4)]),
+    "ravel": (lambda x: np.ravel(x) * 2.0, [signed(2, 3)]),
+    "squeeze": (lambda x: np.squeeze(x, axis=0) * np.squeeze(x), [signed(1, 3)]),
+    "expand_dims": (lambda x: np.expand_dims(x, (0, 2)) * 2.0, [signed(2, 3)]),
+    "swapaxes": (lambda x: np.swapaxes(x, 0, 2) * np.swapaxes(x, 2, 0), [signed(2, 3, 4)]),
+    "moveaxis": (lambda x: np.moveaxis(x, 0, -1) * 2.0, [signed(2, 3, 4)]),
+    "prod": (lambda x: np.prod(x, axis=0) + np.prod(x), [signed(3, 4)]),
+    "all": (lambda x: np.where(np.all(x > 0, axis=0), x, 0.0), [signed(3, 4)]),
+    "any": (lambda x: np.where(np.any(x > 0, axis=0), x, 0.0), [signed(3, 4)]),
+    "var": (lambda x: np.var(x, axis=0) + np.var(x, ddof=1), [signed(3, 4)]),
+    "std": (lambda x: np.std(x, axis=1, keepdims=True) * np.std(x), [signed(3, 4)]),
     **NN_CASES,  # the janus.nn entries
 }
 

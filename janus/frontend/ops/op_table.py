@@ -125,6 +125,21 @@ def by_kind(float_op: str | None, int_op: str | None, bool_op: str | None = None
     return body
 
 
+#: why a float64 form runs in Python
+NO_F64 = "IREE 3.13's CPU backend links no float64 `{}` (the call runs in NumPy)"
+
+
+def f32_only(body: ScalarFn, opname: str) -> ScalarFn:
+    """``body`` on float32 (and ints or bools); float64 raises NotConvertible."""
+
+    def checked(b: Body, dtype: np.dtype, xs: list[str]) -> str:
+        if dtype == np.float64:
+            raise NotConvertible(NO_F64.format(opname))
+        return body(b, dtype, xs)
+
+    return checked
+
+
 def compare(float_pred: str, int_pred: str, bool_pred: str) -> ScalarFn:
     return lambda b, dtype, xs: b.cmp(dtype, (float_pred, int_pred, bool_pred), xs[0], xs[1])
 
@@ -155,7 +170,7 @@ def elementwise(
     nin: int,
     compute: Callable[[list[Any], np.dtype], list[np.dtype]] | None = None,
     vjp: vjp_numpy.VJP | None = None,
-    no_grad: str = "",
+    **story: str,
 ) -> Op:
     """An elementwise op: broadcasting shapes, NumPy result dtype, one fused generic.
 
@@ -179,7 +194,7 @@ def elementwise(
 
         return em.elementwise(inputs, shape, dtype, body)
 
-    return Op(name, eager, _ufunc_bind(nin), rule, lower, dynamic=True, vjp=vjp, no_grad=no_grad)
+    return Op(name, eager, _ufunc_bind(nin), rule, lower, dynamic=True, vjp=vjp, **story)
 
 
 def _promoted(samples: list[Any], out: np.dtype) -> list[np.dtype]:
@@ -202,7 +217,7 @@ ELEMENTWISE = [
     elementwise("multiply", np.multiply, by_kind("arith.mulf", "arith.muli"), 2, vjp=vjp_numpy.multiply),
     elementwise("divide", np.divide, by_kind("arith.divf", None), 2, vjp=vjp_numpy.divide),
     elementwise("negative", np.negative, _negative, 1, vjp=vjp_numpy.negative),
-    elementwise("tanh", np.tanh, by_kind("math.tanh", None), 1, vjp=vjp_numpy.tanh),
+    elementwise("tanh", np.tanh, f32_only(by_kind("math.tanh", None), "math.tanh"), 1, vjp=vjp_numpy.tanh),
     elementwise("exp", np.exp, by_kind("math.exp", None), 1, vjp=vjp_numpy.exp),
     elementwise("log", np.log, by_kind("math.log", None), 1, vjp=vjp_numpy.log),
     elementwise("sqrt", np.sqrt, by_kind("math.sqrt", None), 1, vjp=vjp_numpy.sqrt),
@@ -242,6 +257,7 @@ def reduction(
     mean: bool = False,
     empty_ok: bool = True,
     vjp: vjp_numpy.VJP | None = None,
+    **story: str,
 ) -> Op:
     """A reduction over static axes (``keepdims`` reinserts unit dims by reshape)."""
 
@@ -270,7 +286,7 @@ def reduction(
         positions = [i for i in range(x.ndim) if i not in axes] if args["keepdims"] else list(range(r.ndim))
         return em.insert_unit_dims(r, positions, shape)
 
-    return Op(name, eager, _reduce_bind, rule, lower, dynamic=True, vjp=vjp)
+    return Op(name, eager, _reduce_bind, rule, lower, dynamic=True, vjp=vjp, **story)
 
 
 def _extreme(sign: int) -> Callable[[np.dtype], Any]:
@@ -613,13 +629,18 @@ OTHERS = [
     creation("ones", np.ones),
     creation("full", np.full),
     creation("arange", np.arange),
+    creation("empty", np.zeros),  # any contents are NumPy's ``empty``; zeros keep the graph deterministic
+    creation("eye", np.eye),
+    creation("identity", np.identity),
+    creation("linspace", np.linspace),
+    creation("tri", np.tri),
     Op("pad", np.pad, padding.bind, padding.rule, padding.lower, vjp=padding.vjp),
 ]
 
 
 register(*ELEMENTWISE, *REDUCTIONS, *OTHERS)
 #: NumPy aliases (``np.abs`` is ``np.absolute``; ``np.amax`` is ``max``)
-BY_FUNCTION.update({np.amax: OPS["max"], np.amin: OPS["min"], np.true_divide: OPS["divide"]})
+BY_FUNCTION.update({np.amax: OPS["max"], np.amin: OPS["min"], np.true_divide: OPS["divide"], np.empty: OPS["empty"]})
 
 METHODS.update({
     **{name: (OPS[name], OPS[name].bind) for name in ("sum", "mean", "max", "min", "dot")},

@@ -90,7 +90,7 @@ def apply(em: Emitter, op: Op, args: Sequence[Any], kwargs: dict[str, Any], bind
 
 
 #: ops whose NumPy result is (or may be) a view of their operand ``a``
-VIEW_OPS = frozenset({"getitem", "reshape", "transpose"})
+VIEW_OPS = frozenset({"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes", "moveaxis"})
 
 
 def record(em: Emitter, name: str, args: Args, result: Any) -> None:

@@ -64,26 +64,26 @@ def _reduced_axes(a: Any, axis: Any) -> tuple[int, ...]:
     return tuple(sorted(int(x) % ndim for x in axes))
 
 
-def _expand(g: Any, args: Args) -> np.ndarray:
+def expand(g: Any, args: Args) -> np.ndarray:
     """The reduction's cotangent with the reduced axes back (as unit dims)."""
     g = np.asarray(g)
     return g if args["keepdims"] else np.expand_dims(g, _reduced_axes(args["a"], args["axis"]))
 
 
 def sum_vjp(g: np.ndarray, out: Any, args: Args) -> Cotangents:
-    return {"a": np.broadcast_to(_expand(g, args), np.shape(args["a"]))}
+    return {"a": np.broadcast_to(expand(g, args), np.shape(args["a"]))}
 
 
 def mean_vjp(g: np.ndarray, out: Any, args: Args) -> Cotangents:
     count = int(np.prod([np.shape(args["a"])[i] for i in _reduced_axes(args["a"], args["axis"])]))
-    return {"a": np.broadcast_to(_expand(g, args) / count, np.shape(args["a"]))}
+    return {"a": np.broadcast_to(expand(g, args) / count, np.shape(args["a"]))}
 
 
 def extremum_vjp(g: np.ndarray, out: Any, args: Args) -> Cotangents:
     """max/min: the cotangent is shared evenly by the elements equal to the extremum."""
     a, axes = args["a"], _reduced_axes(args["a"], args["axis"])
-    hit = a == _expand(out, args)
-    return {"a": hit * (_expand(g, args) / hit.sum(axis=axes, keepdims=True))}
+    hit = a == expand(out, args)
+    return {"a": hit * (expand(g, args) / hit.sum(axis=axes, keepdims=True))}
 
 
 def matmul_vjp(g: np.ndarray, out: Any, args: Args) -> Cotangents:
@@ -147,3 +147,62 @@ def getitem_vjp(g: np.ndarray, out: Any, args: Args) -> Cotangents:
 def like_vjp(g: np.ndarray, out: Any, args: Args) -> Cotangents:
     """``zeros_like`` and kin: only the fill value (``full_like``'s) reaches the result."""
     return {"fill": np.sum(g)}
+
+
+# ---- ufuncs (ops/ufuncs.py) ----------------------------------------------------------------
+exp2 = elementwise(lambda g, out, x: (g * out * np.log(2.0),))
+expm1 = elementwise(lambda g, out, x: (g * (out + 1),))
+log1p = elementwise(lambda g, out, x: (g / (1 + x),))
+log2 = elementwise(lambda g, out, x: (g / (x * np.log(2.0)),))
+log10 = elementwise(lambda g, out, x: (g / (x * np.log(10.0)),))
+cbrt = elementwise(lambda g, out, x: (g / (3 * out * out),))
+sin = elementwise(lambda g, out, x: (g * np.cos(x),))
+cos = elementwise(lambda g, out, x: (-g * np.sin(x),))
+tan = elementwise(lambda g, out, x: (g * (1 + out * out),))
+arcsin = elementwise(lambda g, out, x: (g / np.sqrt(1 - x * x),))
+arccos = elementwise(lambda g, out, x: (-g / np.sqrt(1 - x * x),))
+arctan = elementwise(lambda g, out, x: (g / (1 + x * x),))
+sinh = elementwise(lambda g, out, x: (g * np.cosh(x),))
+cosh = elementwise(lambda g, out, x: (g * np.sinh(x),))
+arcsinh = elementwise(lambda g, out, x: (g / np.sqrt(x * x + 1),))
+arccosh = elementwise(lambda g, out, x: (g / np.sqrt(x * x - 1),))
+arctanh = elementwise(lambda g, out, x: (g / (1 - x * x),))
+square = elementwise(lambda g, out, x: (2 * g * x,))
+reciprocal = elementwise(lambda g, out, x: (-g * out * out,))
+positive = elementwise(lambda g, out, x: (g,))
+# d x^y = y x^(y-1) dx + x^y log(x) dy (log taken where x > 0, as a real power needs)
+power = elementwise(lambda g, out, x, y: (g * y * np.power(x, y - 1), g * out * np.log(np.where(np.greater(x, 0), x, 1))))
+arctan2 = elementwise(lambda g, out, y, x: (g * x / (x * x + y * y), -g * y / (x * x + y * y)))
+copysign = elementwise(lambda g, out, x, y: (g * np.where(np.signbit(x) == np.signbit(out), 1.0, -1.0), None))
+# NaN-ignoring extrema: the gradient goes to the chosen operand (the first on ties)
+fmax = elementwise(lambda g, out, x, y: (g * ((x >= y) | np.isnan(y)), g * ~((x >= y) | np.isnan(y))))
+fmin = elementwise(lambda g, out, x, y: (g * ((x <= y) | np.isnan(y)), g * ~((x <= y) | np.isnan(y))))
+remainder = elementwise(lambda g, out, x, y: (g, -g * np.floor_divide(x, y)))
+fmod = elementwise(lambda g, out, x, y: (g, -g * np.trunc(x / y)))
+# piecewise-constant ops (floor, floor_divide, ...): zero almost everywhere, as JAX defines it
+zero = elementwise(lambda g, out, *xs: tuple(np.zeros(np.shape(g)) for _ in xs))
+
+
+def prod_vjp(g: np.ndarray, out: Any, args: Args) -> Cotangents:
+    """The product of the other elements (exclusive cumulative products from both ends, so
+    zeros in the operand are exact), times the cotangent."""
+    a = np.asarray(args["a"])
+    axes = _reduced_axes(a, args["axis"])
+    moved = np.moveaxis(a, axes, range(a.ndim - len(axes), a.ndim))
+    flat = moved.reshape(moved.shape[: a.ndim - len(axes)] + (-1,))
+    ones = np.ones(flat.shape[:-1] + (1,), flat.dtype)
+    left = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    others = np.moveaxis((left * right).reshape(moved.shape), range(a.ndim - len(axes), a.ndim), axes)
+    return {"a": others * expand(g, args)}
+
+
+def _clip_partials(g: Any, out: Any, x: Any, low: Any, high: Any) -> tuple:
+    """NumPy's clip is max then min with NaN kept and ties to ``x`` (``ops/ufuncs._clip``)."""
+    keep_x = np.isnan(x) | (x >= low)
+    m = np.where(keep_x, x, low)
+    keep_m = np.isnan(m) | (m <= high)
+    return g * keep_x * keep_m, g * ~keep_x * keep_m, g * ~keep_m
+
+
+clip = elementwise(_clip_partials)

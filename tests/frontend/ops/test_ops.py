@@ -9,6 +9,11 @@ from tests.helpers import check_compiled, rand
 from janus.frontend.ops.op_table import OPS
 from janus.frontend.values import NotConvertible
 from tests.helpers.nn_cases import COMPILED
+from janus.frontend.ops.ufuncs import UFUNCS
+
+UFUNC_NAMES = [op.name for op in UFUNCS]
+#: entries tested by the conformance suite alone
+CONFORMANCE_ONLY = ("average", "vstack", "hstack", "einsum", "inner", "tensordot", "trace", "argmax", "argmin", "ravel", "squeeze", "expand_dims", "swapaxes", "moveaxis", "prod", "all", "any", "var", "std")
 
 f32, f64, i64 = np.float32, np.float64, np.int64
 x23, y23, v3 = rand(2, 3), rand(2, 3, seed=1), rand(3)
@@ -92,6 +97,8 @@ CASES = {
     "pad_images_nhwc": (lambda a: np.pad(a, ((0, 0), (2, 2), (2, 2), (0, 0))) * 2.0, rand(2, 3, 3, 1)),
     "copy": (lambda a: np.copy(a) * 2.0, x23),
     "copy_method": (lambda a: a.copy() + a, rand(3, dtype=i64)),
+    "creation_folded": (lambda a: a + np.zeros_like(np.empty(3)) + np.eye(3)[0] + np.identity(3)[1] + np.linspace(0, 1, 3)
+                        + np.tri(3)[1], x23),
     "arange": (lambda a: a + np.arange(a.shape[1]) * np.arange(1, 7, 2, dtype=np.float32), x23),
     "array_of_elements": (lambda a: np.array([a[0, 0], a[1, 2] * 2, 3]), x23),
     "array_of_rows_dtype": (lambda a, b: np.array((a, b), dtype=np.float64), v3, v3 * 2),
@@ -121,5 +128,7 @@ def test_every_table_entry_is_exercised() -> None:
                "stack", "getitem", "zeros_like", "ones_like", "full_like", "astype", "zeros", "ones", "full",
                "arange", "pad", "copy", "array"}
     covered |= set(COMPILED)  # the janus.nn entries: tests/frontend/ops/test_nn.py
+    covered |= {"empty", "eye", "identity", "linspace", "tri"}
+    covered |= set(UFUNC_NAMES) | set(CONFORMANCE_ONLY)  # tests/frontend/ops/test_conformance.py
     covered.add("gather")  # advanced indexing: tests/frontend/ops/test_advanced_indexing.py
     assert covered == set(OPS)

@@ -1,0 +1,422 @@
+"""NumPy ufuncs beyond arithmetic: math functions, rounding, predicates, integer division,
+bitwise and logical ops, and the Python operators that map to them.
+
+Each entry is one ``op_table.elementwise`` record with a scalar body. Bodies reproduce
+NumPy's corner cases exactly (integer division and modulo by zero give 0, shifts past the
+width saturate, ``floor_divide`` of floats follows ``npy_divmod``) so no guard is needed.
+Math functions without a janus-autodiff rule (``passes/autodiff/rules.py``) say so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from janus.frontend.emitter import Body, Emitter
+from janus.frontend.ops import vjp_numpy as v
+from janus.frontend.ops.op_table import BOOL_RESULT, ScalarFn, by_kind, cast, elementwise, f32_only as _f32_only
+from janus.frontend.ops.registry import BY_FUNCTION, METHODS, OPERATORS, OPS, Args, Op, Spec, register
+from janus.frontend.values import NotConvertible, Tensor, check_dtype
+
+BOOL = np.dtype(bool)
+#: why a math function's lowering has no compiled gradient
+NO_RULE = "janus-autodiff has no rule for the `{}` it lowers to"
+INT_ONLY = "integer and bool operands only"
+
+
+def _f(predicate: str) -> tuple[str, str, str]:
+    """A float-only ``arith.cmpf`` predicate for ``Body.cmp``."""
+    return predicate, predicate, predicate
+
+
+def _operand_dtype(samples: list[Any], out: np.dtype) -> list[np.dtype]:
+    """Compute in the operands' promoted dtype (predicates: the result is bool)."""
+    return [check_dtype(np.result_type(*samples))] * len(samples)
+
+
+def _as_bool(samples: list[Any], out: np.dtype) -> list[np.dtype]:
+    return [BOOL] * len(samples)
+
+
+def _odd(opname: str, infinite: bool = False) -> ScalarFn:
+    """An odd function with f(0) = 0: ``x`` itself at ±0.0 (IREE's approximations lose the
+    sign of -0.0 there, which NumPy keeps), and at ±inf where ``infinite`` (f(±inf) = ±inf)."""
+
+    def body(b: Body, t: np.dtype, xs: list[str]) -> str:
+        value = by_kind(opname, None)(b, t, xs)
+        fixed = b.cmp(t, _f("oeq"), xs[0], b.constant(0, t))
+        if infinite:
+            fixed = b.op("arith.ori", [fixed, _abs_compare("oeq", False)(b, t, xs)], "i1")
+        return b.select(fixed, xs[0], value, t)
+
+    return body
+
+
+def _atan2(b: Body, t: np.dtype, xs: list[str]) -> str:
+    """``atan2`` with the sign of ``y`` (IREE's drops it at y = -0.0) and C's value at
+    y = ±0, x = ±0 (0 or π by the sign of x; IREE's gives NaN)."""
+    y, x = xs
+    zero = b.constant(0, t)
+    both_zero = b.op("arith.andi", [b.cmp(t, _f("oeq"), y, zero), b.cmp(t, _f("oeq"), x, zero)], "i1")
+    at_zeros = b.select(_signbit(b, t, [x]), b.constant(np.pi, t), zero, t)
+    value = b.select(both_zero, at_zeros, by_kind("math.atan2", None)(b, t, xs), t)
+    return b.op("math.copysign", [value, y], t)
+
+
+def math_fn(name: str, eager: Any, body: ScalarFn, vjp: v.VJP, opname: str) -> Any:
+    """A float math function lowered to the ``math`` op ``opname`` (ints are cast to float first)."""
+    return elementwise(name, eager, body, 1, vjp=vjp, no_mlir_vjp=NO_RULE.format(opname))
+
+
+# ---- scalar bodies ------------------------------------------------------------------------
+def _square(b: Body, t: np.dtype, xs: list[str]) -> str:
+    return b.op({"f": "arith.mulf", "i": "arith.muli", "b": "arith.andi"}[t.kind], [xs[0], xs[0]], t)
+
+
+def _reciprocal(b: Body, t: np.dtype, xs: list[str]) -> str:
+    return by_kind("arith.divf", None)(b, t, [b.constant(1, t), xs[0]])
+
+
+def _positive(b: Body, t: np.dtype, xs: list[str]) -> str:
+    return xs[0]
+
+
+def _sign(b: Body, t: np.dtype, xs: list[str]) -> str:
+    """1, -1 or 0 (+0.0 for ±0.0); NaN stays NaN."""
+    x, zero = xs[0], b.constant(0, t)
+    inner = b.select(b.cmp(t, ("oeq", "eq", "eq"), x, zero), zero, x, t)
+    inner = b.select(b.cmp(t, ("olt", "slt", "ult"), x, zero), b.constant(-1, t), inner, t)
+    return b.select(b.cmp(t, ("ogt", "sgt", "ugt"), x, zero), b.constant(1, t), inner, t)
+
+
+def _log10(b: Body, t: np.dtype, xs: list[str]) -> str:
+    """``log(x) / log(10)``: IREE links no ``log10`` (within an ulp or two of libm's)."""
+    return b.op("arith.divf", [by_kind("math.log", None)(b, t, xs), b.constant(np.log(10.0), t)], t)
+
+
+def _rounding(opname: str) -> ScalarFn:
+    """floor/ceil/rint/trunc: math on floats; NumPy returns ints (and bools) unchanged."""
+    return lambda b, t, xs: b.op(opname, xs, t) if t.kind == "f" else xs[0]
+
+
+def _isnan(b: Body, t: np.dtype, xs: list[str]) -> str:
+    return b.cmp(t, _f("uno"), xs[0], xs[0]) if t.kind == "f" else b.constant(False, BOOL)
+
+
+def _abs_compare(predicate: str, int_value: bool) -> ScalarFn:
+    """isinf (``|x| == inf``) / isfinite (``|x| < inf``, false on NaN); ints are finite."""
+
+    def body(b: Body, t: np.dtype, xs: list[str]) -> str:
+        if t.kind != "f":
+            return b.constant(int_value, BOOL)
+        return b.op("arith.cmpf", [b.op("math.absf", xs, t), b.constant(np.inf, t)], t, f"{predicate}, ", result="i1")
+
+    return body
+
+
+def _signbit(b: Body, t: np.dtype, xs: list[str]) -> str:
+    """The sign bit (set on -0.0 and negative NaNs): the float's bits as a signed int < 0."""
+    if t.kind == "b":
+        return b.constant(False, BOOL)
+    bits = b.bitcast(xs[0], t, f"i{t.itemsize * 8}") if t.kind == "f" else xs[0]
+    width = f"i{t.itemsize * 8}"
+    return b.cmp(width, "slt", bits, b.constant(0, width))
+
+
+def _safe_divisor(b: Body, t: np.dtype, d: str) -> tuple[str, str, str]:
+    """(divisor with 0 and -1 replaced by 1, d == 0, d == -1): LLVM's sdiv/srem are
+    undefined there; NumPy gives 0 (``x // 0``, ``x % 0``) and wraps ``MIN // -1``."""
+    zero, one, minus_one = b.constant(0, t), b.constant(1, t), b.constant(-1, t)
+    is_zero, is_minus_one = b.cmp(t, "eq", d, zero), b.cmp(t, "eq", d, minus_one)
+    return b.select(b.op("arith.ori", [is_zero, is_minus_one], "i1"), one, d, t), is_zero, is_minus_one
+
+
+def _float_divmod(b: Body, t: np.dtype, x: str, y: str) -> tuple[str, str]:
+    """NumPy's ``npy_divmod`` for floats: (floor quotient, modulo with the divisor's sign)."""
+    zero, one = b.constant(0, t), b.constant(1, t)
+    mod = b.op("arith.remf", [x, y], t)
+    div = b.op("arith.divf", [b.op("arith.subf", [x, mod], t), y], t)
+    mod_nonzero = b.cmp(t, _f("une"), mod, zero)
+    signs_differ = b.op("arith.xori", [b.cmp(t, _f("olt"), y, zero), b.cmp(t, _f("olt"), mod, zero)], "i1")
+    adjust = b.op("arith.andi", [mod_nonzero, signs_differ], "i1")
+    mod = b.select(adjust, b.op("arith.addf", [mod, y], t), mod, t)
+    div = b.select(adjust, b.op("arith.subf", [div, one], t), div, t)
+    mod = b.select(mod_nonzero, mod, b.op("math.copysign", [zero, y], t), t)
+    floor = b.op("math.floor", [div], t)
+    up = b.cmp(t, _f("ogt"), b.op("arith.subf", [div, floor], t), b.constant(0.5, t))
+    floor = b.select(up, b.op("arith.addf", [floor, one], t), floor, t)
+    quotient = b.op("arith.divf", [x, y], t)
+    floordiv = b.select(b.cmp(t, _f("une"), div, zero), floor, b.op("math.copysign", [zero, quotient], t), t)
+    y_zero = b.cmp(t, _f("oeq"), y, zero)
+    return b.select(y_zero, quotient, floordiv, t), b.select(y_zero, b.op("arith.remf", [x, y], t), mod, t)
+
+
+def _floor_divide(b: Body, t: np.dtype, xs: list[str]) -> str:
+    x, y = xs
+    if t.kind == "f":
+        return _float_divmod(b, t, x, y)[0]
+    if t.kind == "b":
+        return b.op("arith.andi", [x, y], t)  # NumPy has no bool floor_divide: the rule already refused it
+    safe, is_zero, is_minus_one = _safe_divisor(b, t, y)
+    q = b.op("arith.floordivsi", [x, safe], t)
+    q = b.select(is_minus_one, b.op("arith.subi", [b.constant(0, t), x], t), q, t)
+    return b.select(is_zero, b.constant(0, t), q, t)
+
+
+def _remainder(b: Body, t: np.dtype, xs: list[str]) -> str:
+    """Python's modulo: the divisor's sign."""
+    x, y = xs
+    if t.kind == "f":
+        return _float_divmod(b, t, x, y)[1]
+    safe, is_zero, _ = _safe_divisor(b, t, y)
+    r = b.op("arith.remsi", [x, safe], t)
+    zero = b.constant(0, t)
+    differ = b.op("arith.xori", [b.cmp(t, "slt", r, zero), b.cmp(t, "slt", y, zero)], "i1")
+    fix = b.op("arith.andi", [b.cmp(t, "ne", r, zero), differ], "i1")
+    r = b.select(fix, b.op("arith.addi", [r, y], t), r, t)
+    return b.select(is_zero, zero, r, t)
+
+
+def _fmod(b: Body, t: np.dtype, xs: list[str]) -> str:
+    """C's fmod: the dividend's sign."""
+    if t.kind == "f":
+        return b.op("arith.remf", xs, t)
+    safe, is_zero, _ = _safe_divisor(b, t, xs[1])
+    return b.select(is_zero, b.constant(0, t), b.op("arith.remsi", [xs[0], safe], t), t)
+
+
+def _heaviside(b: Body, t: np.dtype, xs: list[str]) -> str:
+    x, h = xs
+    zero = b.constant(0, t)
+    out = b.select(b.cmp(t, _f("oeq"), x, zero), h, x, t)  # NaN stays NaN
+    out = b.select(b.cmp(t, _f("olt"), x, zero), zero, out, t)
+    return b.select(b.cmp(t, _f("ogt"), x, zero), b.constant(1, t), out, t)
+
+
+def _logical(opname: str) -> ScalarFn:
+    return lambda b, t, xs: b.op(opname, xs, BOOL)
+
+
+def _logical_not(b: Body, t: np.dtype, xs: list[str]) -> str:
+    return b.op("arith.xori", [xs[0], b.constant(True, BOOL)], BOOL)
+
+
+def _invert(b: Body, t: np.dtype, xs: list[str]) -> str:
+    return b.op("arith.xori", [xs[0], b.constant(True if t.kind == "b" else -1, t)], t)
+
+
+def _shift(left: bool) -> ScalarFn:
+    """``npy_lshift``/``npy_rshift``: a shift by a negative or ≥ 64 count gives 0 (``>>`` of a
+    negative value: -1); LLVM leaves those undefined, so the count is clamped first."""
+
+    def body(b: Body, t: np.dtype, xs: list[str]) -> str:
+        x, n = xs
+        if t.kind != "i":
+            raise NotConvertible(f"{'left' if left else 'right'}_shift of {t.name}")
+        bits = b.constant(t.itemsize * 8, t)
+        ok = b.cmp(t, "ult", n, bits)
+        shifted = b.op("arith.shli" if left else "arith.shrsi", [x, b.select(ok, n, b.constant(0, t), t)], t)
+        zero = b.constant(0, t)
+        overflow = zero if left else b.select(b.cmp(t, "slt", x, zero), b.constant(-1, t), zero, t)
+        return b.select(ok, shifted, overflow, t)
+
+    return body
+
+
+def _maxnum(float_op: str, int_op: str) -> ScalarFn:
+    return by_kind(float_op, int_op, "arith.ori" if "max" in int_op else "arith.andi")
+
+
+def _float_only(opname: str) -> ScalarFn:
+    return by_kind(opname, None)
+
+
+def _int_power(b: Body, t: np.dtype, x: str, n: int) -> str:
+    """``x ** n`` for a static ``n >= 0`` by squaring (wrapping as NumPy's integer power)."""
+    result, base = b.constant(1, t), x
+    while n:
+        if n & 1:
+            result = b.op("arith.muli", [result, base], t)
+        n >>= 1
+        if n:
+            base = b.op("arith.muli", [base, base], t)
+    return result
+
+
+#: static float exponents NumPy computes without ``pow`` (its scalar fast path: sqrt, square...)
+EXACT_POWERS: dict[float, ScalarFn] = {
+    0: lambda b, t, xs: b.constant(1, t),
+    0.5: by_kind("math.sqrt", None),
+    1: _positive,
+    2: _square,
+    -1: _reciprocal,
+}
+def _powf(b: Body, t: np.dtype, xs: list[str]) -> str:
+    """C's ``pow`` from ``math.powf`` (which IREE computes as exp(y log x)): a negative base
+    to an integer power takes the power of ``|x|`` and the sign of ``x`` for odd ``y``
+    (NaN for a non-integer ``y`` and finite ``x``); x ** ±0 = 1 and 1 ** y = 1, NaN included."""
+    x, y = xs
+    zero, one, two = b.constant(0, t), b.constant(1, t), b.constant(2, t)
+    magnitude = b.op("math.powf", [b.op("math.absf", [x], t), y], t)
+    integer = b.cmp(t, _f("oeq"), b.op("math.floor", [y], t), y)
+    half = b.op("math.floor", [b.op("arith.divf", [y, two], t)], t)
+    odd = b.cmp(t, _f("one"), b.op("arith.mulf", [half, two], t), y)
+    signed = b.select(odd, b.op("arith.negf", [magnitude], t), magnitude, t)
+    # a non-integer power of -0.0 or -inf is that of its magnitude; of other negatives, NaN
+    finite_negative = b.op("arith.andi", [b.cmp(t, _f("olt"), x, zero), _abs_compare("olt", True)(b, t, [x])], "i1")
+    fractional = b.select(finite_negative, b.constant(np.nan, t), magnitude, t)
+    negative_base = b.select(integer, signed, fractional, t)
+    value = b.select(_signbit(b, t, [x]), negative_base, magnitude, t)
+    exact = b.op("arith.ori", [b.cmp(t, _f("oeq"), y, zero), b.cmp(t, _f("oeq"), x, one)], "i1")
+    return b.select(exact, one, value, t)
+
+
+def _large(opname: str, positive_only: bool) -> ScalarFn:
+    """asinh/acosh where IREE's log(x + sqrt(x² ± 1)) overflows: log(2|x|) past |x| = 1e8
+    (exact to rounding there), and acosh's NaN below 1."""
+
+    def body(b: Body, t: np.dtype, xs: list[str]) -> str:
+        x = xs[0]
+        size = b.op("math.absf", [x], t)
+        far = b.op("arith.addf", [b.op("math.log", [size], t), b.constant(np.log(2.0), t)], t)
+        far = far if positive_only else b.op("math.copysign", [far, x], t)
+        value = b.select(b.cmp(t, _f("ogt"), size, b.constant(1e8, t)), far, (_odd(opname) if not positive_only else by_kind(opname, None))(b, t, xs), t)
+        if positive_only:
+            value = b.select(b.cmp(t, _f("olt"), x, b.constant(1, t)), b.constant(np.nan, t), value, t)
+        return value
+
+    return body
+
+
+def _powf_scalar_exponent(b: Body, t: np.dtype, xs: list[str]) -> str:
+    """``_powf`` by a 0-d exponent, where NumPy takes ``sqrt`` for 0.5 (-0.0 and -inf differ)."""
+    half = b.cmp(t, _f("oeq"), xs[1], b.constant(0.5, t))
+    return b.select(half, b.op("math.sqrt", [xs[0]], t), _powf(b, t, xs), t)
+
+
+POWF = elementwise("power", np.power, _powf, 2, vjp=v.power)
+POWF_SCALAR_EXPONENT = elementwise("power", np.power, _powf_scalar_exponent, 2, vjp=v.power)
+
+
+def _power_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+    """``math.powf`` for floats; a static exponent of 0, ±1 or 2 as exact arithmetic; an
+    integer power only by a static exponent >= 0 (NumPy raises on a negative one)."""
+    x, e = args["xs"]
+    if any(isinstance(v, Tensor) and v.dtype.kind == "b" for v in (x, e)):
+        raise NotConvertible("power of bools (`x ** 2` is NumPy's int8 square, np.power(x, 2) an int64)")
+    static = not isinstance(e, Tensor) and np.ndim(e) == 0 and isinstance(x, Tensor)
+    if spec[1].kind == "f" and not (static and float(e) in EXACT_POWERS):
+        zero_d = isinstance(e, Tensor) and e.ndim == 0 and isinstance(x, Tensor) and x.ndim > 0
+        return (POWF_SCALAR_EXPONENT if zero_d else POWF).lower(em, args, spec)
+    if not static or spec[1].kind != "f" and (float(e) != int(e) or int(e) < 0):
+        raise NotConvertible("integer power by an array or negative exponent (NumPy raises on a negative one)")
+    x = cast(em, x, spec[1])
+    if spec[1].kind == "f":
+        body = EXACT_POWERS[float(e)]
+        return em.elementwise([x], spec[0], spec[1], lambda b, a: body(b, spec[1], a[:1]))
+    return em.elementwise([x], spec[0], spec[1], lambda b, a: _int_power(b, spec[1], a[0], int(e)))
+
+
+POWER = Op("power", np.power, POWF.bind, POWF.rule, _power_lower, dynamic=True, vjp=v.power)
+
+
+def _clip(b: Body, t: np.dtype, xs: list[str]) -> str:
+    """NumPy's clip: max with ``lo`` then min with ``hi``, NaN propagating and ties keeping
+    ``x`` (``clip(-0.0, 0, 1)`` is -0.0, which ``maximumf`` would not give)."""
+    x, lo, hi = xs
+    nan = _f("uno")
+    keep_x = b.cmp(t, ("oge", "sge", "uge"), x, lo)
+    if t.kind == "f":
+        keep_x = b.op("arith.ori", [keep_x, b.cmp(t, nan, x, x)], "i1")
+    m = b.select(keep_x, x, lo, t)
+    keep_m = b.cmp(t, ("ole", "sle", "ule"), m, hi)
+    if t.kind == "f":
+        keep_m = b.op("arith.ori", [keep_m, b.cmp(t, nan, m, m)], "i1")
+    return b.select(keep_m, m, hi, t)
+
+
+def _clip_bind(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, *, min: Any = None, max: Any = None) -> Args:
+    low, high = a_min if a_min is not None else min, a_max if a_max is not None else max
+    if low is None or high is None or out is not None:
+        raise NotConvertible("clip needs both bounds and no out=")
+    return {"xs": (a, low, high)}
+
+
+def _clip_method(a: Any, min: Any = None, max: Any = None, out: Any = None) -> Args:
+    return _clip_bind(a, min, max, out)
+
+
+CLIP = replace(elementwise("clip", np.clip, _clip, 3, vjp=v.clip), bind=_clip_bind)
+
+
+# ---- the entries ---------------------------------------------------------------------------
+UFUNCS = [
+    math_fn("exp2", np.exp2, by_kind("math.exp2", None), v.exp2, "math.exp2"),
+    math_fn("expm1", np.expm1, _odd("math.expm1"), v.expm1, "math.expm1"),
+    math_fn("log1p", np.log1p, _odd("math.log1p"), v.log1p, "math.log1p"),
+    math_fn("log2", np.log2, _f32_only(by_kind("math.log2", None), "math.log2"), v.log2, "math.log2"),
+    math_fn("cbrt", np.cbrt, _f32_only(_odd("math.cbrt", infinite=True), "math.cbrt"), v.cbrt, "math.cbrt"),
+    math_fn("tan", np.tan, _f32_only(_odd("math.tan"), "math.tan"), v.tan, "math.tan"),
+    math_fn("arcsin", np.arcsin, _f32_only(_odd("math.asin"), "math.asin"), v.arcsin, "math.asin"),
+    math_fn("arccos", np.arccos, _f32_only(by_kind("math.acos", None), "math.acos"), v.arccos, "math.acos"),
+    math_fn("arctan", np.arctan, _f32_only(_odd("math.atan"), "math.atan"), v.arctan, "math.atan"),
+    math_fn("sinh", np.sinh, _odd("math.sinh"), v.sinh, "math.sinh"),
+    math_fn("cosh", np.cosh, by_kind("math.cosh", None), v.cosh, "math.cosh"),
+    math_fn("arcsinh", np.arcsinh, _large("math.asinh", positive_only=False), v.arcsinh, "math.asinh"),
+    math_fn("arccosh", np.arccosh, _large("math.acosh", positive_only=True), v.arccosh, "math.acosh"),
+    math_fn("arctanh", np.arctanh, _odd("math.atanh"), v.arctanh, "math.atanh"),
+    elementwise("log10", np.log10, _log10, 1, vjp=v.log10),
+    elementwise("sin", np.sin, _f32_only(_odd("math.sin"), "math.sin"), 1, vjp=v.sin),
+    elementwise("cos", np.cos, _f32_only(_float_only("math.cos"), "math.cos"), 1, vjp=v.cos),
+    elementwise("square", np.square, _square, 1, vjp=v.square),
+    elementwise("reciprocal", np.reciprocal, _reciprocal, 1, vjp=v.reciprocal),
+    elementwise("positive", np.positive, _positive, 1, vjp=v.positive),
+    elementwise("fabs", np.fabs, _float_only("math.absf"), 1, vjp=v.absolute),
+    elementwise("sign", np.sign, _sign, 1, vjp=v.zero),
+    elementwise("floor", np.floor, _rounding("math.floor"), 1, vjp=v.zero, no_mlir_vjp=NO_RULE.format("math.floor")),
+    elementwise("ceil", np.ceil, _rounding("math.ceil"), 1, vjp=v.zero, no_mlir_vjp=NO_RULE.format("math.ceil")),
+    elementwise("rint", np.rint, _rounding("math.roundeven"), 1, vjp=v.zero, no_mlir_vjp=NO_RULE.format("math.roundeven")),
+    elementwise("trunc", np.trunc, _rounding("math.trunc"), 1, vjp=v.zero, no_mlir_vjp=NO_RULE.format("math.trunc")),
+    elementwise("isnan", np.isnan, _isnan, 1, _operand_dtype, no_grad=BOOL_RESULT),
+    elementwise("isinf", np.isinf, _abs_compare("oeq", False), 1, _operand_dtype, no_grad=BOOL_RESULT),
+    elementwise("isfinite", np.isfinite, _abs_compare("olt", True), 1, _operand_dtype, no_grad=BOOL_RESULT),
+    elementwise("signbit", np.signbit, _signbit, 1, _operand_dtype, no_grad=BOOL_RESULT),
+    POWER,
+    CLIP,
+    elementwise("round", np.round, _rounding("math.roundeven"), 1, vjp=v.zero, no_mlir_vjp=NO_RULE.format("math.roundeven")),
+    elementwise("float_power", np.float_power, _powf, 2, vjp=v.power),
+    elementwise("arctan2", np.arctan2, _f32_only(_atan2, "math.atan2"), 2, vjp=v.arctan2, no_mlir_vjp=NO_RULE.format("math.atan2")),
+    elementwise("copysign", np.copysign, _float_only("math.copysign"), 2, vjp=v.copysign,
+                no_mlir_vjp=NO_RULE.format("math.copysign")),
+    elementwise("heaviside", np.heaviside, _heaviside, 2, vjp=v.zero),
+    elementwise("fmax", np.fmax, _maxnum("arith.maxnumf", "arith.maxsi"), 2, vjp=v.fmax, no_mlir_vjp=NO_RULE.format("arith.maxnumf")),
+    elementwise("fmin", np.fmin, _maxnum("arith.minnumf", "arith.minsi"), 2, vjp=v.fmin, no_mlir_vjp=NO_RULE.format("arith.minnumf")),
+    elementwise("floor_divide", np.floor_divide, _f32_only(_floor_divide, "arith.remf"), 2, vjp=v.zero,
+                no_mlir_vjp=NO_RULE.format("arith.remf")),
+    elementwise("remainder", np.remainder, _f32_only(_remainder, "arith.remf"), 2, vjp=v.remainder, no_mlir_vjp=NO_RULE.format("arith.remf")),
+    elementwise("fmod", np.fmod, _f32_only(_fmod, "arith.remf"), 2, vjp=v.fmod, no_mlir_vjp=NO_RULE.format("arith.remf")),
+    elementwise("logical_and", np.logical_and, _logical("arith.andi"), 2, _as_bool, no_grad=BOOL_RESULT),
+    elementwise("logical_or", np.logical_or, _logical("arith.ori"), 2, _as_bool, no_grad=BOOL_RESULT),
+    elementwise("logical_xor", np.logical_xor, _logical("arith.xori"), 2, _as_bool, no_grad=BOOL_RESULT),
+    elementwise("logical_not", np.logical_not, _logical_not, 1, _as_bool, no_grad=BOOL_RESULT),
+    elementwise("bitwise_and", np.bitwise_and, by_kind(None, "arith.andi", "arith.andi"), 2, no_grad=INT_ONLY),
+    elementwise("bitwise_or", np.bitwise_or, by_kind(None, "arith.ori", "arith.ori"), 2, no_grad=INT_ONLY),
+    elementwise("bitwise_xor", np.bitwise_xor, by_kind(None, "arith.xori", "arith.xori"), 2, no_grad=INT_ONLY),
+    elementwise("invert", np.invert, _invert, 1, no_grad=INT_ONLY),
+    elementwise("left_shift", np.left_shift, _shift(True), 2, no_grad=INT_ONLY),
+    elementwise("right_shift", np.right_shift, _shift(False), 2, no_grad=INT_ONLY),
+]
+
+register(*UFUNCS)
+#: NumPy's other names for the same functions
+BY_FUNCTION.update({np.mod: OPS["remainder"], np.around: OPS["round"], np.bitwise_not: OPS["invert"]})
+METHODS["clip"] = (CLIP, _clip_method)
+OPERATORS.update({
+    symbol: OPS[name]
+    for symbol, name in {
+        "**": "power", "//": "floor_divide", "%": "remainder",
+        "&": "bitwise_and", "|": "bitwise_or", "^": "bitwise_xor", "<<": "left_shift", ">>": "right_shift",
+    }.items()
+})

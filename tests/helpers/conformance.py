@@ -1,0 +1,178 @@
+"""The NumPy conformance suite, generated from the op table: call forms of every NumPy
+entry (each ufunc on one and two operands and a Python scalar, each operator, each
+array method, and written forms for the rest), run on a few dtypes, values and dtypes
+compared with NumPy. Forms are batched into few jitted functions per dtype group.
+
+A form the graph generator refuses (``NotConvertible``, found by tracing alone, no IREE)
+is a listed gap with its reason; a form NumPy itself rejects for a dtype is not a form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from janus.frontend.generate import generate
+from janus.frontend.ops.registry import METHODS, OPERATORS, OPS, Op
+from janus.frontend.profiler import Profile
+from janus.frontend.values import NotConvertible
+
+#: results per inner tuple (CPython builds a longer one with LIST_TO_TUPLE) and per jitted function
+TUPLE, BATCH = 24, 96
+#: ops tested elsewhere: the ``janus.nn`` entries (tests/frontend/ops/test_nn.py)
+NN_MODULE = "janus.frontend.ops.nn_ops"
+
+
+def _inputs(dtype: str) -> dict[str, np.ndarray]:
+    """x: (3, 4) with -0.0, NaN and inf among normal values (floats); y: (4,), nonzero-free
+    ints with 0 and -1 (integer division by zero and MIN // -1)."""
+    rng = np.random.default_rng(3)
+    if dtype == "bool":
+        return {"x": rng.random((3, 4)) > 0.5, "y": rng.random(4) > 0.5}
+    if dtype == "int64":
+        x = rng.integers(-9, 10, (3, 4))
+        x[0, 0] = np.iinfo(np.int64).min
+        return {"x": x, "y": np.array([0, -1, 3, -4])}
+    x = rng.standard_normal((3, 4)).astype(dtype)
+    x[0, :3] = [-0.0, np.nan, np.inf]
+    return {"x": x, "y": np.array([0.0, -1.5, 0.7, 2.0], dtype)}
+
+
+GROUPS = {name: _inputs(name) for name in ("float32", "float64", "int64", "bool")}
+
+#: written forms of the entries that are not ufuncs, operators or argument-free methods
+WRITTEN: dict[str, list[str]] = {
+    "where": ["np.where(x > 0, x, y)", "np.where(x, 1, 0)"],
+    "sum": ["np.sum(x, axis=0)", "x.sum(axis=-1, keepdims=True)", "np.sum(x, axis=(0, 1))"],
+    "mean": ["np.mean(x, axis=1)", "x.mean(0, keepdims=True)"],
+    "max": ["np.max(x, axis=0)", "np.amax(x, axis=1, keepdims=True)"],
+    "min": ["np.min(x, axis=1)", "np.amin(x)"],
+    "matmul": ["x @ x.T", "np.matmul(x, y)"],
+    "dot": ["np.dot(x, y)", "x.dot(x.T)"],
+    "outer": ["np.outer(x, y)"],
+    "transpose": ["np.transpose(x)", "x.transpose(1, 0)"],
+    "reshape": ["x.reshape(-1)", "np.reshape(x, (4, 3))"],
+    "astype": ["x.astype(np.float64)", "x.astype(np.int64)", "x.astype(bool)"],
+    "concatenate": ["np.concatenate([x, x], axis=1)", "np.concatenate((x, x * 2))"],
+    "stack": ["np.stack([y, y], axis=1)"],
+    "array": ["np.array([y, y * 2])"],
+    "getitem": ["x[1:, ::2]", "x[..., 1]", "x[None, 2]"],
+    "gather": ["x[[0, 2, 0]]", "y[np.array([3, 1])]"],
+    "copy": ["np.copy(x)"],
+    "zeros_like": ["np.zeros_like(x)"],
+    "ones_like": ["np.ones_like(x, dtype=np.float32)"],
+    "full_like": ["np.full_like(x, 2)"],
+    "pad": ["np.pad(x, 1)", "np.pad(x, ((1, 0), (0, 2)), constant_values=3)"],
+    "round": ["np.round(x)", "np.around(y)"],
+    "ravel": ["np.ravel(x)"],
+    "average": ["np.average(x)", "np.average(x, axis=1, keepdims=True)"],
+    "vstack": ["np.vstack([x, y])", "np.vstack((y, y * 2))"],
+    "hstack": ["np.hstack([x, x[:, :1]])", "np.hstack((y, y, x[0]))", "np.hstack([y, 2])"],
+    "einsum": ['np.einsum("ij,j->i", x, y)', 'np.einsum("ij,kj->ik", x, x)', 'np.einsum("ij,ij,j->", x, x, y)',
+               'np.einsum("ji", x)', 'np.einsum("i,j", y, y)', 'np.einsum("ii->i", x[:, :3])'],
+    "inner": ["np.inner(x, y)", "np.inner(x, x)", "np.inner(y, y)"],
+    "tensordot": ["np.tensordot(x, x, axes=([1], [1]))", "np.tensordot(x, y, 1)", "np.tensordot(x, x)"],
+    "trace": ["np.trace(x)", "x[:, :3].trace()", "np.trace(x[None], axis1=1, axis2=2)"],
+    "clip": ["np.clip(x, -0.5, y)", "x.clip(-1, 1)", "np.clip(x, a_min=0, a_max=0)"],
+    "argmax": ["np.argmax(x)", "x.argmax(axis=0)", "np.argmax(x, axis=1, keepdims=True)"],
+    "argmin": ["np.argmin(x, axis=0)", "x.argmin()", "np.argmin(y, keepdims=True)"],
+    "squeeze": ["np.squeeze(x[None, :, None])", "x[:1].squeeze(axis=0)"],
+    "expand_dims": ["np.expand_dims(x, 1)", "np.expand_dims(y, (0, 2))"],
+    "swapaxes": ["np.swapaxes(x, 0, 1)", "x[None].swapaxes(2, 0)"],
+    "moveaxis": ["np.moveaxis(x[None], 0, -1)", "np.moveaxis(x[None], (0, 1), (2, 0))"],
+    "prod": ["np.prod(x, axis=0)", "x.prod(axis=1, keepdims=True)", "np.prod(y)"],
+    "all": ["np.all(x, axis=0)", "x.all()"],
+    "any": ["np.any(x, axis=1, keepdims=True)", "y.any()"],
+    "var": ["np.var(x, axis=0)", "x.var(ddof=1)", "np.var(y, keepdims=True)"],
+    "std": ["np.std(x, axis=1)", "x.std(ddof=1, keepdims=True)", "np.std(y)"],
+    "power": ["x ** 2", "x ** 3", "y ** 0", "x ** -1", "2 ** y", "np.power(x, 0.5)"],
+}
+#: folded creation functions: the form adds the constant to a traced operand
+CREATION: dict[str, str] = {
+    "zeros": "np.zeros(4)", "ones": "np.ones((3, 4))", "full": "np.full(4, 2)", "arange": "np.arange(4)",
+    "empty": "np.zeros_like(np.empty(4))", "eye": "np.eye(3, 4)", "identity": "np.identity(4)[1]",
+    "linspace": "np.linspace(0, 1, 4)", "tri": "np.tri(3, 4)",
+}
+
+
+@dataclass
+class Form:
+    op: str
+    source: str
+    group: str
+
+
+def forms_of(op: Op) -> list[str]:
+    """The call forms of ``op``: written ones, its ufunc calls, operators and methods."""
+    forms = list(WRITTEN.get(op.name, []))
+    if op.name in CREATION:
+        forms.append(f"x + {CREATION[op.name]}")
+    if isinstance(op.eager, np.ufunc) and op.eager is getattr(np, op.eager.__name__, None):
+        name = op.eager.__name__
+        forms += [f"np.{name}(x)"] if op.eager.nin == 1 else [f"np.{name}(x, y)", f"np.{name}(x, 2)", f"np.{name}(3, y)"]
+    forms += [f"x {symbol} y" for symbol, o in OPERATORS.items() if o is op]
+    forms += [f"x.{method}()" for method, (o, _) in METHODS.items() if o is op and op.name not in WRITTEN]
+    return forms
+
+
+def numpy_accepts(source: str, inputs: dict[str, np.ndarray]) -> bool:
+    try:
+        with np.errstate(all="ignore"):
+            evaluate(source, inputs)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def evaluate(source: str, inputs: dict[str, np.ndarray]) -> Any:
+    return eval(source, {"np": np}, dict(inputs))
+
+
+def function(sources: list[str]) -> Callable[..., tuple]:
+    """``def f(x, y): return ((form, ...), ...)`` with ``np`` its only global."""
+    chunks = [f"({', '.join(sources[i : i + TUPLE])},)" for i in range(0, len(sources), TUPLE)]
+    namespace: dict[str, Any] = {"np": np}
+    exec(f"def conformance(x, y):\n    return ({', '.join(chunks)},)\n", namespace)
+    return namespace["conformance"]
+
+
+def flat(results: tuple) -> list[Any]:
+    return [r for chunk in results for r in chunk]
+
+
+def why_not_traced(source: str, inputs: dict[str, np.ndarray]) -> str | None:
+    """The graph generator's reason for refusing ``source`` on ``inputs`` (None: it traces)."""
+    try:
+        generate(function([source]), (inputs["x"], inputs["y"]), Profile())
+    except NotConvertible as e:
+        return str(e)
+    return None
+
+
+def numpy_ops() -> list[Op]:
+    """The NumPy entries (the ``janus.nn`` ones have their own suite)."""
+    return [op for op in OPS.values() if op.lower.__module__ != NN_MODULE and op.rule.__module__ != NN_MODULE]
+
+
+def plan() -> tuple[dict[str, list[Form]], list[tuple[Form, str]]]:
+    """(forms that trace, by dtype group; forms that do not, with the reason)."""
+    traced: dict[str, list[Form]] = {group: [] for group in GROUPS}
+    gaps: list[tuple[Form, str]] = []
+    for op in numpy_ops():
+        for source in forms_of(op):
+            for group, inputs in GROUPS.items():
+                if not numpy_accepts(source, inputs):
+                    continue
+                form = Form(op.name, source, group)
+                reason = why_not_traced(source, inputs)
+                if reason is None:
+                    traced[group].append(form)
+                else:
+                    gaps.append((form, reason))
+    return traced, gaps
+
+
+def batches(forms: list[Form]) -> list[list[Form]]:
+    return [forms[i : i + BATCH] for i in range(0, len(forms), BATCH)]
