@@ -126,7 +126,7 @@ def by_kind(float_op: str | None, int_op: str | None, bool_op: str | None = None
 
 
 #: why a float64 form runs in Python
-NO_F64 = "IREE 3.13's CPU backend links no float64 `{}` (the call runs in NumPy)"
+NO_F64 = "IREE 3.13's CPU backend cannot lower a float64 `{}` (the call runs in NumPy)"
 
 
 def f32_only(body: ScalarFn, opname: str) -> ScalarFn:
@@ -217,7 +217,7 @@ ELEMENTWISE = [
     elementwise("multiply", np.multiply, by_kind("arith.mulf", "arith.muli"), 2, vjp=vjp_numpy.multiply),
     elementwise("divide", np.divide, by_kind("arith.divf", None), 2, vjp=vjp_numpy.divide),
     elementwise("negative", np.negative, _negative, 1, vjp=vjp_numpy.negative),
-    elementwise("tanh", np.tanh, f32_only(by_kind("math.tanh", None), "math.tanh"), 1, vjp=vjp_numpy.tanh),
+    elementwise("tanh", np.tanh, by_kind("math.tanh", None), 1, vjp=vjp_numpy.tanh),
     elementwise("exp", np.exp, by_kind("math.exp", None), 1, vjp=vjp_numpy.exp),
     elementwise("log", np.log, by_kind("math.log", None), 1, vjp=vjp_numpy.log),
     elementwise("sqrt", np.sqrt, by_kind("math.sqrt", None), 1, vjp=vjp_numpy.sqrt),
