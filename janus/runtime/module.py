@@ -27,7 +27,10 @@ from janus.runtime.compiler import DEFAULT_FILENAME, ModuleLike, compile_module
 from janus.runtime.drivers import DriverChoice, median
 from janus.runtime.errors import GuardFailure
 from janus.runtime.targets import get_target
-from janus.runtime.values import UnsupportedType
+from janus.runtime.values import Traffic, Transfer, UnsupportedType
+
+#: the drivers whose device memory is the host's: arrays are shared with compiled code, not copied
+HOST_DRIVERS = frozenset({"local-sync", "local-task"})
 
 
 @functools.cache
@@ -133,12 +136,14 @@ class Runner:
     invoke: Any
     function: rt.VmFunction
     device: rt.HalDevice
+    #: device memory is host memory (``HOST_DRIVERS``)
+    host: bool
 
     @classmethod
     def of(cls, module: CompiledModule, driver: str, name: str) -> "Runner":
         loaded = module.on_driver(driver)
         return cls(driver, loaded.context.vm_context.invoke, loaded.vm_module.lookup_function(name),
-                   loaded.context.config.device)
+                   loaded.context.config.device, driver in HOST_DRIVERS)
 
 
 class CompiledFunction:
@@ -159,6 +164,8 @@ class CompiledFunction:
         self._info = info
         self._arity = len(info.inputs) - len(info.heap.reads)
         self._returned = len(info.results) - len(info.heap.writes)
+        #: bytes copied and shared over the calls (``janus.explain``, benchmarks)
+        self.traffic = Traffic()
 
     def __call__(self, *args: Any, objects: Sequence[object] = ()) -> Any:
         """Results as NumPy arrays or Python scalars: one value, a tuple, or None."""
@@ -189,11 +196,11 @@ class CompiledFunction:
 
     def _run(self, runner: Runner, args: Sequence[Any]) -> list[Any]:
         """Push ``args`` to ``runner``'s device, invoke, pull every result."""
-        device = runner.device
+        transfer = Transfer(runner.device, runner.host, self.traffic)
         arg_list = rt.VmVariantList(len(args))
         for i, (kind, value) in enumerate(zip(self._inputs, args)):
             try:
-                kind.push(arg_list, value, device)
+                kind.push(arg_list, value, transfer)
             except (TypeError, OverflowError) as e:
                 raise type(e)(f"{self._input_name(i)}: {e}") from None
         result_list = rt.VmVariantList(len(self._results))
@@ -212,7 +219,8 @@ class CompiledFunction:
         finally:
             for host in hosts:
                 host.end_call(ok)
-        return [kind.pull(result_list, i, device) for i, kind in enumerate(self._results)]
+        self.traffic.calls += 1
+        return [kind.pull(result_list, i, transfer) for i, kind in enumerate(self._results)]
 
     def _runner(self, driver: int) -> Runner:
         if driver == len(self._runners):  # the parallel driver's first call
