@@ -233,7 +233,10 @@ class CompiledFunction:
         return self._runners[self.choice.current if self.choice else 0].driver
 
     def describe_driver(self) -> str:
-        """Where the calls run and why, for ``janus.explain``."""
+        """Where the calls run and why, and the bytes they move, for ``janus.explain``."""
+        return f"{self._where()}; {self.traffic.describe()}"
+
+    def _where(self) -> str:
         choice = self.choice
         if choice is None or not choice.compared:
             return f"runs on {self.driver}" + (f" (calls under {drivers.MIN_SECONDS * 1e3:g} ms)" if choice else "")

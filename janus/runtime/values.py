@@ -24,9 +24,10 @@ _IMPORT_MEMORY = rt.MemoryType.DEVICE_LOCAL | rt.MemoryType.HOST_VISIBLE
 #: IREE's CPU kernels assume their buffers start at a multiple of this (bindings are
 #: declared ``alignment(64)``): an imported array that does not crashes the dispatch
 ALIGNMENT = 64
-#: arrays below this size are copied rather than imported: reading an array's address
-#: and importing it costs more than copying a few kilobytes (measured: ~1.7 vs ~0.9 us at 4 KiB)
-IMPORT_MIN_BYTES = 32 * 1024
+#: arrays below this size are copied both ways rather than shared: importing an array
+#: (reading its address included) costs ~0.9 us and wrapping a result buffer ~1.6 us,
+#: about what copying 16 KiB costs (a 4-byte result: ~0.6 us copied)
+SHARE_MIN_BYTES = 16 * 1024
 
 
 @dataclass(slots=True)
@@ -150,9 +151,9 @@ class TensorType:
         return _tensor_text(self.shape, self.element)
 
     def push(self, values: rt.VmVariantList, value: Any, transfer: Transfer) -> None:
-        """Pass ``value``'s memory itself where IREE can read it (an array this module
-        handed out, or a large aligned writable C-contiguous one on a CPU driver), else a
-        C-contiguous copy: compiled code never writes its arguments, and a misaligned,
+        """Pass ``value``'s memory itself where IREE can read it (a result array handed out
+        on this device, or a large aligned writable C-contiguous one on a CPU driver), else
+        a C-contiguous copy: compiled code never writes its arguments, and a misaligned,
         read-only or strided array is never read in place."""
         if not isinstance(value, (np.ndarray, np.generic)):
             raise TypeError(f"expected a NumPy array for {self.text}, got {type(value).__name__}")
@@ -167,7 +168,7 @@ class TensorType:
             transfer.pinned.append((handed.start, handed.end))
             transfer.traffic.shared += value.nbytes
             return
-        if (transfer.host and value.nbytes >= IMPORT_MIN_BYTES and value.flags.c_contiguous
+        if (transfer.host and value.nbytes >= SHARE_MIN_BYTES and value.flags.c_contiguous
                 and value.flags.writeable and (start := address(value)) % ALIGNMENT == 0):
             buffer = transfer.device.allocator.import_host_allocation(value, _IMPORT_MEMORY, _ARG_USAGE)
             values.push_ref(rt.HalBufferView(buffer, value.shape, self.hal_element))
@@ -186,19 +187,20 @@ class TensorType:
         return len(shape) == len(self.shape) and all(d is None or d == n for d, n in zip(self.shape, shape))
 
     def pull(self, values: rt.VmVariantList, index: int, transfer: Transfer) -> np.ndarray:
-        """The result as an array over its IREE buffer on a CPU driver (the array keeps the
-        buffer alive; IREE allocates each call's results afresh), copied when it would
-        alias an array the caller holds (compiled code may return an argument's buffer,
-        or one buffer for two results); copied to the host elsewhere."""
+        """A large result as an array over its IREE buffer on a CPU driver (the array keeps
+        the buffer alive; IREE allocates each call's results afresh), copied when it would
+        alias an array the caller holds (compiled code may return an argument's buffer, or
+        one buffer for two results); a small one copied, and any copied to the host elsewhere."""
         view = values.get_as_object(index, rt.HalBufferView)
         if not transfer.host or not view.get_buffer().memory_type() & _HOST_VISIBLE:
             array = rt.DeviceArray(transfer.device, view, implicit_host_transfer=True, override_dtype=self.dtype).to_host()
             transfer.traffic.copied += array.nbytes
             return array
         shape = tuple(view.shape)
+        if view.byte_length < SHARE_MIN_BYTES:
+            transfer.traffic.copied += view.byte_length
+            return np.frombuffer(view.map(), self.dtype).reshape(shape).copy()
         array = view.map().asarray(shape, self.dtype)
-        if not array.nbytes:
-            return array
         start = address(array)
         end = start + array.nbytes
         pinned = transfer.pinned

@@ -12,9 +12,9 @@ import pytest
 from tests.helpers.arrays import placed
 
 from janus.runtime import CompiledModule
-from janus.runtime.values import IMPORT_MIN_BYTES
+from janus.runtime.values import SHARE_MIN_BYTES
 
-N = IMPORT_MIN_BYTES // 4  # float32 elements of an array large enough to import
+N = SHARE_MIN_BYTES // 4  # float32 elements of an array large enough to import
 MLIR = f"""
 func.func @scale(%a: tensor<?xf32>, %s: f32) -> tensor<?xf32> {{
   %c0 = arith.constant 0 : index
@@ -47,20 +47,21 @@ def ramp(n: int = N) -> np.ndarray:
 
 def test_a_result_passed_back_is_shared_and_sees_in_place_changes(module: CompiledModule) -> None:
     scale = module["scale"]
-    first = scale(ramp(4), 2.0)
+    first = scale(ramp(), 2.0)
     before = (scale.traffic.copied, scale.traffic.shared)
     first += 1  # in place, between calls: the next call reads the buffer itself
-    np.testing.assert_array_equal(scale(first, 3.0), (ramp(4) * 2 + 1) * 3)
+    np.testing.assert_array_equal(scale(first, 3.0), (ramp() * 2 + 1) * 3)
     assert scale.traffic.copied == before[0]  # nothing copied either way
     assert scale.traffic.shared == before[1] + 2 * first.nbytes
 
 
-def test_a_kept_result_never_changes_under_its_holder(module: CompiledModule) -> None:
+@pytest.mark.parametrize("n", [4, N])
+def test_a_kept_result_never_changes_under_its_holder(module: CompiledModule, n: int) -> None:
     scale = module["scale"]
-    kept = scale(ramp(4), 2.0)
+    kept = scale(ramp(n), 2.0)
     later = [scale(kept, 1.0) for _ in range(5)]
     later[0][:] = -1
-    np.testing.assert_array_equal(kept, ramp(4) * 2)
+    np.testing.assert_array_equal(kept, ramp(n) * 2)
     assert not any(np.shares_memory(kept, other) for other in later)
 
 
@@ -115,11 +116,11 @@ def test_a_byte_swapped_array_is_refused_not_misread(module: CompiledModule) -> 
 
 
 def test_a_result_reshaped_or_retyped_in_place_is_checked_again(module: CompiledModule) -> None:
-    out = module["scale"](ramp(8), 1.0)
-    out.shape = (2, 4)
+    out = module["scale"](ramp(), 1.0)
+    out.shape = (2, N // 2)
     with pytest.raises(TypeError, match="shape"):
         module["scale"](out, 1.0)
-    out.shape = (8,)
+    out.shape = (N,)
     out.dtype = np.int32
     with pytest.raises(TypeError, match="dtype"):
         module["scale"](out, 1.0)
@@ -128,15 +129,15 @@ def test_a_result_reshaped_or_retyped_in_place_is_checked_again(module: Compiled
 def test_calls_from_two_threads(module: CompiledModule) -> None:
     scale, errors = module["scale"], []
 
-    def run(factor: float) -> None:
-        state = ramp(64)
+    def run(factor: float, n: int) -> None:
+        state = ramp(n)
         for _ in range(200):
             state = scale(state, factor)
             state = scale(state, 1 / factor)
-        if not np.allclose(state, ramp(64)):
-            errors.append(factor)
+        if not np.allclose(state, ramp(n)):
+            errors.append((factor, n))
 
-    threads = [threading.Thread(target=run, args=(f,)) for f in (2.0, 0.5)]
+    threads = [threading.Thread(target=run, args=(f, n)) for f in (2.0, 0.5) for n in (4, N)]
     for t in threads:
         t.start()
     for t in threads:
