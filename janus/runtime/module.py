@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,7 @@ from janus.runtime.compiler import DEFAULT_FILENAME, ModuleLike, compile_module
 from janus.runtime.drivers import DriverChoice, median
 from janus.runtime.errors import GuardFailure
 from janus.runtime.targets import get_target
-from janus.runtime.values import Traffic, Transfer, UnsupportedType
+from janus.runtime.values import Stage, Traffic, Transfer, UnsupportedType
 
 #: the drivers whose device memory is the host's: arrays are shared with compiled code, not copied
 HOST_DRIVERS = frozenset({"local-sync", "local-task"})
@@ -138,12 +139,17 @@ class Runner:
     device: rt.HalDevice
     #: device memory is host memory (``HOST_DRIVERS``)
     host: bool
+    #: per input slot, the buffer arguments are copied into (host drivers), used by one call at a time
+    stages: list[Stage | None] | None
+    lock: threading.Lock
 
     @classmethod
     def of(cls, module: CompiledModule, driver: str, name: str) -> "Runner":
         loaded = module.on_driver(driver)
+        host = driver in HOST_DRIVERS
+        stages = [None] * len(module.artifact.functions[name].inputs) if host else None
         return cls(driver, loaded.context.vm_context.invoke, loaded.vm_module.lookup_function(name),
-                   loaded.context.config.device, driver in HOST_DRIVERS)
+                   loaded.context.config.device, host, stages, threading.Lock())
 
 
 class CompiledFunction:
@@ -196,31 +202,37 @@ class CompiledFunction:
 
     def _run(self, runner: Runner, args: Sequence[Any]) -> list[Any]:
         """Push ``args`` to ``runner``'s device, invoke, pull every result."""
-        transfer = Transfer(runner.device, runner.host, self.traffic)
-        arg_list = rt.VmVariantList(len(args))
-        for i, (kind, value) in enumerate(zip(self._inputs, args)):
-            try:
-                kind.push(arg_list, value, transfer)
-            except (TypeError, OverflowError) as e:
-                raise type(e)(f"{self._input_name(i)}: {e}") from None
-        result_list = rt.VmVariantList(len(self._results))
-        hosts = host_modules.active()
-        for host in hosts:
-            host.begin_call()
-        ok = False
+        staged = runner.stages is not None and runner.lock.acquire(False)  # held until the results are out
         try:
-            runner.invoke(runner.function, arg_list, result_list)
-            ok = True
-        except RuntimeError as e:
-            failure = GuardFailure.from_error(e, self.name)
-            if failure is None:
-                raise
-            raise failure from e
-        finally:
+            transfer = Transfer(runner.device, runner.host, self.traffic, runner.stages if staged else None)
+            arg_list = rt.VmVariantList(len(args))
+            for i, (kind, value) in enumerate(zip(self._inputs, args)):
+                transfer.slot = i
+                try:
+                    kind.push(arg_list, value, transfer)
+                except (TypeError, OverflowError) as e:
+                    raise type(e)(f"{self._input_name(i)}: {e}") from None
+            result_list = rt.VmVariantList(len(self._results))
+            hosts = host_modules.active()
             for host in hosts:
-                host.end_call(ok)
-        self.traffic.calls += 1
-        return [kind.pull(result_list, i, transfer) for i, kind in enumerate(self._results)]
+                host.begin_call()
+            ok = False
+            try:
+                runner.invoke(runner.function, arg_list, result_list)
+                ok = True
+            except RuntimeError as e:
+                failure = GuardFailure.from_error(e, self.name)
+                if failure is None:
+                    raise
+                raise failure from e
+            finally:
+                for host in hosts:
+                    host.end_call(ok)
+            self.traffic.calls += 1
+            return [kind.pull(result_list, i, transfer) for i, kind in enumerate(self._results)]
+        finally:
+            if staged:
+                runner.lock.release()
 
     def _runner(self, driver: int) -> Runner:
         if driver == len(self._runners):  # the parallel driver's first call

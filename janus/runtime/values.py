@@ -17,10 +17,10 @@ from typing import Any, Mapping
 import numpy as np
 from iree import runtime as rt
 
-_HOST_VISIBLE = int(rt.MemoryType.HOST_VISIBLE)
 _ARG_MEMORY = rt.MemoryType.DEVICE_LOCAL
 _ARG_USAGE = rt.BufferUsage.DEFAULT
 _IMPORT_MEMORY = rt.MemoryType.DEVICE_LOCAL | rt.MemoryType.HOST_VISIBLE
+_STAGE_USAGE = rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING
 #: IREE's CPU kernels assume their buffers start at a multiple of this (bindings are
 #: declared ``alignment(64)``): an imported array that does not crashes the dispatch
 ALIGNMENT = 64
@@ -47,16 +47,35 @@ class Traffic:
                 f"{self.shared / self.calls:.0f} bytes shared without a copy")
 
 
+class Stage:
+    """A mapped device buffer one input slot of one function keeps between calls: an
+    argument that must be copied is copied into it, not into a buffer allocated (and
+    freed) per call."""
+
+    __slots__ = ("shape", "view", "array", "start", "end")
+
+    def __init__(self, device: rt.HalDevice, shape: tuple[int, ...], kind: "TensorType") -> None:
+        nbytes = int(np.prod(shape)) * kind.dtype.itemsize
+        buffer = device.allocator.allocate_buffer(_IMPORT_MEMORY, _STAGE_USAGE, nbytes)
+        self.shape, self.view = shape, rt.HalBufferView(buffer, shape, kind.hal_element)
+        self.array = self.view.map().asarray(shape, kind.dtype)
+        self.start = address(self.array)
+        self.end = self.start + nbytes
+
+
 class Transfer:
     """One call's conversions on one device: ``host`` when device memory is the host's (the
     CPU drivers), where arrays are shared instead of copied; ``pinned`` holds the address
-    ranges of user arrays the call shares, so that no result aliases them."""
+    ranges of user arrays and stages the call passes, so that no result aliases them;
+    ``stages`` the function's stages per input slot (None: this call allocates, as while
+    another thread's call uses them), ``slot`` the input being pushed."""
 
-    __slots__ = ("device", "host", "traffic", "pinned")
+    __slots__ = ("device", "host", "traffic", "pinned", "stages", "slot")
 
-    def __init__(self, device: rt.HalDevice, host: bool, traffic: Traffic) -> None:
-        self.device, self.host, self.traffic = device, host, traffic
+    def __init__(self, device: rt.HalDevice, host: bool, traffic: Traffic, stages: list[Stage | None] | None = None) -> None:
+        self.device, self.host, self.traffic, self.stages = device, host, traffic, stages
         self.pinned: list[tuple[int, int]] = []
+        self.slot = 0
 
 
 class _Handed(weakref.ref):
@@ -153,27 +172,39 @@ class TensorType:
     def push(self, values: rt.VmVariantList, value: Any, transfer: Transfer) -> None:
         """Pass ``value``'s memory itself where IREE can read it (a result array handed out
         on this device, or a large aligned writable C-contiguous one on a CPU driver), else
-        a C-contiguous copy: compiled code never writes its arguments, and a misaligned,
-        read-only or strided array is never read in place."""
+        a C-contiguous copy (into the slot's stage where the call has one): compiled code
+        never writes its arguments, and a misaligned, read-only or strided array is never
+        read in place."""
         if not isinstance(value, (np.ndarray, np.generic)):
             raise TypeError(f"expected a NumPy array for {self.text}, got {type(value).__name__}")
         if value.dtype != self.dtype:
             raise TypeError(f"expected dtype {self.dtype} for {self.text}, got {value.dtype}")
         if value.shape != self.shape and not self._fits(value.shape):
             raise TypeError(f"expected shape {_shape_text(self.shape)} for {self.text}, got {value.shape}")
-        handed = _HANDED.get(id(value))
-        if (handed is not None and handed() is value and handed.device is transfer.device
-                and value.shape == handed.shape and handed.element == self.hal_element):
-            values.push_ref(handed.view)
-            transfer.pinned.append((handed.start, handed.end))
-            transfer.traffic.shared += value.nbytes
-            return
-        if (transfer.host and value.nbytes >= SHARE_MIN_BYTES and value.flags.c_contiguous
-                and value.flags.writeable and (start := address(value)) % ALIGNMENT == 0):
-            buffer = transfer.device.allocator.import_host_allocation(value, _IMPORT_MEMORY, _ARG_USAGE)
-            values.push_ref(rt.HalBufferView(buffer, value.shape, self.hal_element))
-            transfer.pinned.append((start, start + value.nbytes))
-            transfer.traffic.shared += value.nbytes
+        nbytes = value.nbytes
+        if nbytes >= SHARE_MIN_BYTES and transfer.host:
+            handed = _HANDED.get(id(value))
+            if (handed is not None and handed() is value and handed.device is transfer.device
+                    and value.shape == handed.shape and handed.element == self.hal_element):
+                values.push_ref(handed.view)
+                transfer.pinned.append((handed.start, handed.end))
+                transfer.traffic.shared += nbytes
+                return
+            if value.flags.c_contiguous and value.flags.writeable and (start := address(value)) % ALIGNMENT == 0:
+                buffer = transfer.device.allocator.import_host_allocation(value, _IMPORT_MEMORY, _ARG_USAGE)
+                values.push_ref(rt.HalBufferView(buffer, value.shape, self.hal_element))
+                transfer.pinned.append((start, start + nbytes))
+                transfer.traffic.shared += nbytes
+                return
+        stages = transfer.stages
+        if stages is not None and nbytes:
+            stage = stages[transfer.slot]
+            if stage is None or stage.shape != value.shape:
+                stage = stages[transfer.slot] = Stage(transfer.device, value.shape, self)
+            stage.array[...] = value  # any layout; the dtype is the stage's
+            values.push_ref(stage.view)
+            transfer.pinned.append((stage.start, stage.end))
+            transfer.traffic.copied += nbytes
             return
         if not value.flags.c_contiguous:
             value = np.ascontiguousarray(value)
@@ -181,7 +212,7 @@ class TensorType:
             memory_type=_ARG_MEMORY, allowed_usage=_ARG_USAGE, device=transfer.device, buffer=value,
             element_type=self.hal_element)
         values.push_ref(view)
-        transfer.traffic.copied += value.nbytes
+        transfer.traffic.copied += nbytes
 
     def _fits(self, shape: tuple[int, ...]) -> bool:
         return len(shape) == len(self.shape) and all(d is None or d == n for d, n in zip(self.shape, shape))
@@ -192,27 +223,28 @@ class TensorType:
         alias an array the caller holds (compiled code may return an argument's buffer, or
         one buffer for two results); a small one copied, and any copied to the host elsewhere."""
         view = values.get_as_object(index, rt.HalBufferView)
-        if not transfer.host or not view.get_buffer().memory_type() & _HOST_VISIBLE:
+        if not transfer.host:
             array = rt.DeviceArray(transfer.device, view, implicit_host_transfer=True, override_dtype=self.dtype).to_host()
             transfer.traffic.copied += array.nbytes
             return array
+        nbytes = view.byte_length  # CPU driver buffers map (one that did not would raise, not misread)
+        if nbytes < SHARE_MIN_BYTES:
+            transfer.traffic.copied += nbytes
+            return np.frombuffer(view.map(), self.dtype).reshape(view.shape).copy()
         shape = tuple(view.shape)
-        if view.byte_length < SHARE_MIN_BYTES:
-            transfer.traffic.copied += view.byte_length
-            return np.frombuffer(view.map(), self.dtype).reshape(shape).copy()
         array = view.map().asarray(shape, self.dtype)
         start = address(array)
-        end = start + array.nbytes
+        end = start + nbytes
         pinned = transfer.pinned
         if any(start < e and s < end for s, e in pinned):
-            transfer.traffic.copied += array.nbytes
+            transfer.traffic.copied += nbytes
             return array.copy()
         pinned.append((start, end))
         handed = _Handed(array, _forget)
         handed.key, handed.view, handed.device = id(array), view, transfer.device
         handed.shape, handed.element, handed.start, handed.end = shape, self.hal_element, start, end
         _HANDED[handed.key] = handed
-        transfer.traffic.shared += array.nbytes
+        transfer.traffic.shared += nbytes
         return array
 
 

@@ -73,6 +73,8 @@ def test_a_returned_argument_is_a_copy(module: CompiledModule, source: str) -> N
     assert not np.shares_memory(out, array)
     out[:] = 7
     np.testing.assert_array_equal(array, ramp())
+    module["same"](placed(-ramp(), 4))  # the next call's argument goes where the last one was staged
+    np.testing.assert_array_equal(out, 7)
 
 
 def test_one_buffer_returned_twice_gives_two_arrays(module: CompiledModule) -> None:
