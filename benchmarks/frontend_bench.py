@@ -153,7 +153,8 @@ def per_call_table() -> dict[str, dict[str, Any]]:
             table[name] = {"us": us, "bytes": "n/a"}
             continue
         calls, copied, shared = (now - then for now, then in zip((traffic.calls, traffic.copied, traffic.shared), before))
-        table[name] = {"us": us, "bytes": f"{copied // calls} copied, {shared // calls} shared"}
+        table[name] = {"us": us, "bytes": f"{copied // calls} copied, {shared // calls} shared "
+                                          f"(before: {(copied + shared) // calls} copied)"}
     return table
 
 

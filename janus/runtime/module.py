@@ -201,38 +201,47 @@ class CompiledFunction:
         return results
 
     def _run(self, runner: Runner, args: Sequence[Any]) -> list[Any]:
-        """Push ``args`` to ``runner``'s device, invoke, pull every result."""
+        """Push ``args`` to ``runner``'s device, invoke, pull every result; with the
+        runner's stages unless another call (another thread, or a reentrant one) holds them."""
         staged = runner.stages is not None and runner.lock.acquire(False)  # held until the results are out
         try:
             transfer = Transfer(runner.device, runner.host, self.traffic, runner.stages if staged else None)
-            arg_list = rt.VmVariantList(len(args))
-            for i, (kind, value) in enumerate(zip(self._inputs, args)):
-                transfer.slot = i
-                try:
-                    kind.push(arg_list, value, transfer)
-                except (TypeError, OverflowError) as e:
-                    raise type(e)(f"{self._input_name(i)}: {e}") from None
-            result_list = rt.VmVariantList(len(self._results))
-            hosts = host_modules.active()
-            for host in hosts:
-                host.begin_call()
-            ok = False
-            try:
-                runner.invoke(runner.function, arg_list, result_list)
-                ok = True
-            except RuntimeError as e:
-                failure = GuardFailure.from_error(e, self.name)
-                if failure is None:
-                    raise
-                raise failure from e
-            finally:
-                for host in hosts:
-                    host.end_call(ok)
+            result_list = self._invoke(runner, self._push(args, transfer))
             self.traffic.calls += 1
             return [kind.pull(result_list, i, transfer) for i, kind in enumerate(self._results)]
         finally:
             if staged:
                 runner.lock.release()
+
+    def _push(self, args: Sequence[Any], transfer: Transfer) -> rt.VmVariantList:
+        arg_list = rt.VmVariantList(len(args))
+        for i, (kind, value) in enumerate(zip(self._inputs, args)):
+            transfer.slot = i
+            try:
+                kind.push(arg_list, value, transfer)
+            except (TypeError, OverflowError) as e:
+                raise type(e)(f"{self._input_name(i)}: {e}") from None
+        return arg_list
+
+    def _invoke(self, runner: Runner, arg_list: rt.VmVariantList) -> rt.VmVariantList:
+        """The call's results; ``GuardFailure`` for a failed guard (host modules told either way)."""
+        result_list = rt.VmVariantList(len(self._results))
+        hosts = host_modules.active()
+        for host in hosts:
+            host.begin_call()
+        ok = False
+        try:
+            runner.invoke(runner.function, arg_list, result_list)
+            ok = True
+        except RuntimeError as e:
+            failure = GuardFailure.from_error(e, self.name)
+            if failure is None:
+                raise
+            raise failure from e
+        finally:
+            for host in hosts:
+                host.end_call(ok)
+        return result_list
 
     def _runner(self, driver: int) -> Runner:
         if driver == len(self._runners):  # the parallel driver's first call
