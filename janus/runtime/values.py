@@ -177,7 +177,7 @@ class TensorType:
         read in place."""
         if not isinstance(value, (np.ndarray, np.generic)):
             raise TypeError(f"expected a NumPy array for {self.text}, got {type(value).__name__}")
-        if value.dtype != self.dtype:
+        if value.dtype is not self.dtype and value.dtype != self.dtype:  # NumPy's native dtypes are singletons
             raise TypeError(f"expected dtype {self.dtype} for {self.text}, got {value.dtype}")
         if value.shape != self.shape and not self._fits(value.shape):
             raise TypeError(f"expected shape {_shape_text(self.shape)} for {self.text}, got {value.shape}")
@@ -203,7 +203,8 @@ class TensorType:
                 stage = stages[transfer.slot] = Stage(transfer.device, value.shape, self)
             stage.array[...] = value  # any layout; the dtype is the stage's
             values.push_ref(stage.view)
-            transfer.pinned.append((stage.start, stage.end))
+            if nbytes >= SHARE_MIN_BYTES:  # smaller results are copied anyway
+                transfer.pinned.append((stage.start, stage.end))
             transfer.traffic.copied += nbytes
             return
         if not value.flags.c_contiguous:
