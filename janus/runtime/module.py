@@ -28,7 +28,7 @@ from janus.runtime.compiler import DEFAULT_FILENAME, ModuleLike, compile_module
 from janus.runtime.drivers import DriverChoice, median
 from janus.runtime.errors import GuardFailure
 from janus.runtime.targets import get_target
-from janus.runtime.values import Stage, Traffic, Transfer, UnsupportedType
+from janus.runtime.values import Stage, TensorType, Traffic, Transfer, UnsupportedType
 
 #: the drivers whose device memory is the host's: arrays are shared with compiled code, not copied
 HOST_DRIVERS = frozenset({"local-sync", "local-task"})
@@ -139,7 +139,7 @@ class Runner:
     device: rt.HalDevice
     #: device memory is host memory (``HOST_DRIVERS``)
     host: bool
-    #: per input slot, the buffer arguments are copied into (host drivers), used by one call at a time
+    #: per input slot, the buffer arguments are copied into (host drivers, tensor inputs), used by one call at a time
     stages: list[Stage | None] | None
     lock: threading.Lock
 
@@ -147,7 +147,8 @@ class Runner:
     def of(cls, module: CompiledModule, driver: str, name: str) -> "Runner":
         loaded = module.on_driver(driver)
         host = driver in HOST_DRIVERS
-        stages = [None] * len(module.artifact.functions[name].inputs) if host else None
+        inputs = module.artifact.functions[name].inputs
+        stages = [None] * len(inputs) if host and any(isinstance(t, TensorType) for t in inputs) else None
         return cls(driver, loaded.context.vm_context.invoke, loaded.vm_module.lookup_function(name),
                    loaded.context.config.device, host, stages, threading.Lock())
 
