@@ -1,14 +1,26 @@
 """Steady-state time per call, janus.jit compiled versus the same function run imperatively.
 
-Not a test: run ``.venv/bin/python benchmarks/frontend_bench.py`` and read the table.
+Not a test: run ``.venv/bin/python benchmarks/frontend_bench.py`` and read the tables.
 Each function is warmed up (profiled, compiled), checked against NumPy, then timed
 best-of-``REPEATS`` over ``CALLS`` calls in this one process, in CPU time of this process
 (IREE's local-sync driver runs on the calling thread; wall time on a shared machine counts
 other processes' time slices).
+
+The per-call table (a one-dispatch call, ``ackermann(2, 3)``, a train step with 8
+parameter arrays) gives each call's time and the bytes it copied and shared with compiled
+code. ``--compare BASE`` also runs it on another checkout of janus (e.g. ``git archive
+<commit> | tar -x -C /tmp/base``) in alternate subprocesses, ``ROUNDS`` each, and prints
+medians before and after: on a shared machine only interleaved runs compare.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
 import time
 from typing import Any, Callable
 
@@ -83,7 +95,95 @@ def per_call(fn: Callable, calls: list[tuple]) -> float:
     return best
 
 
+def ackermann(m, n):
+    if m == 0:
+        return n + 1
+    return ackermann(m - 1, 1 if n == 0 else ackermann(m, n - 1))
+
+
+def mlp4_loss(model: "MLP4", x: np.ndarray, y: np.ndarray) -> Any:
+    h = np.tanh(x @ model.W1 + model.b1)
+    h = np.tanh(h @ model.W2 + model.b2)
+    h = np.tanh(h @ model.W3 + model.b3)
+    d = h @ model.W4 + model.b4 - y
+    return np.mean(d * d)
+
+
+class MLP4:
+    """A 64-128-128-128-10 MLP: 8 parameter arrays, rebound by each SGD step."""
+
+    def __init__(self) -> None:
+        sizes = [64, 128, 128, 128, 10]
+        for i, (n, m) in enumerate(zip(sizes, sizes[1:]), 1):
+            setattr(self, f"W{i}", r(n, m) * 0.1)
+            setattr(self, f"b{i}", np.zeros(m, np.float32))
+
+    @janus.jit
+    def train_step(self, x: np.ndarray, y: np.ndarray) -> Any:
+        loss, g = janus.value_and_grad(mlp4_loss)(self, x, y)
+        self.W1, self.b1 = self.W1 - 0.01 * g["W1"], self.b1 - 0.01 * g["b1"]
+        self.W2, self.b2 = self.W2 - 0.01 * g["W2"], self.b2 - 0.01 * g["b2"]
+        self.W3, self.b3 = self.W3 - 0.01 * g["W3"], self.b3 - 0.01 * g["b3"]
+        self.W4, self.b4 = self.W4 - 0.01 * g["W4"], self.b4 - 0.01 * g["b4"]
+        return loss
+
+
+def per_call_cases() -> list[tuple[str, Callable, tuple]]:
+    """(name, compiled callable after warm-up, arguments) of the per-call table."""
+    linear_jit, ack_jit, model = janus.jit(linear), janus.jit(ackermann), MLP4()
+    cases = [("one-dispatch call (linear 16x64 @ 64x32)", linear_jit, CASES[0][2][0]),
+             ("ackermann(2, 3) (scalars only)", ack_jit, (2, 3)),
+             ("train step, 8 parameter arrays (batch 32x64)", model.train_step, (r(32, 64), r(32, 10)))]
+    for name, fn, args in cases:
+        for _ in range(4):
+            fn(*args)
+        assert getattr(fn, "func", fn).versions, janus.explain(getattr(fn, "func", fn))
+    return cases
+
+
+def per_call_table() -> dict[str, dict[str, Any]]:
+    """Microseconds per call (best of ``REPEATS``) and bytes per timed call of each per-call case."""
+    table = {}
+    for name, fn, args in per_call_cases():
+        (version,) = getattr(fn, "func", fn).versions.values()
+        traffic = getattr(version.call.__self__, "traffic", None)  # None: a janus without byte counts
+        before = (traffic.calls, traffic.copied, traffic.shared) if traffic else None
+        us = per_call(fn, [args]) * 1e6
+        if traffic is None:
+            table[name] = {"us": us, "bytes": "n/a"}
+            continue
+        calls, copied, shared = (now - then for now, then in zip((traffic.calls, traffic.copied, traffic.shared), before))
+        table[name] = {"us": us, "bytes": f"{copied // calls} copied, {shared // calls} shared "
+                                          f"(before: {(copied + shared) // calls} copied)"}
+    return table
+
+
+def compare(base: str, rounds: int) -> str:
+    """The per-call table before (``base``'s janus) and after (this one), medians of
+    ``rounds`` alternate subprocess runs."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    runs: dict[str, list[dict]] = {"before": [], "after": []}
+    for _ in range(rounds):
+        for label, path in (("before", base), ("after", here)):
+            out = subprocess.run([sys.executable, os.path.abspath(__file__), "--per-call-json"], check=True,
+                                 capture_output=True, text=True, env={**os.environ, "PYTHONPATH": path})
+            runs[label].append(json.loads(out.stdout.splitlines()[-1]))
+    rows = ["| per call | before (µs) | after (µs) | after: bytes per call |", "|---|---:|---:|---|"]
+    for name in runs["after"][0]:
+        before, after = (statistics.median(run[name]["us"] for run in runs[label]) for label in ("before", "after"))
+        rows.append(f"| {name} | {before:.1f} | {after:.1f} | {runs['after'][-1][name]['bytes']} |")
+    return "\n".join(rows) + f"\n(medians of {rounds} alternate runs each; CPU time of this process, best of {REPEATS})"
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--compare", metavar="BASE", help="a janus checkout to compare the per-call table with")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--per-call-json", action="store_true", help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.per_call_json:
+        print(json.dumps(per_call_table()))
+        return
     rows = ["| function | imperative (µs) | compiled (µs) | speed-up | versions | note |", "|---|---:|---:|---:|---:|---|"]
     for name, fn, calls in CASES:
         jf = janus.jit(fn)
@@ -97,12 +197,19 @@ def main() -> None:
                     f"| {jf.compiles} | {note} |")
     print("\n".join(rows))
     print("\n" + overhead_breakdown())
+    table = per_call_table()
+    print("\n| per call | µs | bytes per call |\n|---|---:|---|")
+    print("\n".join(f"| {name} | {row['us']:.1f} | {row['bytes']} |" for name, row in table.items()))
+    if options.compare:
+        print("\n" + compare(options.compare, options.rounds))
 
 
 def overhead_breakdown() -> str:
     """Where the time of a compiled call of ``linear`` goes: janus.jit (entry checks,
     result rebuild), argument and result conversion, and the IREE invoke itself; and the
     invoke of a trivial function (one i64 in and out: the VM's floor per call)."""
+    from janus.runtime.values import Traffic, Transfer  # here: ``--compare`` runs the rest on older trees too
+
     args = CASES[0][2][0]
     jf = janus.jit(linear)
     for _ in range(3):
@@ -113,8 +220,9 @@ def overhead_breakdown() -> str:
     runtime = per_call(function.results, [(args,)])
     runner = function._runners[0]  # local-sync: calls under 1 ms never try the parallel driver
     pushed = rt.VmVariantList(len(args))
+    transfer = Transfer(runner.device, runner.host, Traffic())
     for kind, value in zip(function._inputs, args):
-        kind.push(pushed, value, runner.device)
+        kind.push(pushed, value, transfer)
     invoke = per_call(lambda: runner.invoke(runner.function, pushed, rt.VmVariantList(1)), [()])
     trivial = CompiledModule.from_mlir("func.func @f(%a: i64) -> i64 { return %a : i64 }")["f"]._runners[0]
     seven = rt.VmVariantList(1)

@@ -64,7 +64,8 @@ class Version:
         else:
             objects = heap.objects(positional)
             entry = self.guards.check_heap(objects, leaves)
-            results = heap.finish(objects, entry, leaves, self.call(leaves, objects))
+            traffic = getattr(getattr(self.call, "__self__", None), "traffic", None)  # the runtime's byte counts
+            results = heap.finish(objects, entry, leaves, self.call(leaves, objects), traffic)
         self.calls += 1
         return _rebuild(self.graph.output, results)
 

@@ -10,7 +10,8 @@ themselves are timed. Both drivers run the same compiled code (one workgroup com
 each output element either way), so the results do not depend on the choice.
 
 The policy, per function: every call is timed. Calls go to the first driver until
-``WINDOW`` of them show a median of at least ``MIN_SECONDS``; then alternately to the
+``WINDOW`` of them show a median of at least ``MIN_SECONDS`` (looked at after a call of
+at least ``MIN_SECONDS``); then alternately to the
 second driver (its first call is a warm-up, not counted) and the first, so that both are
 timed under the same load, until the second has ``WINDOW`` timed calls, or one
 call ``REJECT_FACTOR`` times slower than the first driver's median (a recursive model's
@@ -75,8 +76,8 @@ class DriverChoice:
             return
         times = self.times[driver]
         times.append(seconds)
-        if not self.compared:
-            self.compared = len(times) == WINDOW and median(times) >= MIN_SECONDS
+        if not self.compared:  # the median only after a slow call: fast calls pay no sort
+            self.compared = seconds >= MIN_SECONDS and len(times) == WINDOW and median(times) >= MIN_SECONDS
             return
         if not self.tried:
             if driver == 0 or len(times) < WINDOW and seconds <= REJECT_FACTOR * median(self.times[0]):

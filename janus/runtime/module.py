@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,10 @@ from janus.runtime.compiler import DEFAULT_FILENAME, ModuleLike, compile_module
 from janus.runtime.drivers import DriverChoice, median
 from janus.runtime.errors import GuardFailure
 from janus.runtime.targets import get_target
-from janus.runtime.values import UnsupportedType
+from janus.runtime.values import Stage, TensorType, Traffic, Transfer, UnsupportedType
+
+#: the drivers whose device memory is the host's: arrays are shared with compiled code, not copied
+HOST_DRIVERS = frozenset({"local-sync", "local-task"})
 
 
 @functools.cache
@@ -133,12 +137,20 @@ class Runner:
     invoke: Any
     function: rt.VmFunction
     device: rt.HalDevice
+    #: device memory is host memory (``HOST_DRIVERS``)
+    host: bool
+    #: per input slot, the buffer arguments are copied into (host drivers, tensor inputs), used by one call at a time
+    stages: list[Stage | None] | None
+    lock: threading.Lock
 
     @classmethod
     def of(cls, module: CompiledModule, driver: str, name: str) -> "Runner":
         loaded = module.on_driver(driver)
+        host = driver in HOST_DRIVERS
+        inputs = module.artifact.functions[name].inputs
+        stages = [None] * len(inputs) if host and any(isinstance(t, TensorType) for t in inputs) else None
         return cls(driver, loaded.context.vm_context.invoke, loaded.vm_module.lookup_function(name),
-                   loaded.context.config.device)
+                   loaded.context.config.device, host, stages, threading.Lock())
 
 
 class CompiledFunction:
@@ -159,6 +171,8 @@ class CompiledFunction:
         self._info = info
         self._arity = len(info.inputs) - len(info.heap.reads)
         self._returned = len(info.results) - len(info.heap.writes)
+        #: bytes copied and shared over the calls (``janus.explain``, benchmarks)
+        self.traffic = Traffic()
 
     def __call__(self, *args: Any, objects: Sequence[object] = ()) -> Any:
         """Results as NumPy arrays or Python scalars: one value, a tuple, or None."""
@@ -188,14 +202,30 @@ class CompiledFunction:
         return results
 
     def _run(self, runner: Runner, args: Sequence[Any]) -> list[Any]:
-        """Push ``args`` to ``runner``'s device, invoke, pull every result."""
-        device = runner.device
+        """Push ``args`` to ``runner``'s device, invoke, pull every result; with the
+        runner's stages unless another call (another thread, or a reentrant one) holds them."""
+        staged = runner.stages is not None and runner.lock.acquire(False)  # held until the results are out
+        try:
+            transfer = Transfer(runner.device, runner.host, self.traffic, runner.stages if staged else None)
+            result_list = self._invoke(runner, self._push(args, transfer))
+            self.traffic.calls += 1
+            return [kind.pull(result_list, i, transfer) for i, kind in enumerate(self._results)]
+        finally:
+            if staged:
+                runner.lock.release()
+
+    def _push(self, args: Sequence[Any], transfer: Transfer) -> rt.VmVariantList:
         arg_list = rt.VmVariantList(len(args))
         for i, (kind, value) in enumerate(zip(self._inputs, args)):
+            transfer.slot = i
             try:
-                kind.push(arg_list, value, device)
+                kind.push(arg_list, value, transfer)
             except (TypeError, OverflowError) as e:
                 raise type(e)(f"{self._input_name(i)}: {e}") from None
+        return arg_list
+
+    def _invoke(self, runner: Runner, arg_list: rt.VmVariantList) -> rt.VmVariantList:
+        """The call's results; ``GuardFailure`` for a failed guard (host modules told either way)."""
         result_list = rt.VmVariantList(len(self._results))
         hosts = host_modules.active()
         for host in hosts:
@@ -212,7 +242,7 @@ class CompiledFunction:
         finally:
             for host in hosts:
                 host.end_call(ok)
-        return [kind.pull(result_list, i, device) for i, kind in enumerate(self._results)]
+        return result_list
 
     def _runner(self, driver: int) -> Runner:
         if driver == len(self._runners):  # the parallel driver's first call
@@ -225,7 +255,10 @@ class CompiledFunction:
         return self._runners[self.choice.current if self.choice else 0].driver
 
     def describe_driver(self) -> str:
-        """Where the calls run and why, for ``janus.explain``."""
+        """Where the calls run and why, and the bytes they move, for ``janus.explain``."""
+        return f"{self._where()}; {self.traffic.describe()}"
+
+    def _where(self) -> str:
         choice = self.choice
         if choice is None or not choice.compared:
             return f"runs on {self.driver}" + (f" (calls under {drivers.MIN_SECONDS * 1e3:g} ms)" if choice else "")

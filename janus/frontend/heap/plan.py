@@ -26,13 +26,16 @@ from __future__ import annotations
 
 import types
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from janus.frontend.heap import structures as heap_struct
 from janus.frontend.heap.rules import Spec
 from janus.heap import AccessPath
+
+if TYPE_CHECKING:  # the runtime (IREE) loads when a version compiles, not with the frontend
+    from janus.runtime.values import Traffic
 
 
 @dataclass(frozen=True)
@@ -54,11 +57,16 @@ class HeapPlan:
         """The object table of a call: the slots' objects, from its arguments or fixed."""
         return [positional[ref] if kind == "arg" else ref for kind, ref in self.sources]
 
-    def finish(self, objects: list[Any], entry: dict, leaves: Sequence[np.ndarray], results: list[Any]) -> list[Any]:
+    def finish(self, objects: list[Any], entry: dict, leaves: Sequence[np.ndarray], results: list[Any],
+               traffic: Traffic | None = None) -> list[Any]:
         """After the runtime's commit: Python's identities (see the module doc); the results
-        with returned heap values replaced by the heap's objects."""
+        with returned heap values replaced by the heap's objects. The in-place updates are
+        copies, counted in ``traffic``."""
         for path in self.mutated:
-            np.copyto(entry[path], path.read(objects))
+            original = entry[path]
+            np.copyto(original, path.read(objects))
+            if traffic is not None:
+                traffic.copied += original.nbytes
         for path, name in self.writes:
             value = self._original(name, entry, leaves)
             if value is None:

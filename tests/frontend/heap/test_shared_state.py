@@ -1,0 +1,135 @@
+"""Model state shared with compiled code instead of copied (``runtime.values``): committed
+arrays are NumPy arrays over IREE's result buffers and pass back into the next call as
+they are. Every change user code can make between calls must be seen, every array a
+caller keeps must stay as it was, as in plain Python (the oracle: the same model run
+imperatively with the same changes)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pytest
+
+import janus
+from tests.helpers import assert_same, rand
+from tests.helpers.arrays import placed
+
+BATCH = 32
+
+
+class Net:
+    """Recurrent state and weights large enough to be shared (``SHARE_MIN_BYTES``), a bias
+    updated in place, and a speculated branch after the writes."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.W = rand(64, 128, seed=seed) * 0.1
+        self.V = rand(128, 64, seed=seed + 1) * 0.1
+        self.b = np.zeros(64, np.float32)
+        self.h = np.zeros((BATCH, 128), np.float32)
+
+    def step(self, x: np.ndarray):
+        self.h = np.tanh(x @ self.W + self.h * 0.5)
+        self.W = self.W - 0.01 * (x.T @ self.h)
+        out = self.h @ self.V + self.b
+        self.b -= 0.01 * out.mean(axis=0)
+        if x.max() > 8.0:  # speculated; a large batch breaks it after the writes above
+            return out.sum() * 0.0
+        return out.sum()
+
+
+class JitNet(Net):
+    step = janus.jit(Net.step, warmup=2)
+
+
+def batch(seed: int, scale: float = 1.0) -> np.ndarray:
+    return rand(BATCH, 64, seed=100 + seed) * scale
+
+
+def warm(seed: int = 0) -> tuple[Net, JitNet]:
+    plain, jitted = Net(seed), JitNet(seed)
+    for s in range(3):
+        assert_same(jitted.step(batch(s)), plain.step(batch(s)))
+    assert JitNet.step.versions, janus.explain(JitNet.step)
+    return plain, jitted
+
+
+def same_state(jitted: Net, plain: Net) -> None:
+    for name in ("W", "V", "b", "h"):
+        assert_same(getattr(jitted, name), getattr(plain, name))
+
+
+def compiled_calls() -> int:
+    return sum(v.calls for v in JitNet.step.versions.values())
+
+
+@pytest.mark.parametrize("offset", [0, 16])
+def test_state_is_shared_not_copied_between_calls(offset: int) -> None:
+    plain, jitted = warm()
+    jitted.V = placed(jitted.V, offset)  # only read: shared when aligned, else copied every call
+    (version,) = JitNet.step.versions.values()
+    traffic = version.call.__self__.traffic
+    before = (traffic.calls, traffic.copied, traffic.shared)
+    assert_same(jitted.step(batch(5)), plain.step(batch(5)))
+    calls, copied, shared = (now - then for now, then in zip((traffic.calls, traffic.copied, traffic.shared), before))
+    assert calls == 1
+    V = jitted.V.nbytes
+    # the batch, the small bias in and out (and in place), the loss; W and h both ways
+    assert copied == batch(5).nbytes + 3 * jitted.b.nbytes + 4 + (V if offset else 0)
+    assert shared == 2 * (jitted.W.nbytes + jitted.h.nbytes) + (0 if offset else V)
+    assert "bytes copied" in janus.explain(JitNet.step)
+
+
+MUTATIONS: dict[str, Callable[[Net], None]] = {
+    "in place": lambda m: m.W.__imul__(0.5),
+    "through a view": lambda m: m.h[:, :7].__setitem__(Ellipsis, 0.25),
+    "np.copyto": lambda m: np.copyto(m.W, 0.01),
+    "out=": lambda m: np.multiply(m.h, -1.0, out=m.h),
+    "attribute replaced": lambda m: setattr(m, "W", rand(64, 128, seed=9) * 0.1),
+    "reshaped in place and back": lambda m: (setattr(m.h, "shape", (128, BATCH)), setattr(m.h, "shape", (BATCH, 128))),
+}
+
+
+@pytest.mark.parametrize("mutate", list(MUTATIONS.values()), ids=list(MUTATIONS))
+def test_user_changes_between_calls_are_seen(mutate: Callable[[Net], None]) -> None:
+    plain, jitted = warm()
+    calls = compiled_calls()
+    for s in range(2):
+        mutate(plain)
+        mutate(jitted)
+        assert_same(jitted.step(batch(s)), plain.step(batch(s)))
+        same_state(jitted, plain)
+    assert compiled_calls() == calls + 2
+
+
+def test_two_objects_sharing_one_array() -> None:
+    plain, jitted = warm()
+    plain2, jitted2 = Net(1), JitNet(1)
+    plain2.W, jitted2.W = plain.W, jitted.W  # one array, two owners, until a step rebinds one
+    plain2.h, jitted2.h = plain.h, jitted.h
+    for s in range(3):
+        assert_same(jitted.step(batch(s)), plain.step(batch(s)))
+        assert_same(jitted2.step(batch(s)), plain2.step(batch(s)))
+        same_state(jitted, plain)
+        same_state(jitted2, plain2)
+
+
+def test_arrays_kept_by_the_caller_never_change() -> None:
+    plain, jitted = warm()
+    kept = {name: getattr(jitted, name) for name in ("W", "h")}
+    copies = {name: array.copy() for name, array in kept.items()}
+    for s in range(3):
+        jitted.step(batch(s))
+    for name, array in kept.items():
+        assert getattr(jitted, name) is not array
+        np.testing.assert_array_equal(array, copies[name])
+
+
+def test_a_guard_failing_after_the_writes_commits_nothing() -> None:
+    plain, jitted = warm()
+    x = batch(7, scale=3.0)  # x.max() > 8: the speculated branch fails after h, W and b were written
+    kept = jitted.h
+    assert_same(jitted.step(x), plain.step(x))
+    same_state(jitted, plain)  # the imperative re-run started from the untouched state
+    assert "failed" in janus.explain(JitNet.step)
+    assert kept is not jitted.h
