@@ -3,7 +3,7 @@
 ``janus-bench`` reports compile time as wall-clock seconds, which a loaded machine
 inflates at random. Here each model runs compiled in a fresh process per tree, and the
 time of ``JitFunction._build`` (tracing, the pass pipeline and ``iree-compile``) is taken
-as CPU time of the process and of its children; trees alternate model by model and round
+as CPU time of the process and of its children, with the persistent compile cache off; trees alternate model by model and round
 by round, and the lowest of the rounds is reported, so two trees compare under the same
 conditions. Compare a change with its base:
 
@@ -62,7 +62,8 @@ def model_names(tree: str) -> list[str]:
 
 
 def _env(tree: str) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": os.path.abspath(tree)}
+    """``tree`` first on the path; no persistent compile cache (every build runs iree-compile)."""
+    return {**os.environ, "PYTHONPATH": os.path.abspath(tree), "JANUS_CACHE_DIR": ""}
 
 
 def compare(trees: list[str], rounds: int, models: list[str]) -> None:
