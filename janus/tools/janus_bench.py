@@ -13,12 +13,14 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+import warnings
 from pathlib import Path
 
 import janus.frontend.backend  # noqa: F401  (imported here, not first under a profiled call)
 from janus.benchmark import ablation, compare, measure, report
 from janus.benchmark.plot import TARGET_SPEEDUP
 from janus.benchmark.progress import Progress
+from janus.frontend.logs import FallbackWarning
 from janus.models import MODELS
 from janus.tools.cli import add_version
 
@@ -103,7 +105,8 @@ def run_ablation(args: argparse.Namespace, names: list[str], size: str, command:
 
 
 def entry() -> None:
-    """Console-script entry point."""
+    """Console-script entry point (fallback warnings off: the report lists each fallback with its reason)."""
+    warnings.simplefilter("ignore", FallbackWarning)
     sys.exit(main())
 
 
