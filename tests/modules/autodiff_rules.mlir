@@ -69,6 +69,63 @@ func.func @math_powf(%x: tensor<3xf64>, %p: tensor<3xf64>) -> tensor<3xf64> attr
   return %r : tensor<3xf64>
 }
 
+// One result per op: no arithmetic between them whose fusion could differ by an ulp.
+func.func @math_unary_more(%x: tensor<2x3xf64>) -> (tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>) attributes {janus.grad} {
+  %one = arith.constant dense<1.0> : tensor<2x3xf64>
+  %half = arith.constant dense<0.5> : tensor<2x3xf64>
+  %h = arith.mulf %x, %half : tensor<2x3xf64>
+  %x1 = arith.addf %x, %one : tensor<2x3xf64>
+  %u0 = math.exp2 %x : tensor<2x3xf64>
+  %u1 = math.expm1 %x : tensor<2x3xf64>
+  %u2 = math.log1p %x : tensor<2x3xf64>
+  %u3 = math.log2 %x : tensor<2x3xf64>
+  %u5 = math.tan %h : tensor<2x3xf64>
+  %u6 = math.asin %h : tensor<2x3xf64>
+  %u7 = math.acos %h : tensor<2x3xf64>
+  %u8 = math.atan %x : tensor<2x3xf64>
+  %u9 = math.sinh %x : tensor<2x3xf64>
+  %u10 = math.cosh %x : tensor<2x3xf64>
+  %u11 = math.asinh %x : tensor<2x3xf64>
+  %u12 = math.acosh %x1 : tensor<2x3xf64>
+  %u13 = math.atanh %h : tensor<2x3xf64>
+  return %u0, %u1, %u2, %u3, %u5, %u6, %u7, %u8, %u9, %u10, %u11, %u12, %u13 : tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>
+}
+
+// IREE 3.13 lowers math.cbrt for f32 only.
+func.func @math_cbrt_f32(%x: tensor<3xf32>) -> tensor<3xf32> attributes {janus.grad} {
+  %c = math.cbrt %x : tensor<3xf32>
+  %r = arith.mulf %c, %x : tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+
+// Rounding has a zero derivative: floor(3x) x and friends have d/dx = floor(3x).
+func.func @math_rounding(%x: tensor<2x3xf64>) -> tensor<2x3xf64> attributes {janus.grad} {
+  %three = arith.constant dense<3.0> : tensor<2x3xf64>
+  %t = arith.mulf %x, %three : tensor<2x3xf64>
+  %a = math.floor %t : tensor<2x3xf64>
+  %b = math.ceil %t : tensor<2x3xf64>
+  %c = math.roundeven %t : tensor<2x3xf64>
+  %d = math.trunc %t : tensor<2x3xf64>
+  %ab = arith.addf %a, %b : tensor<2x3xf64>
+  %cd = arith.addf %c, %d : tensor<2x3xf64>
+  %s = arith.addf %ab, %cd : tensor<2x3xf64>
+  %r = arith.mulf %s, %x : tensor<2x3xf64>
+  return %r : tensor<2x3xf64>
+}
+
+func.func @math_binary(%x: tensor<2x3xf64>, %y: tensor<2x3xf64>) -> (tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>) attributes {janus.grad} {
+  %one = arith.constant dense<1.0> : tensor<2x3xf64>
+  %three = arith.constant dense<3.0> : tensor<2x3xf64>
+  %xm = arith.subf %x, %one : tensor<2x3xf64>
+  %ym = arith.subf %y, %one : tensor<2x3xf64>
+  %a = math.atan2 %y, %xm : tensor<2x3xf64>
+  %b = math.copysign %xm, %ym : tensor<2x3xf64>
+  %x3 = arith.mulf %xm, %three : tensor<2x3xf64>
+  %c = arith.remf %x3, %y : tensor<2x3xf64>
+  %d = arith.maxnumf %x, %y : tensor<2x3xf64>
+  %e = arith.minnumf %x, %y : tensor<2x3xf64>
+  return %a, %b, %c, %d, %e : tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>
+}
 // What the frontend emits for `tanh(x * b + c)` with NumPy broadcasting.
 func.func @generic_broadcasting(%x: tensor<2x3xf64>, %b: tensor<3xf64>, %c: tensor<2x1xf64>) -> tensor<2x3xf64> attributes {janus.grad} {
   %init = tensor.empty() : tensor<2x3xf64>

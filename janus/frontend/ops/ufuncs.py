@@ -21,8 +21,6 @@ from janus.frontend.ops.registry import BY_FUNCTION, METHODS, OPERATORS, OPS, Ar
 from janus.frontend.values import NotConvertible, Tensor, check_dtype
 
 BOOL = np.dtype(bool)
-#: why a math function's lowering has no compiled gradient
-NO_RULE = "janus-autodiff has no rule for the `{}` it lowers to"
 INT_ONLY = "integer and bool operands only"
 
 
@@ -65,9 +63,9 @@ def _atan2(b: Body, t: np.dtype, xs: list[str]) -> str:
     return b.op("math.copysign", [value, y], t)
 
 
-def math_fn(name: str, eager: Any, body: ScalarFn, vjp: v.VJP, opname: str) -> Any:
-    """A float math function lowered to the ``math`` op ``opname`` (ints are cast to float first)."""
-    return elementwise(name, eager, body, 1, vjp=vjp, no_mlir_vjp=NO_RULE.format(opname))
+def math_fn(name: str, eager: Any, body: ScalarFn, vjp: v.VJP) -> Any:
+    """A float math function lowered to a ``math`` op (ints are cast to float first)."""
+    return elementwise(name, eager, body, 1, vjp=vjp)
 
 
 # ---- scalar bodies ------------------------------------------------------------------------
@@ -353,20 +351,20 @@ CLIP = replace(elementwise("clip", np.clip, _clip, 3, vjp=v.clip), bind=_clip_bi
 
 # ---- the entries ---------------------------------------------------------------------------
 UFUNCS = [
-    math_fn("exp2", np.exp2, by_kind("math.exp2", None), v.exp2, "math.exp2"),
-    math_fn("expm1", np.expm1, _odd("math.expm1"), v.expm1, "math.expm1"),
-    math_fn("log1p", np.log1p, _odd("math.log1p"), v.log1p, "math.log1p"),
-    math_fn("log2", np.log2, by_kind("math.log2", None), v.log2, "math.log2"),
-    math_fn("cbrt", np.cbrt, _f32_only(_odd("math.cbrt", infinite=True), "math.cbrt"), v.cbrt, "math.cbrt"),
-    math_fn("tan", np.tan, _odd("math.tan"), v.tan, "math.tan"),
-    math_fn("arcsin", np.arcsin, _odd("math.asin"), v.arcsin, "math.asin"),
-    math_fn("arccos", np.arccos, by_kind("math.acos", None), v.arccos, "math.acos"),
-    math_fn("arctan", np.arctan, _odd("math.atan"), v.arctan, "math.atan"),
-    math_fn("sinh", np.sinh, _odd("math.sinh"), v.sinh, "math.sinh"),
-    math_fn("cosh", np.cosh, by_kind("math.cosh", None), v.cosh, "math.cosh"),
-    math_fn("arcsinh", np.arcsinh, _large("math.asinh", positive_only=False), v.arcsinh, "math.asinh"),
-    math_fn("arccosh", np.arccosh, _large("math.acosh", positive_only=True), v.arccosh, "math.acosh"),
-    math_fn("arctanh", np.arctanh, _odd("math.atanh"), v.arctanh, "math.atanh"),
+    math_fn("exp2", np.exp2, by_kind("math.exp2", None), v.exp2),
+    math_fn("expm1", np.expm1, _odd("math.expm1"), v.expm1),
+    math_fn("log1p", np.log1p, _odd("math.log1p"), v.log1p),
+    math_fn("log2", np.log2, by_kind("math.log2", None), v.log2),
+    math_fn("cbrt", np.cbrt, _f32_only(_odd("math.cbrt", infinite=True), "math.cbrt"), v.cbrt),
+    math_fn("tan", np.tan, _odd("math.tan"), v.tan),
+    math_fn("arcsin", np.arcsin, _odd("math.asin"), v.arcsin),
+    math_fn("arccos", np.arccos, by_kind("math.acos", None), v.arccos),
+    math_fn("arctan", np.arctan, _odd("math.atan"), v.arctan),
+    math_fn("sinh", np.sinh, _odd("math.sinh"), v.sinh),
+    math_fn("cosh", np.cosh, by_kind("math.cosh", None), v.cosh),
+    math_fn("arcsinh", np.arcsinh, _large("math.asinh", positive_only=False), v.arcsinh),
+    math_fn("arccosh", np.arccosh, _large("math.acosh", positive_only=True), v.arccosh),
+    math_fn("arctanh", np.arctanh, _odd("math.atanh"), v.arctanh),
     elementwise("log10", np.log10, _log10, 1, vjp=v.log10),
     elementwise("sin", np.sin, _odd("math.sin"), 1, vjp=v.sin),
     elementwise("cos", np.cos, _float_only("math.cos"), 1, vjp=v.cos),
@@ -375,28 +373,26 @@ UFUNCS = [
     elementwise("positive", np.positive, _positive, 1, vjp=v.positive),
     elementwise("fabs", np.fabs, _float_only("math.absf"), 1, vjp=v.absolute),
     elementwise("sign", np.sign, _sign, 1, vjp=v.zero),
-    elementwise("floor", np.floor, _rounding("math.floor"), 1, vjp=v.zero, no_mlir_vjp=NO_RULE.format("math.floor")),
-    elementwise("ceil", np.ceil, _rounding("math.ceil"), 1, vjp=v.zero, no_mlir_vjp=NO_RULE.format("math.ceil")),
-    elementwise("rint", np.rint, _rounding("math.roundeven"), 1, vjp=v.zero, no_mlir_vjp=NO_RULE.format("math.roundeven")),
-    elementwise("trunc", np.trunc, _rounding("math.trunc"), 1, vjp=v.zero, no_mlir_vjp=NO_RULE.format("math.trunc")),
+    elementwise("floor", np.floor, _rounding("math.floor"), 1, vjp=v.zero),
+    elementwise("ceil", np.ceil, _rounding("math.ceil"), 1, vjp=v.zero),
+    elementwise("rint", np.rint, _rounding("math.roundeven"), 1, vjp=v.zero),
+    elementwise("trunc", np.trunc, _rounding("math.trunc"), 1, vjp=v.zero),
     elementwise("isnan", np.isnan, _isnan, 1, _operand_dtype, no_grad=BOOL_RESULT),
     elementwise("isinf", np.isinf, _abs_compare("oeq", False), 1, _operand_dtype, no_grad=BOOL_RESULT),
     elementwise("isfinite", np.isfinite, _abs_compare("olt", True), 1, _operand_dtype, no_grad=BOOL_RESULT),
     elementwise("signbit", np.signbit, _signbit, 1, _operand_dtype, no_grad=BOOL_RESULT),
     POWER,
     CLIP,
-    elementwise("round", np.round, _rounding("math.roundeven"), 1, vjp=v.zero, no_mlir_vjp=NO_RULE.format("math.roundeven")),
+    elementwise("round", np.round, _rounding("math.roundeven"), 1, vjp=v.zero),
     elementwise("float_power", np.float_power, _powf, 2, vjp=v.power),
-    elementwise("arctan2", np.arctan2, _atan2, 2, vjp=v.arctan2, no_mlir_vjp=NO_RULE.format("math.atan2")),
-    elementwise("copysign", np.copysign, _float_only("math.copysign"), 2, vjp=v.copysign,
-                no_mlir_vjp=NO_RULE.format("math.copysign")),
+    elementwise("arctan2", np.arctan2, _atan2, 2, vjp=v.arctan2),
+    elementwise("copysign", np.copysign, _float_only("math.copysign"), 2, vjp=v.copysign),
     elementwise("heaviside", np.heaviside, _heaviside, 2, vjp=v.zero),
-    elementwise("fmax", np.fmax, _maxnum("arith.maxnumf", "arith.maxsi"), 2, vjp=v.fmax, no_mlir_vjp=NO_RULE.format("arith.maxnumf")),
-    elementwise("fmin", np.fmin, _maxnum("arith.minnumf", "arith.minsi"), 2, vjp=v.fmin, no_mlir_vjp=NO_RULE.format("arith.minnumf")),
-    elementwise("floor_divide", np.floor_divide, _floor_divide, 2, vjp=v.zero,
-                no_mlir_vjp=NO_RULE.format("arith.remf")),
-    elementwise("remainder", np.remainder, _remainder, 2, vjp=v.remainder, no_mlir_vjp=NO_RULE.format("arith.remf")),
-    elementwise("fmod", np.fmod, _fmod, 2, vjp=v.fmod, no_mlir_vjp=NO_RULE.format("arith.remf")),
+    elementwise("fmax", np.fmax, _maxnum("arith.maxnumf", "arith.maxsi"), 2, vjp=v.fmax),
+    elementwise("fmin", np.fmin, _maxnum("arith.minnumf", "arith.minsi"), 2, vjp=v.fmin),
+    elementwise("floor_divide", np.floor_divide, _floor_divide, 2, vjp=v.zero),
+    elementwise("remainder", np.remainder, _remainder, 2, vjp=v.remainder),
+    elementwise("fmod", np.fmod, _fmod, 2, vjp=v.fmod),
     elementwise("logical_and", np.logical_and, _logical("arith.andi"), 2, _as_bool, no_grad=BOOL_RESULT),
     elementwise("logical_or", np.logical_or, _logical("arith.ori"), 2, _as_bool, no_grad=BOOL_RESULT),
     elementwise("logical_xor", np.logical_xor, _logical("arith.xori"), 2, _as_bool, no_grad=BOOL_RESULT),

@@ -6,6 +6,7 @@ scalars (inside a ``linalg.generic`` body) and tensors alike.
 
 from __future__ import annotations
 
+from math import log as ln
 from typing import Callable
 
 from iree.compiler.dialects import arith, math
@@ -100,8 +101,13 @@ def d_sqrt(b: GradBuilder, x: ir.Value, y: ir.Value, op: ir.OpView) -> ir.Value:
     return arith.divf(b.full(op.results[0], 0.5), y)
 
 
+def _sign(b: GradBuilder, v: ir.Value, op: ir.OpView) -> ir.Value:
+    """±1 with the sign of ``v``, in the type of ``op``'s result."""
+    return math.copysign(b.full(op.results[0], 1.0), v)
+
+
 def d_absf(b: GradBuilder, x: ir.Value, y: ir.Value, op: ir.OpView) -> ir.Value:
-    return math.copysign(b.full(op.results[0], 1.0), x)
+    return _sign(b, x, op)
 
 
 def d_sin(b: GradBuilder, x: ir.Value, y: ir.Value, op: ir.OpView) -> ir.Value:
@@ -128,3 +134,104 @@ def powf(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
     dx = arith.mulf(b.copy_of(p), math.powf(b.copy_of(x), p_minus_1))
     dp = arith.mulf(b.copy_of(op.results[0]), math.log(b.copy_of(x)))
     return [(x, arith.mulf(gs[0], dx)), (p, arith.mulf(gs[0], dp))]
+
+
+def _c(b: GradBuilder, op: ir.OpView, value: float) -> ir.Value:
+    """The constant ``value`` in the type of ``op``'s result."""
+    return b.full(op.results[0], value)
+
+
+def _inverse(b: GradBuilder, op: ir.OpView, v: ir.Value) -> ir.Value:
+    return arith.divf(_c(b, op, 1.0), v)
+
+
+def _square(v: ir.Value) -> ir.Value:
+    return arith.mulf(v, v)
+
+
+def _one_minus_square(b: GradBuilder, x: ir.Value, op: ir.OpView) -> ir.Value:
+    return arith.subf(_c(b, op, 1.0), _square(x))
+
+
+def d_exp2(b: GradBuilder, x: ir.Value, y: ir.Value, op: ir.OpView) -> ir.Value:
+    return arith.mulf(y, _c(b, op, ln(2.0)))
+
+
+def d_expm1(b: GradBuilder, x: ir.Value, y: ir.Value, op: ir.OpView) -> ir.Value:
+    return arith.addf(y, _c(b, op, 1.0))
+
+
+def d_log1p(b: GradBuilder, x: ir.Value, y: ir.Value, op: ir.OpView) -> ir.Value:
+    return _inverse(b, op, arith.addf(x, _c(b, op, 1.0)))
+
+
+def d_log2(b: GradBuilder, x: ir.Value, y: ir.Value, op: ir.OpView) -> ir.Value:
+    return arith.divf(_c(b, op, 1.0 / ln(2.0)), x)
+
+
+def d_cbrt(b: GradBuilder, x: ir.Value, y: ir.Value, op: ir.OpView) -> ir.Value:
+    """1 / (3 cbrt(x)^2)."""
+    return arith.divf(_c(b, op, 1.0 / 3.0), _square(y))
+
+
+def d_tan(b: GradBuilder, x: ir.Value, y: ir.Value, op: ir.OpView) -> ir.Value:
+    return arith.addf(_c(b, op, 1.0), _square(y))
+
+
+def d_asin(b: GradBuilder, x: ir.Value, y: ir.Value, op: ir.OpView) -> ir.Value:
+    return math.rsqrt(_one_minus_square(b, x, op))
+
+
+def d_acos(b: GradBuilder, x: ir.Value, y: ir.Value, op: ir.OpView) -> ir.Value:
+    return arith.negf(d_asin(b, x, y, op))
+
+
+def d_atan(b: GradBuilder, x: ir.Value, y: ir.Value, op: ir.OpView) -> ir.Value:
+    return _inverse(b, op, arith.addf(_square(x), _c(b, op, 1.0)))
+
+
+def d_sinh(b: GradBuilder, x: ir.Value, y: ir.Value, op: ir.OpView) -> ir.Value:
+    return math.cosh(x)
+
+
+def d_cosh(b: GradBuilder, x: ir.Value, y: ir.Value, op: ir.OpView) -> ir.Value:
+    return math.sinh(x)
+
+
+def d_asinh(b: GradBuilder, x: ir.Value, y: ir.Value, op: ir.OpView) -> ir.Value:
+    return math.rsqrt(arith.addf(_square(x), _c(b, op, 1.0)))
+
+
+def d_acosh(b: GradBuilder, x: ir.Value, y: ir.Value, op: ir.OpView) -> ir.Value:
+    return math.rsqrt(arith.subf(_square(x), _c(b, op, 1.0)))
+
+
+def d_atanh(b: GradBuilder, x: ir.Value, y: ir.Value, op: ir.OpView) -> ir.Value:
+    return _inverse(b, op, _one_minus_square(b, x, op))
+
+
+def zero_gradient(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
+    """Piecewise-constant ops (floor, ceil, ...): the operand's adjoint is zero."""
+    return [(op.operands[0], b.zeros(op.results[0]))]
+
+
+def atan2(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
+    """d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)."""
+    y, x = _operands(op)
+    yc, xc = b.copy_of(y), b.copy_of(x)
+    scale = arith.divf(gs[0], arith.addf(_square(xc), _square(yc)))
+    return [(y, arith.mulf(scale, xc)), (x, arith.negf(arith.mulf(scale, yc)))]
+
+
+def copysign(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
+    """copysign(x, s) = |x| sign(s): g sign(x) sign(s) to ``x``, nothing to ``s``."""
+    x, s = _operands(op)
+    sign = arith.mulf(_sign(b, b.copy_of(x), op), _sign(b, b.copy_of(s), op))
+    return [(x, arith.mulf(gs[0], sign)), (s, b.zeros(op.results[0]))]
+
+
+def remf(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
+    """C's fmod, r = x - trunc(x/y) y: g to ``x``, -g trunc(x/y) to ``y``."""
+    x, y = _operands(op)
+    quotient = math.trunc(arith.divf(b.copy_of(x), b.copy_of(y)))
+    return [(x, gs[0]), (y, arith.negf(arith.mulf(gs[0], quotient)))]

@@ -30,7 +30,7 @@ AUTODIFF_DOC = Path(__file__).resolve().parents[3] / "docs" / "autodiff.md"
 RNG = np.random.default_rng(5)
 #: ops whose compiled gradient is compared with the tape's: each kind of lowering once
 COMPARED = ("divide", "max", "where", "matmul", "getitem", "concatenate", "pad", "softmax", "cross_entropy", "conv2d",
-            "max_pool2d", "einsum")
+            "max_pool2d", "einsum", "arctan2", "fmod", "arcsin", "copysign", "fmax")
 
 
 def weighted_loss(fn: Callable[..., Any], nargs: int) -> Callable[..., Any]:
