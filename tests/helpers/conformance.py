@@ -97,6 +97,8 @@ WRITTEN: dict[str, list[str]] = {
     "triu": ["np.triu(x)", "np.triu(x, 1)", "np.triu(x[None], -1)"],
     "tril": ["np.tril(x)", "np.tril(x, -1)", "np.tril(x, 2)"],
     "broadcast_to": ["np.broadcast_to(y, (3, 4))", "np.broadcast_to(x[:, :1], (2, 3, 4))"],
+    "diagonal": ["np.diagonal(x)", "np.diagonal(x, 1)", "np.diagonal(x, -2)", "np.diagonal(x[None], 0, 2, 1)", "np.diagonal(x, 5)"],
+    "diag": ["np.diag(x)", "np.diag(x, 2)", "np.diag(y)", "np.diag(y, -1)", "np.diag(y, 2)"],
     "power": ["x ** 2", "x ** 3", "y ** 0", "x ** -1", "2 ** y", "np.power(x, 0.5)"],
 }
 #: folded creation functions: the form adds the constant to a traced operand

@@ -140,6 +140,8 @@ CASES: dict[str, Case] = {
     "triu": (lambda x: np.triu(x, 1) * 2.0, [signed(3, 4)]),
     "tril": (lambda x: np.tril(x) * 2.0, [signed(3, 4)]),
     "broadcast_to": (lambda x: np.broadcast_to(x, (2, 3, 4)) * 2.0, [signed(3, 4)]),
+    "diagonal": (lambda x: np.diagonal(x, 1) * 2.0 + np.diagonal(x[None], -1, 2, 1)[0, :3], [signed(3, 4)]),
+    "diag": (lambda x, v: np.diag(x, -1) * 2.0 + np.diag(v, 1)[:, :3].sum(0)[:2], [signed(3, 4), signed(3)]),
     **NN_CASES,  # the janus.nn entries
 }
 

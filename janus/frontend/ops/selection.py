@@ -1,6 +1,7 @@
 """Selection entries with static arguments: flip (fliplr, flipud), roll, tile, repeat and
 take (static indices) rearrange ``a`` by slices joined along an axis; triu and tril mask
-it; broadcast_to broadcasts it. Each lowering is made of reshapes, ``extract_slice``,
+it; broadcast_to broadcasts it; diagonal (and diag of a 2-d array) is a strided slice,
+diag of a 1-d array a select into a square. Each lowering is made of reshapes, ``extract_slice``,
 ``concat`` and one elementwise generic, whose compiled gradients janus-autodiff derives;
 the shape and dtype are NumPy's own on a zero-memory stand-in, and every tape VJP is the
 one of a linear selection (``selection_vjp``)."""
@@ -232,7 +233,52 @@ def _broadcast_to_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     return conform(em, args["a"], Tensor("", spec[0], spec[1]), "broadcast_to")
 
 
+# ---- diagonal: a strided slice of the two axes flattened; diag: that, or a select into a square
+def _diagonal_bind(a: Any, offset: Any = 0, axis1: Any = 0, axis2: Any = 1) -> Args:
+    if not isinstance(offset, (int, np.integer)):
+        raise NotConvertible("diagonal with a traced offset")
+    return {"a": a, "offset": int(offset), "axis1": axis1, "axis2": axis2}
+
+
+def _diagonal(em: Emitter, a: Tensor, k: int, axis1: int, axis2: int) -> Tensor:
+    """The k-th diagonal of ``a`` over (axis1, axis2), last, as NumPy's ``diagonal``."""
+    i, j = normalize_axis(axis1, a.ndim), normalize_axis(axis2, a.ndim)
+    if i == j:
+        raise NotConvertible("diagonal: axis1 and axis2 are the same (NumPy raises)")
+    perm = [d for d in range(a.ndim) if d not in (i, j)] + [i, j]
+    x = a if perm == list(range(a.ndim)) else em.transpose(a, perm)
+    lead, (n, m) = x.shape[:-2], x.shape[-2:]
+    x = em.reshape(x, (*lead, n * m))
+    start, length = (k, max(0, min(n, m - k))) if k >= 0 else (-k * m, max(0, min(n + k, m)))
+    if length == 0:
+        return em.literal(np.zeros((*lead, 0), a.dtype))
+    return em.extract_slice(x, [0] * len(lead) + [start], [*lead, length], [1] * len(lead) + [m + 1], (*lead, length))
+
+
+def _diag_bind(v: Any, k: Any = 0) -> Args:
+    if not isinstance(k, (int, np.integer)):
+        raise NotConvertible("diag with a traced k")
+    return {"a": v, "k": int(k)}
+
+
+def _diag_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+    """2-d: the k-th diagonal; 1-d: ``a`` padded with |k| zeros, broadcast along the
+    square's rows (k < 0) or columns (k >= 0), kept on the k-th diagonal."""
+    a, k = args["a"], args["k"]
+    if a.ndim == 2:
+        return _diagonal(em, a, k, 0, 1)
+    size = spec[0][0]
+    padded = em.concat([a, em.literal(np.zeros(abs(k), a.dtype))], 0, (size,)) if k else a
+    line = em.reshape(padded, (1, size) if k < 0 else (size, 1))
+    mask = em.literal(np.eye(size, k=k, dtype=bool))
+    return em.elementwise([mask, line], spec[0], a.dtype, lambda b, v: b.select(v[0], v[1], b.constant(0, a.dtype), a.dtype))
+
+
 OTHERS = [
+    Op("diagonal", np.diagonal, _diagonal_bind, _rule(np.diagonal),
+       lambda em, args, spec: _diagonal(em, args["a"], args["offset"], args["axis1"], args["axis2"]),
+       vjp=selection_vjp(np.diagonal)),
+    Op("diag", np.diag, _diag_bind, _rule(np.diag), _diag_lower, vjp=selection_vjp(np.diag)),
     masking("triu", np.triu),
     masking("tril", np.tril),
     Op("broadcast_to", np.broadcast_to, _broadcast_to_bind, _rule(np.broadcast_to), _broadcast_to_lower,
