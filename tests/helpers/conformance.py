@@ -87,6 +87,18 @@ WRITTEN: dict[str, list[str]] = {
     "any": ["np.any(x, axis=1, keepdims=True)", "y.any()"],
     "var": ["np.var(x, axis=0)", "x.var(ddof=1)", "np.var(y, keepdims=True)"],
     "std": ["np.std(x, axis=1)", "x.std(ddof=1, keepdims=True)", "np.std(y)"],
+    "flip": ["np.flip(x)", "np.flip(x, 1)", "np.flip(y, axis=(0,))"],
+    "fliplr": ["np.fliplr(x)"],
+    "flipud": ["np.flipud(x)"],
+    "roll": ["np.roll(x, 1)", "np.roll(x, -1, axis=1)", "np.roll(x, (1, 2), axis=(0, 1))", "np.roll(y, 6)"],
+    "tile": ["np.tile(y, 2)", "np.tile(x, (2, 1, 2))"],
+    "repeat": ["np.repeat(x, 2)", "np.repeat(x, [1, 0, 2], axis=0)", "np.repeat(y, 2, axis=-1)"],
+    "take": ["np.take(x, [2, 0, 2])", "np.take(x, [[1, -1], [0, 0]], axis=1)", "np.take(y, 3)"],
+    "triu": ["np.triu(x)", "np.triu(x, 1)", "np.triu(x[None], -1)"],
+    "tril": ["np.tril(x)", "np.tril(x, -1)", "np.tril(x, 2)"],
+    "broadcast_to": ["np.broadcast_to(y, (3, 4))", "np.broadcast_to(x[:, :1], (2, 3, 4))"],
+    "diagonal": ["np.diagonal(x)", "np.diagonal(x, 1)", "np.diagonal(x, -2)", "np.diagonal(x[None], 0, 2, 1)", "np.diagonal(x, 5)"],
+    "diag": ["np.diag(x)", "np.diag(x, 2)", "np.diag(y)", "np.diag(y, -1)", "np.diag(y, 2)"],
     "power": ["x ** 2", "x ** 3", "y ** 0", "x ** -1", "2 ** y", "np.power(x, 0.5)"],
 }
 #: folded creation functions: the form adds the constant to a traced operand

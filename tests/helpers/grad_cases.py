@@ -130,6 +130,18 @@ CASES: dict[str, Case] = {
     "any": (lambda x: np.where(np.any(x > 0, axis=0), x, 0.0), [signed(3, 4)]),
     "var": (lambda x: np.var(x, axis=0) + np.var(x, ddof=1), [signed(3, 4)]),
     "std": (lambda x: np.std(x, axis=1, keepdims=True) * np.std(x), [signed(3, 4)]),
+    "flip": (lambda x: np.flip(x) * 2.0 + np.flip(x, 1), [signed(3, 4)]),
+    "fliplr": (lambda x: np.fliplr(x) * 2.0, [signed(3, 4)]),
+    "flipud": (lambda x: np.flipud(x) * 2.0, [signed(3, 4)]),
+    "roll": (lambda x: np.roll(x, 1, axis=1) * np.roll(x, -2), [signed(3, 4)]),
+    "tile": (lambda x: np.tile(x, (2, 1, 2)) * 2.0, [signed(3, 4)]),
+    "repeat": (lambda x: np.repeat(x, [1, 0, 2], axis=0) * 2.0 + np.repeat(x, 2)[:12].reshape(3, 4)[0], [signed(3, 4)]),
+    "take": (lambda x: np.take(x, [[1, -1], [1, 0]], axis=1) * 2.0, [signed(3, 4)]),
+    "triu": (lambda x: np.triu(x, 1) * 2.0, [signed(3, 4)]),
+    "tril": (lambda x: np.tril(x) * 2.0, [signed(3, 4)]),
+    "broadcast_to": (lambda x: np.broadcast_to(x, (2, 3, 4)) * 2.0, [signed(3, 4)]),
+    "diagonal": (lambda x: np.diagonal(x, 1) * 2.0 + np.diagonal(x[None], -1, 2, 1)[0, :3], [signed(3, 4)]),
+    "diag": (lambda x, v: np.diag(x, -1) * 2.0 + np.diag(v, 1)[:, :3].sum(0)[:2], [signed(3, 4), signed(3)]),
     **NN_CASES,  # the janus.nn entries
 }
 

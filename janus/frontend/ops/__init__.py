@@ -5,4 +5,4 @@ Importing the package registers every op (``registry``): the NumPy entries by fa
 gather (``advanced``) and the ``janus.nn`` entries (``nn_ops``).
 """
 
-from janus.frontend.ops import advanced, linalg, nn_ops, op_table, reductions, shape, ufuncs  # noqa: F401  (registers the ops)
+from janus.frontend.ops import advanced, linalg, nn_ops, op_table, reductions, selection, shape, ufuncs  # noqa: F401  (registers the ops)
