@@ -189,8 +189,16 @@ class Traced:
 
     __hash__ = None  # type: ignore[assignment]
 
-    sum, mean, max, min, dot = (_method(n) for n in ("sum", "mean", "max", "min", "dot"))
-    transpose, reshape, astype, copy = (_method(n) for n in ("transpose", "reshape", "astype", "copy"))
+    def __getattr__(self, name: str) -> Any:
+        """ndarray methods, from the op table's ``METHODS`` (every method a traced call
+        lowers is recorded the same way here); another ndarray method is a ``TapeError``."""
+        if hasattr(Traced, name):  # a property of this class that failed (e.g. before __init__ set the value)
+            raise AttributeError(name)
+        if name in registry.METHODS:
+            return _method(name).__get__(self)
+        if not name.startswith("_") and hasattr(np.ndarray, name):
+            raise TapeError(f"janus.grad: ndarray.{name}() is not in the op table (no gradient rule on the tape)")
+        raise AttributeError(name)
 
     # ---- operators: the ufuncs, so they dispatch like np.add(...) ------------------------
     __add__ = lambda a, b: np.add(a, b)  # noqa: E731

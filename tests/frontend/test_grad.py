@@ -110,6 +110,29 @@ def test_errors_name_the_problem() -> None:
         janus.grad(lambda v: np.sum(v * 1.0))(np.arange(3))
     with pytest.raises(TypeError, match="argnums"):
         janus.grad(lambda v: np.sum(v), argnums=1)(x)
+    with pytest.raises(TapeError, match="ndarray.flatten\\(\\) is not in the op table"):
+        janus.grad(lambda v: v.flatten().sum())(x)
+
+
+@pytest.mark.parametrize("name", sorted(registry.METHODS))
+def test_every_table_method_is_recorded_on_the_tape(name: str) -> None:
+    """The tape's ndarray methods are the op table's: each is recorded as its op, so
+    ``x.var()`` in a loss differentiates like ``np.var(x)``."""
+    tape = Tape()
+    x = tape.input(signed(3, 4))
+    assert callable(getattr(x, name))
+    assert getattr(type(x), name, None) is None  # not a hand-kept list on the class
+
+
+def test_tape_methods_against_finite_differences() -> None:
+    def loss(v):
+        return (v.ravel() ** 2).sum() + v.var() + v.clip(-0.5, 0.5).sum() + v.mean(axis=0).std() + v.squeeze().prod()
+
+    x = signed(3, 4)
+    tape = Tape()
+    inputs = [tape.input(x)]
+    (got,) = tape.backward(loss(*inputs), inputs)
+    np.testing.assert_allclose(got, central_differences(loss, [x], 0), rtol=1e-6, atol=1e-8)
 
 
 def test_python_control_flow_on_traced_values() -> None:
