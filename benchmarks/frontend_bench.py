@@ -208,8 +208,6 @@ def overhead_breakdown() -> str:
     """Where the time of a compiled call of ``linear`` goes: janus.jit (entry checks,
     result rebuild), argument and result conversion, and the IREE invoke itself; and the
     invoke of a trivial function (one i64 in and out: the VM's floor per call)."""
-    from janus.runtime.values import Traffic, Transfer  # here: ``--compare`` runs the rest on older trees too
-
     args = CASES[0][2][0]
     jf = janus.jit(linear)
     for _ in range(3):
@@ -219,10 +217,8 @@ def overhead_breakdown() -> str:
     total = per_call(jf, [args])
     runtime = per_call(function.results, [(args,)])
     runner = function._runners[0]  # local-sync: calls under 1 ms never try the parallel driver
-    pushed = rt.VmVariantList(len(args))
-    transfer = Transfer(runner.device, runner.host, Traffic())
-    for kind, value in zip(function._inputs, args):
-        kind.push(pushed, value, transfer)
+    function.results(args)  # the runner's scratch holds this call's argument list
+    pushed = runner.scratch.arguments
     invoke = per_call(lambda: runner.invoke(runner.function, pushed, rt.VmVariantList(1)), [()])
     trivial = CompiledModule.from_mlir("func.func @f(%a: i64) -> i64 { return %a : i64 }")["f"]._runners[0]
     seven = rt.VmVariantList(1)

@@ -31,15 +31,19 @@ class HostModule(Protocol):
 
 
 _REGISTERED: dict[str, HostModule] = {}
+#: ``_REGISTERED``'s modules (read on every compiled call)
+_ACTIVE: tuple[HostModule, ...] = ()
 
 
 def register(module: HostModule) -> None:
     """Make ``module`` available to contexts loaded from now on (idempotent per name)."""
+    global _ACTIVE
     _REGISTERED.setdefault(module.name, module)
+    _ACTIVE = tuple(_REGISTERED.values())
 
 
 def active() -> tuple[HostModule, ...]:
-    return tuple(_REGISTERED.values())
+    return _ACTIVE
 
 
 def serial_only() -> bool:

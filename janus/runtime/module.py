@@ -16,7 +16,7 @@ import functools
 import os
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -28,7 +28,7 @@ from janus.runtime.compiler import DEFAULT_FILENAME, ModuleLike, compile_module
 from janus.runtime.drivers import DriverChoice, median
 from janus.runtime.errors import GuardFailure
 from janus.runtime.targets import get_target
-from janus.runtime.values import Stage, TensorType, Traffic, Transfer, UnsupportedType
+from janus.runtime.values import Scratch, TensorType, Traffic, Transfer, UnsupportedType
 
 #: the drivers whose device memory is the host's: arrays are shared with compiled code, not copied
 HOST_DRIVERS = frozenset({"local-sync", "local-task"})
@@ -139,18 +139,18 @@ class Runner:
     device: rt.HalDevice
     #: device memory is host memory (``HOST_DRIVERS``)
     host: bool
-    #: per input slot, the buffer arguments are copied into (host drivers, tensor inputs), used by one call at a time
-    stages: list[Stage | None] | None
+    #: the stages, transfer and lists calls reuse, one call at a time (whoever holds ``lock``)
+    scratch: Scratch
     lock: threading.Lock
 
     @classmethod
-    def of(cls, module: CompiledModule, driver: str, name: str) -> "Runner":
-        loaded = module.on_driver(driver)
+    def of(cls, function: "CompiledFunction", driver: str) -> "Runner":
+        loaded = function._module.on_driver(driver)
         host = driver in HOST_DRIVERS
-        inputs = module.artifact.functions[name].inputs
-        stages = [None] * len(inputs) if host and any(isinstance(t, TensorType) for t in inputs) else None
-        return cls(driver, loaded.context.vm_context.invoke, loaded.vm_module.lookup_function(name),
-                   loaded.context.config.device, host, stages, threading.Lock())
+        device = loaded.context.config.device
+        scratch = Scratch(device, host, function.traffic, len(function._inputs), len(function._results))
+        return cls(driver, loaded.context.vm_context.invoke, loaded.vm_module.lookup_function(function.name),
+                   device, host, scratch, threading.Lock())
 
 
 class CompiledFunction:
@@ -159,20 +159,24 @@ class CompiledFunction:
     def __init__(self, module: CompiledModule, info: FunctionInfo) -> None:
         self.name = info.name
         self._module = module
-        self._runners = [Runner.of(module, module.driver, info.name)]
-        #: the running choice of driver, when the module has a second one to compare with
-        self.choice = DriverChoice() if module.parallel_driver else None
         unsupported = [t for t in (*info.inputs, *info.results) if isinstance(t, UnsupportedType)]
         if unsupported:
             raise TypeError(unsupported[0].problem())
         self._inputs = info.inputs
-        self._results = info.results
+        self._pushes = tuple(kind.push for kind in info.inputs)
+        self._returned = len(info.results) - len(info.heap.writes)
+        #: heap writes are kept by Python until a later call reads them back: ``resident``
+        self._results = (*info.results[: self._returned],
+                         *(replace(t, resident=True) if isinstance(t, TensorType) else t
+                           for t in info.results[self._returned :]))
         self._heap = info.heap if info.heap.reads or info.heap.writes else None
         self._info = info
         self._arity = len(info.inputs) - len(info.heap.reads)
-        self._returned = len(info.results) - len(info.heap.writes)
         #: bytes copied and shared over the calls (``janus.explain``, benchmarks)
         self.traffic = Traffic()
+        self._runners = [Runner.of(self, module.driver)]
+        #: the running choice of driver, when the module has a second one to compare with
+        self.choice = DriverChoice() if module.parallel_driver else None
 
     def __call__(self, *args: Any, objects: Sequence[object] = ()) -> Any:
         """Results as NumPy arrays or Python scalars: one value, a tuple, or None."""
@@ -203,36 +207,49 @@ class CompiledFunction:
 
     def _run(self, runner: Runner, args: Sequence[Any]) -> list[Any]:
         """Push ``args`` to ``runner``'s device, invoke, pull every result; with the
-        runner's stages unless another call (another thread, or a reentrant one) holds them."""
-        staged = runner.stages is not None and runner.lock.acquire(False)  # held until the results are out
-        try:
-            transfer = Transfer(runner.device, runner.host, self.traffic, runner.stages if staged else None)
-            result_list = self._invoke(runner, self._push(args, transfer))
-            self.traffic.calls += 1
-            return [kind.pull(result_list, i, transfer) for i, kind in enumerate(self._results)]
-        finally:
-            if staged:
+        runner's scratch (stages, lists) unless another call (another thread, or a
+        reentrant one) holds it."""
+        if runner.lock.acquire(False):  # held until the results are out
+            try:
+                scratch = runner.scratch
+                transfer = scratch.transfer
+                transfer.pinned.clear()
+                items = self._items(args, transfer)
+                if items != scratch.items:  # the same stages, handed views and scalars: the same list
+                    scratch.arguments, scratch.items = self._arguments(items), items
+                return self._call(runner, scratch.arguments, scratch.results, transfer)
+            finally:
                 runner.lock.release()
+        transfer = Transfer(runner.device, runner.host, self.traffic)
+        return self._call(runner, self._arguments(self._items(args, transfer)),
+                          rt.VmVariantList(len(self._results)), transfer)
 
-    def _push(self, args: Sequence[Any], transfer: Transfer) -> rt.VmVariantList:
-        arg_list = rt.VmVariantList(len(args))
+    def _items(self, args: Sequence[Any], transfer: Transfer) -> list[Any]:
+        """What each argument passes to IREE: scalars, buffer views."""
+        items = []
         for i, (kind, value) in enumerate(zip(self._inputs, args)):
             transfer.slot = i
             try:
-                kind.push(arg_list, value, transfer)
+                items.append(kind.arg(value, transfer))
             except (TypeError, OverflowError) as e:
                 raise type(e)(f"{self._input_name(i)}: {e}") from None
-        return arg_list
+        return items
 
-    def _invoke(self, runner: Runner, arg_list: rt.VmVariantList) -> rt.VmVariantList:
+    def _arguments(self, items: list[Any]) -> rt.VmVariantList:
+        arguments = rt.VmVariantList(len(items))
+        for push, item in zip(self._pushes, items):
+            push(arguments, item)
+        return arguments
+
+    def _call(self, runner: Runner, arguments: rt.VmVariantList, results: rt.VmVariantList,
+              transfer: Transfer) -> list[Any]:
         """The call's results; ``GuardFailure`` for a failed guard (host modules told either way)."""
-        result_list = rt.VmVariantList(len(self._results))
         hosts = host_modules.active()
         for host in hosts:
             host.begin_call()
         ok = False
         try:
-            runner.invoke(runner.function, arg_list, result_list)
+            runner.invoke(runner.function, arguments, results)
             ok = True
         except RuntimeError as e:
             failure = GuardFailure.from_error(e, self.name)
@@ -242,11 +259,12 @@ class CompiledFunction:
         finally:
             for host in hosts:
                 host.end_call(ok)
-        return result_list
+        self.traffic.calls += 1
+        return [kind.pull(results, i, transfer) for i, kind in enumerate(self._results)]
 
     def _runner(self, driver: int) -> Runner:
         if driver == len(self._runners):  # the parallel driver's first call
-            self._runners.append(Runner.of(self._module, self._module.parallel_driver, self.name))
+            self._runners.append(Runner.of(self, self._module.parallel_driver))
         return self._runners[driver]
 
     @property

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ctypes
 import weakref
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 import numpy as np
 from iree import runtime as rt
@@ -78,6 +78,22 @@ class Transfer:
         self.slot = 0
 
 
+class Scratch:
+    """What the calls of one function on one driver reuse, one call at a time (a lock
+    says whose turn it is): the stages and the ``Transfer`` (on CPU drivers), the argument
+    list of the last call, passed again when a call pushes the same items (the same stage
+    views, handed views and scalars: a call whose arguments are all staged rebuilds
+    nothing), and the result list (IREE empties it at each invoke)."""
+
+    __slots__ = ("transfer", "items", "arguments", "results")
+
+    def __init__(self, device: rt.HalDevice, host: bool, traffic: Traffic, inputs: int, results: int) -> None:
+        self.transfer = Transfer(device, host, traffic, [None] * inputs if host else None)
+        self.items: list[Any] | None = None
+        self.arguments = rt.VmVariantList(inputs)
+        self.results = rt.VmVariantList(results)
+
+
 class _Handed(weakref.ref):
     """A result array handed out over its IREE buffer (weakly), with that buffer's view:
     passing the array back passes the view (no import, no copy) while the array is alive
@@ -107,11 +123,12 @@ class BoolType:
     """i1 as a scalar: a Python (or NumPy) bool, nothing else."""
 
     text = "i1"
+    push: ClassVar = staticmethod(rt.VmVariantList.push_int)
 
-    def push(self, values: rt.VmVariantList, value: Any, transfer: Transfer) -> None:
+    def arg(self, value: Any, transfer: Transfer) -> int:
         if not isinstance(value, (bool, np.bool_)):
             raise TypeError(f"expected a bool for i1, got {value!r}")
-        values.push_int(int(value))
+        return int(value)
 
     def pull(self, values: rt.VmVariantList, index: int, transfer: Transfer) -> bool:
         return bool(values.get_variant(index))
@@ -124,15 +141,16 @@ class IntType:
     text: str
     low: int
     high: int
+    push: ClassVar = staticmethod(rt.VmVariantList.push_int)
 
-    def push(self, values: rt.VmVariantList, value: Any, transfer: Transfer) -> None:
+    def arg(self, value: Any, transfer: Transfer) -> int:
         if type(value) is not int:
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
                 raise TypeError(f"expected an int for {self.text}, got {value!r}")
             value = int(value)
         if not self.low <= value <= self.high:
             raise OverflowError(f"{value} does not fit in {self.text}")
-        values.push_int(value)
+        return value
 
     def pull(self, values: rt.VmVariantList, index: int, transfer: Transfer) -> int:
         return values.get_variant(index)
@@ -143,13 +161,14 @@ class FloatType:
     """f32 or f64 as a scalar: a Python (or NumPy) real number, not a bool."""
 
     text: str
+    push: ClassVar = staticmethod(rt.VmVariantList.push_float)
 
-    def push(self, values: rt.VmVariantList, value: Any, transfer: Transfer) -> None:
+    def arg(self, value: Any, transfer: Transfer) -> float:
         if type(value) is not float:
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer, np.floating)):
                 raise TypeError(f"expected a real number for {self.text}, got {value!r}")
             value = float(value)
-        values.push_float(value)
+        return value
 
     def pull(self, values: rt.VmVariantList, index: int, transfer: Transfer) -> float:
         return float(values.get_variant(index))
@@ -164,74 +183,79 @@ class TensorType:
     element: str
     dtype: np.dtype
     hal_element: rt.HalElementType
+    #: a result Python keeps between calls as heap state (a heap write): on a CPU driver
+    #: handed out over its buffer whatever its size, so that the next call reads it in place
+    resident: bool = False
+    push: ClassVar = staticmethod(rt.VmVariantList.push_ref)
 
     @property
     def text(self) -> str:
         return _tensor_text(self.shape, self.element)
 
-    def push(self, values: rt.VmVariantList, value: Any, transfer: Transfer) -> None:
+    def arg(self, value: Any, transfer: Transfer) -> rt.HalBufferView:
         """Pass ``value``'s memory itself where IREE can read it (a result array handed out
         on this device, or a large aligned writable C-contiguous one on a CPU driver), else
         a C-contiguous copy (into the slot's stage where the call has one): compiled code
         never writes its arguments, and a misaligned, read-only or strided array is never
         read in place."""
-        if not isinstance(value, (np.ndarray, np.generic)):
-            raise TypeError(f"expected a NumPy array for {self.text}, got {type(value).__name__}")
-        if value.dtype is not self.dtype and value.dtype != self.dtype:  # NumPy's native dtypes are singletons
-            raise TypeError(f"expected dtype {self.dtype} for {self.text}, got {value.dtype}")
-        if value.shape != self.shape and not self._fits(value.shape):
-            raise TypeError(f"expected shape {_shape_text(self.shape)} for {self.text}, got {value.shape}")
+        if type(value) is not np.ndarray or value.dtype is not self.dtype or value.shape != self.shape:
+            self._check(value)  # NumPy's native dtypes are singletons: the fast test is exact for them
         nbytes = value.nbytes
-        if nbytes >= SHARE_MIN_BYTES and transfer.host:
+        if transfer.host:
             handed = _HANDED.get(id(value))
             if (handed is not None and handed() is value and handed.device is transfer.device
                     and value.shape == handed.shape and handed.element == self.hal_element):
-                values.push_ref(handed.view)
                 transfer.pinned.append((handed.start, handed.end))
                 transfer.traffic.shared += nbytes
-                return
-            if value.flags.c_contiguous and value.flags.writeable and (start := address(value)) % ALIGNMENT == 0:
+                return handed.view
+            if nbytes >= SHARE_MIN_BYTES and value.flags.c_contiguous and value.flags.writeable and (
+                    start := address(value)) % ALIGNMENT == 0:
                 buffer = transfer.device.allocator.import_host_allocation(value, _IMPORT_MEMORY, _ARG_USAGE)
-                values.push_ref(rt.HalBufferView(buffer, value.shape, self.hal_element))
                 transfer.pinned.append((start, start + nbytes))
                 transfer.traffic.shared += nbytes
-                return
+                return rt.HalBufferView(buffer, value.shape, self.hal_element)
         stages = transfer.stages
+        transfer.traffic.copied += nbytes
         if stages is not None and nbytes:
             stage = stages[transfer.slot]
             if stage is None or stage.shape != value.shape:
                 stage = stages[transfer.slot] = Stage(transfer.device, value.shape, self)
             stage.array[...] = value  # any layout; the dtype is the stage's
-            values.push_ref(stage.view)
-            if nbytes >= SHARE_MIN_BYTES:  # smaller results are copied anyway
-                transfer.pinned.append((stage.start, stage.end))
-            transfer.traffic.copied += nbytes
-            return
+            transfer.pinned.append((stage.start, stage.end))
+            return stage.view
         if not value.flags.c_contiguous:
             value = np.ascontiguousarray(value)
-        view = transfer.device.allocator.allocate_buffer_copy(
+        return transfer.device.allocator.allocate_buffer_copy(
             memory_type=_ARG_MEMORY, allowed_usage=_ARG_USAGE, device=transfer.device, buffer=value,
             element_type=self.hal_element)
-        values.push_ref(view)
-        transfer.traffic.copied += nbytes
+
+    def _check(self, value: Any) -> None:
+        """``TypeError`` unless ``value`` is an array (or NumPy scalar) of this dtype and shape."""
+        if not isinstance(value, (np.ndarray, np.generic)):
+            raise TypeError(f"expected a NumPy array for {self.text}, got {type(value).__name__}")
+        if value.dtype != self.dtype:
+            raise TypeError(f"expected dtype {self.dtype} for {self.text}, got {value.dtype}")
+        if value.shape != self.shape and not self._fits(value.shape):
+            raise TypeError(f"expected shape {_shape_text(self.shape)} for {self.text}, got {value.shape}")
 
     def _fits(self, shape: tuple[int, ...]) -> bool:
         return len(shape) == len(self.shape) and all(d is None or d == n for d, n in zip(self.shape, shape))
 
     def pull(self, values: rt.VmVariantList, index: int, transfer: Transfer) -> np.ndarray:
-        """A large result as an array over its IREE buffer on a CPU driver (the array keeps
-        the buffer alive; IREE allocates each call's results afresh), copied when it would
-        alias an array the caller holds (compiled code may return an argument's buffer, or
-        one buffer for two results); a small one copied, and any copied to the host elsewhere."""
+        """A large (or ``resident``) result as an array over its IREE buffer on a CPU driver
+        (the array keeps the buffer alive; IREE allocates each call's results afresh),
+        copied when it would alias an array the caller holds (compiled code may return an
+        argument's buffer, or one buffer for two results); a small one copied, and any
+        copied to the host elsewhere."""
         view = values.get_as_object(index, rt.HalBufferView)
         if not transfer.host:
             array = rt.DeviceArray(transfer.device, view, implicit_host_transfer=True, override_dtype=self.dtype).to_host()
             transfer.traffic.copied += array.nbytes
             return array
         nbytes = view.byte_length  # CPU driver buffers map (one that did not would raise, not misread)
-        if nbytes < SHARE_MIN_BYTES:
+        if nbytes < SHARE_MIN_BYTES and not self.resident or not nbytes:
             transfer.traffic.copied += nbytes
-            return np.frombuffer(view.map(), self.dtype).reshape(view.shape).copy()
+            return np.ndarray(view.shape, self.dtype, view.map()).copy()
         shape = tuple(view.shape)
         array = view.map().asarray(shape, self.dtype)
         start = address(array)
@@ -255,14 +279,15 @@ class IndexArrayType:
     code reads on the host, copied into a VM buffer."""
 
     text = "!util.buffer"
+    push: ClassVar = staticmethod(rt.VmVariantList.push_ref)
 
-    def push(self, values: rt.VmVariantList, value: Any, transfer: Transfer) -> None:
+    def arg(self, value: Any, transfer: Transfer) -> Any:
         if not isinstance(value, np.ndarray) or value.dtype != np.int64 or value.ndim != 1:
             raise TypeError(f"expected a 1-D int64 NumPy array for {self.text}, got {value!r}")
         buffer = rt.VmBuffer(value.nbytes)
         np.frombuffer(memoryview(buffer), np.int64)[:] = value
-        values.push_ref(buffer.ref)
         transfer.traffic.copied += value.nbytes
+        return buffer.ref
 
     def pull(self, values: rt.VmVariantList, index: int, transfer: Transfer) -> np.ndarray:
         raise TypeError(f"compiled code does not return {self.text}")
@@ -277,7 +302,9 @@ class UnsupportedType:
     def problem(self) -> str:
         return f"values of type {self.text} cannot be passed between Python and compiled code"
 
-    def push(self, values: rt.VmVariantList, value: Any, transfer: Transfer) -> None:
+    push: ClassVar = staticmethod(rt.VmVariantList.push_ref)
+
+    def arg(self, value: Any, transfer: Transfer) -> Any:
         raise TypeError(self.problem())
 
     def pull(self, values: rt.VmVariantList, index: int, transfer: Transfer) -> Any:
