@@ -93,9 +93,7 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
         return len(outputs) - 1
 
     shape = _outputs(result, output)
-    # not with recursive functions: a scalar result out of eliminate-recursion's frame stack
-    # fails at run time in IREE ("variant ... is not a value type", ackermann)
-    scalar_outputs = frozenset() if tracer.functions else scalar_abi.scalar_results(outputs, range(len(outputs)))
+    scalar_outputs = scalar_abi.scalar_results(outputs, range(len(outputs)))
     tracer.heap.structure_outputs(output)
     func_name = re.sub(r"\W", "_", fn.__name__)
     functions = [scalar_abi.entry_function(func_name, tracer.em, inputs, outputs, tracer.heap.prologue,

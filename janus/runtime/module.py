@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import os
 import threading
-import time
+from time import perf_counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
@@ -163,12 +163,16 @@ class CompiledFunction:
         if unsupported:
             raise TypeError(unsupported[0].problem())
         self._inputs = info.inputs
+        #: per input slot: its index, its converter's ``arg`` and ``push``
+        self._slots = range(len(info.inputs))
+        self._args = tuple(kind.arg for kind in info.inputs)
         self._pushes = tuple(kind.push for kind in info.inputs)
         self._returned = len(info.results) - len(info.heap.writes)
         #: heap writes are kept by Python until a later call reads them back: ``resident``
         self._results = (*info.results[: self._returned],
                          *(replace(t, resident=True) if isinstance(t, TensorType) else t
                            for t in info.results[self._returned :]))
+        self._pulls = tuple(kind.pull for kind in self._results)
         self._heap = info.heap if info.heap.reads or info.heap.writes else None
         self._info = info
         self._arity = len(info.inputs) - len(info.heap.reads)
@@ -196,10 +200,10 @@ class CompiledFunction:
         if choice is None:
             results = self._run(self._runners[0], args)
         else:
-            driver = choice.next()
-            started = time.perf_counter()
+            driver = choice.next() if choice.compared else 0  # what ``next`` says, without the call
+            started = perf_counter()
             results = self._run(self._runner(driver), args)
-            choice.record(driver, time.perf_counter() - started)
+            choice.record(driver, perf_counter() - started)
         if heap is not None:
             heap.commit(objects, results[self._returned :])
             del results[self._returned :]
@@ -226,13 +230,13 @@ class CompiledFunction:
 
     def _items(self, args: Sequence[Any], transfer: Transfer) -> list[Any]:
         """What each argument passes to IREE: scalars, buffer views."""
-        items = []
-        for i, (kind, value) in enumerate(zip(self._inputs, args)):
-            transfer.slot = i
-            try:
-                items.append(kind.arg(value, transfer))
-            except (TypeError, OverflowError) as e:
-                raise type(e)(f"{self._input_name(i)}: {e}") from None
+        items: list[Any] = []
+        append = items.append
+        try:
+            for slot, arg, value in zip(self._slots, self._args, args):
+                append(arg(value, transfer, slot))
+        except (TypeError, OverflowError) as e:
+            raise type(e)(f"{self._input_name(len(items))}: {e}") from None
         return items
 
     def _arguments(self, items: list[Any]) -> rt.VmVariantList:
@@ -260,7 +264,7 @@ class CompiledFunction:
             for host in hosts:
                 host.end_call(ok)
         self.traffic.calls += 1
-        return [kind.pull(results, i, transfer) for i, kind in enumerate(self._results)]
+        return [pull(results, i, transfer) for i, pull in enumerate(self._pulls)]
 
     def _runner(self, driver: int) -> Runner:
         if driver == len(self._runners):  # the parallel driver's first call

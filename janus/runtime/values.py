@@ -68,14 +68,13 @@ class Transfer:
     CPU drivers), where arrays are shared instead of copied; ``pinned`` holds the address
     ranges of user arrays and stages the call passes, so that no result aliases them;
     ``stages`` the function's stages per input slot (None: this call allocates, as while
-    another thread's call uses them), ``slot`` the input being pushed."""
+    another thread's call uses them)."""
 
-    __slots__ = ("device", "host", "traffic", "pinned", "stages", "slot")
+    __slots__ = ("device", "host", "traffic", "pinned", "stages")
 
     def __init__(self, device: rt.HalDevice, host: bool, traffic: Traffic, stages: list[Stage | None] | None = None) -> None:
         self.device, self.host, self.traffic, self.stages = device, host, traffic, stages
         self.pinned: list[tuple[int, int]] = []
-        self.slot = 0
 
 
 class Scratch:
@@ -125,7 +124,7 @@ class BoolType:
     text = "i1"
     push: ClassVar = staticmethod(rt.VmVariantList.push_int)
 
-    def arg(self, value: Any, transfer: Transfer) -> int:
+    def arg(self, value: Any, transfer: Transfer, slot: int) -> int:
         if not isinstance(value, (bool, np.bool_)):
             raise TypeError(f"expected a bool for i1, got {value!r}")
         return int(value)
@@ -143,7 +142,7 @@ class IntType:
     high: int
     push: ClassVar = staticmethod(rt.VmVariantList.push_int)
 
-    def arg(self, value: Any, transfer: Transfer) -> int:
+    def arg(self, value: Any, transfer: Transfer, slot: int) -> int:
         if type(value) is not int:
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
                 raise TypeError(f"expected an int for {self.text}, got {value!r}")
@@ -163,7 +162,7 @@ class FloatType:
     text: str
     push: ClassVar = staticmethod(rt.VmVariantList.push_float)
 
-    def arg(self, value: Any, transfer: Transfer) -> float:
+    def arg(self, value: Any, transfer: Transfer, slot: int) -> float:
         if type(value) is not float:
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer, np.floating)):
                 raise TypeError(f"expected a real number for {self.text}, got {value!r}")
@@ -192,7 +191,7 @@ class TensorType:
     def text(self) -> str:
         return _tensor_text(self.shape, self.element)
 
-    def arg(self, value: Any, transfer: Transfer) -> rt.HalBufferView:
+    def arg(self, value: Any, transfer: Transfer, slot: int) -> rt.HalBufferView:
         """Pass ``value``'s memory itself where IREE can read it (a result array handed out
         on this device, or a large aligned writable C-contiguous one on a CPU driver), else
         a C-contiguous copy (into the slot's stage where the call has one): compiled code
@@ -217,9 +216,9 @@ class TensorType:
         stages = transfer.stages
         transfer.traffic.copied += nbytes
         if stages is not None and nbytes:
-            stage = stages[transfer.slot]
+            stage = stages[slot]
             if stage is None or stage.shape != value.shape:
-                stage = stages[transfer.slot] = Stage(transfer.device, value.shape, self)
+                stage = stages[slot] = Stage(transfer.device, value.shape, self)
             stage.array[...] = value  # any layout; the dtype is the stage's
             transfer.pinned.append((stage.start, stage.end))
             return stage.view
@@ -281,7 +280,7 @@ class IndexArrayType:
     text = "!util.buffer"
     push: ClassVar = staticmethod(rt.VmVariantList.push_ref)
 
-    def arg(self, value: Any, transfer: Transfer) -> Any:
+    def arg(self, value: Any, transfer: Transfer, slot: int) -> Any:
         if not isinstance(value, np.ndarray) or value.dtype != np.int64 or value.ndim != 1:
             raise TypeError(f"expected a 1-D int64 NumPy array for {self.text}, got {value!r}")
         buffer = rt.VmBuffer(value.nbytes)
@@ -304,7 +303,7 @@ class UnsupportedType:
 
     push: ClassVar = staticmethod(rt.VmVariantList.push_ref)
 
-    def arg(self, value: Any, transfer: Transfer) -> Any:
+    def arg(self, value: Any, transfer: Transfer, slot: int) -> Any:
         raise TypeError(self.problem())
 
     def pull(self, values: rt.VmVariantList, index: int, transfer: Transfer) -> Any:

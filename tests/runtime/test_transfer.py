@@ -5,6 +5,7 @@ byte-swapped) is copied or refused, and no array a caller holds ever changes und
 
 from __future__ import annotations
 
+import gc
 import threading
 
 import numpy as np
@@ -145,3 +146,23 @@ def test_calls_from_two_threads(module: CompiledModule) -> None:
     for t in threads:
         t.join()
     assert not errors
+
+
+@pytest.mark.parametrize("n", [4, N])
+def test_arrays_outlive_the_module_that_returned_them(n: int) -> None:
+    module = CompiledModule.from_mlir(MLIR, driver="local-sync")
+    kept = module["scale"](ramp(n), 2.0)
+    del module
+    gc.collect()
+    np.testing.assert_array_equal(kept, 2 * ramp(n))
+    other = CompiledModule.from_mlir(MLIR, driver="local-sync")
+    np.testing.assert_array_equal(other["scale"](kept, 0.5), ramp(n))  # passed into another module's call
+    kept[:] = 1  # still the array's own, writable memory
+    np.testing.assert_array_equal(other["scale"](kept, 3.0), np.full(n, 3, np.float32))
+
+
+def test_a_call_pushing_the_same_items_reuses_its_argument_list_and_sees_new_contents(module: CompiledModule) -> None:
+    scale, small = module["scale"], ramp(4)
+    for factor in (2.0, 2.0, 3.0, 3.0):  # the scalar changes the list; the same stage and scalar reuse it
+        small[0] = factor
+        np.testing.assert_array_equal(scale(small, factor), small * factor)

@@ -6,6 +6,7 @@ imperatively with the same changes)."""
 
 from __future__ import annotations
 
+import threading
 from typing import Callable
 
 import numpy as np
@@ -134,3 +135,108 @@ def test_a_guard_failing_after_the_writes_commits_nothing() -> None:
     same_state(jitted, plain)  # the imperative re-run started from the untouched state
     assert "failed" in janus.explain(JitNet.step)
     assert kept is not jitted.h
+
+
+class Small:
+    """State far below ``SHARE_MIN_BYTES``, rebound by every step: shared all the same
+    (heap writes stay resident), so a step copies only its batch and its loss."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.W = rand(8, 4, seed=seed) * 0.1
+        self.b = np.zeros(4, np.float32)
+        self.h = np.zeros((2, 4), np.float32)
+
+    def step(self, x: np.ndarray):
+        self.h = np.tanh(x @ self.W + self.h * 0.5 + self.b)
+        self.W = self.W - 0.01 * (x.T @ self.h)
+        self.b = self.b - 0.01 * self.h.mean(axis=0)
+        return self.h.sum()
+
+
+class JitSmall(Small):
+    step = janus.jit(Small.step, warmup=2)
+
+
+def small_batch(seed: int) -> np.ndarray:
+    return rand(2, 8, seed=200 + seed)
+
+
+def warm_small(seed: int = 0) -> tuple[Small, JitSmall]:
+    plain, jitted = Small(seed), JitSmall(seed)
+    for s in range(3):
+        assert_same(jitted.step(small_batch(s)), plain.step(small_batch(s)))
+    assert JitSmall.step.versions, janus.explain(JitSmall.step)
+    return plain, jitted
+
+
+def same_small_state(jitted: Small, plain: Small) -> None:
+    for name in ("W", "b", "h"):
+        assert_same(getattr(jitted, name), getattr(plain, name))
+
+
+def test_small_state_is_shared_so_a_step_copies_only_its_batch() -> None:
+    plain, jitted = warm_small()
+    (version,) = JitSmall.step.versions.values()
+    traffic = version.call.__self__.traffic
+    before = (traffic.calls, traffic.copied, traffic.shared)
+    assert_same(jitted.step(small_batch(5)), plain.step(small_batch(5)))
+    calls, copied, shared = (now - then for now, then in zip((traffic.calls, traffic.copied, traffic.shared), before))
+    assert calls == 1
+    assert copied == small_batch(5).nbytes + 4  # the batch in, the loss out
+    assert shared == 2 * (jitted.W.nbytes + jitted.b.nbytes + jitted.h.nbytes)  # the state in and out
+
+
+SMALL_MUTATIONS: dict[str, Callable[[Small], None]] = {
+    "in place": lambda m: m.W.__imul__(0.5),
+    "through a view": lambda m: m.h[:, 1:3].__setitem__(Ellipsis, 0.25),
+    "np.copyto": lambda m: np.copyto(m.b, 0.01),
+    "out=": lambda m: np.multiply(m.h, -1.0, out=m.h),
+    "attribute replaced": lambda m: setattr(m, "W", rand(8, 4, seed=9) * 0.1),
+    "one array in two places": lambda m: setattr(m, "b", m.h[0]),  # a view of another location's array
+}
+
+
+@pytest.mark.parametrize("mutate", list(SMALL_MUTATIONS.values()), ids=list(SMALL_MUTATIONS))
+def test_user_changes_to_small_shared_state_are_seen(mutate: Callable[[Small], None]) -> None:
+    plain, jitted = warm_small()
+    calls = sum(v.calls for v in JitSmall.step.versions.values())
+    for s in range(3):
+        mutate(plain)
+        mutate(jitted)
+        assert_same(jitted.step(small_batch(s)), plain.step(small_batch(s)))
+        same_small_state(jitted, plain)
+    assert sum(v.calls for v in JitSmall.step.versions.values()) == calls + 3  # compiled, not run in Python
+
+
+def test_small_state_kept_by_the_caller_never_changes() -> None:
+    plain, jitted = warm_small()
+    kept = {name: getattr(jitted, name) for name in ("W", "b", "h")}
+    copies = {name: array.copy() for name, array in kept.items()}
+    for s in range(3):
+        assert_same(jitted.step(small_batch(s)), plain.step(small_batch(s)))
+    for name, array in kept.items():
+        assert getattr(jitted, name) is not array
+        np.testing.assert_array_equal(array, copies[name])
+    same_small_state(jitted, plain)
+
+
+def test_steps_from_two_threads_match_python() -> None:
+    """Two models stepped at once from two threads (one waits for the runner's scratch or
+    allocates its own buffers); each ends where plain Python does."""
+    pairs = [warm_small(seed) for seed in (0, 1)]
+    errors: list[BaseException] = []
+
+    def run(plain: Small, jitted: JitSmall) -> None:
+        try:
+            for s in range(100):
+                assert_same(jitted.step(small_batch(s % 7)), plain.step(small_batch(s % 7)))
+            same_small_state(jitted, plain)
+        except BaseException as e:  # reported by the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=pair) for pair in pairs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
