@@ -16,7 +16,7 @@ import functools
 import os
 import threading
 from time import perf_counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -28,7 +28,7 @@ from janus.runtime.compiler import DEFAULT_FILENAME, ModuleLike, compile_module
 from janus.runtime.drivers import DriverChoice, median
 from janus.runtime.errors import GuardFailure
 from janus.runtime.targets import get_target
-from janus.runtime.values import Scratch, TensorType, Traffic, Transfer, UnsupportedType
+from janus.runtime.values import Scratch, Traffic, Transfer, UnsupportedType
 
 #: the drivers whose device memory is the host's: arrays are shared with compiled code, not copied
 HOST_DRIVERS = frozenset({"local-sync", "local-task"})
@@ -168,10 +168,7 @@ class CompiledFunction:
         self._args = tuple(kind.arg for kind in info.inputs)
         self._pushes = tuple(kind.push for kind in info.inputs)
         self._returned = len(info.results) - len(info.heap.writes)
-        #: heap writes are kept by Python until a later call reads them back: ``resident``
-        self._results = (*info.results[: self._returned],
-                         *(replace(t, resident=True) if isinstance(t, TensorType) else t
-                           for t in info.results[self._returned :]))
+        self._results = info.results
         self._pulls = tuple(kind.pull for kind in self._results)
         self._heap = info.heap if info.heap.reads or info.heap.writes else None
         self._info = info

@@ -25,8 +25,9 @@ _STAGE_USAGE = rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING
 #: declared ``alignment(64)``): an imported array that does not crashes the dispatch
 ALIGNMENT = 64
 #: arrays below this size are copied both ways rather than shared: importing an array
-#: (reading its address included) costs ~0.9 us and wrapping a result buffer ~1.6 us,
-#: about what copying 16 KiB costs (a 4-byte result: ~0.6 us copied)
+#: (reading its address included) costs ~0.9 us and wrapping a result buffer ~1.1 us more
+#: than copying it out; a heap array's round trip (a result out, the next call's argument
+#: in) costs the same shared or copied at 32 KiB (2.7 us) and 1.0 us more shared at 512 bytes
 SHARE_MIN_BYTES = 16 * 1024
 
 
@@ -182,9 +183,6 @@ class TensorType:
     element: str
     dtype: np.dtype
     hal_element: rt.HalElementType
-    #: a result Python keeps between calls as heap state (a heap write): on a CPU driver
-    #: handed out over its buffer whatever its size, so that the next call reads it in place
-    resident: bool = False
     push: ClassVar = staticmethod(rt.VmVariantList.push_ref)
 
     @property
@@ -200,15 +198,14 @@ class TensorType:
         if type(value) is not np.ndarray or value.dtype is not self.dtype or value.shape != self.shape:
             self._check(value)  # NumPy's native dtypes are singletons: the fast test is exact for them
         nbytes = value.nbytes
-        if transfer.host:
+        if nbytes >= SHARE_MIN_BYTES and transfer.host:
             handed = _HANDED.get(id(value))
             if (handed is not None and handed() is value and handed.device is transfer.device
                     and value.shape == handed.shape and handed.element == self.hal_element):
                 transfer.pinned.append((handed.start, handed.end))
                 transfer.traffic.shared += nbytes
                 return handed.view
-            if nbytes >= SHARE_MIN_BYTES and value.flags.c_contiguous and value.flags.writeable and (
-                    start := address(value)) % ALIGNMENT == 0:
+            if value.flags.c_contiguous and value.flags.writeable and (start := address(value)) % ALIGNMENT == 0:
                 buffer = transfer.device.allocator.import_host_allocation(value, _IMPORT_MEMORY, _ARG_USAGE)
                 transfer.pinned.append((start, start + nbytes))
                 transfer.traffic.shared += nbytes
@@ -241,22 +238,21 @@ class TensorType:
         return len(shape) == len(self.shape) and all(d is None or d == n for d, n in zip(self.shape, shape))
 
     def pull(self, values: rt.VmVariantList, index: int, transfer: Transfer) -> np.ndarray:
-        """A large (or ``resident``) result as an array over its IREE buffer on a CPU driver
-        (the array keeps the buffer alive; IREE allocates each call's results afresh),
-        copied when it would alias an array the caller holds (compiled code may return an
-        argument's buffer, or one buffer for two results); a small one copied, and any
-        copied to the host elsewhere."""
+        """A large result as an array over its IREE buffer on a CPU driver (the array keeps
+        the buffer alive; IREE allocates each call's results afresh), copied when it would
+        alias an array the caller holds (compiled code may return an argument's buffer, or
+        one buffer for two results); a small one copied, and any copied to the host elsewhere."""
         view = values.get_as_object(index, rt.HalBufferView)
         if not transfer.host:
             array = rt.DeviceArray(transfer.device, view, implicit_host_transfer=True, override_dtype=self.dtype).to_host()
             transfer.traffic.copied += array.nbytes
             return array
         nbytes = view.byte_length  # CPU driver buffers map (one that did not would raise, not misread)
-        if nbytes < SHARE_MIN_BYTES and not self.resident or not nbytes:
+        if nbytes < SHARE_MIN_BYTES:
             transfer.traffic.copied += nbytes
             return np.ndarray(view.shape, self.dtype, view.map()).copy()
         shape = tuple(view.shape)
-        array = view.map().asarray(shape, self.dtype)
+        array = np.ndarray(shape, self.dtype, view.map())  # its base is the mapping, which keeps the buffer
         start = address(array)
         end = start + nbytes
         pinned = transfer.pinned
