@@ -11,7 +11,8 @@ each output element either way), so the results do not depend on the choice.
 
 The policy, per function: every call is timed. Calls go to the first driver until
 ``WINDOW`` of them show a median of at least ``MIN_SECONDS`` (looked at after a call of
-at least ``MIN_SECONDS``); then alternately to the
+at least ``MIN_SECONDS``; when a later first-driver call brings that median under
+``MIN_SECONDS`` again, the slow calls were a blip and the comparison starts over); then alternately to the
 second driver (its first call is a warm-up, not counted) and the first, so that both are
 timed under the same load, until the second has ``WINDOW`` timed calls, or one
 call ``REJECT_FACTOR`` times slower than the first driver's median (a recursive model's
@@ -79,6 +80,9 @@ class DriverChoice:
         if not self.compared:  # the median only after a slow call: fast calls pay no sort
             self.compared = seconds >= MIN_SECONDS and len(times) == WINDOW and median(times) >= MIN_SECONDS
             return
+        if driver == 0 and median(times) < MIN_SECONDS:  # the slow calls were a blip: start over
+            self._forget_comparison()
+            return
         if not self.tried:
             if driver == 0 or len(times) < WINDOW and seconds <= REJECT_FACTOR * median(self.times[0]):
                 return
@@ -94,6 +98,16 @@ class DriverChoice:
         else:
             return
         self.explore_at = self.calls + self.interval
+
+    def _forget_comparison(self) -> None:
+        """Back to the first driver, untimed against the second, as before the slow calls
+        (each call's wall time counts the moments the process was not running: on a busy
+        machine a fast function sees a slow window now and then, and a second driver that
+        loses by milliseconds must not be explored for good)."""
+        self.compared = self.tried = False
+        self.current = 0
+        self.times[1].clear()
+        self.interval = EXPLORE_EVERY
 
     def _choose(self) -> int:
         """Point ``current`` at the driver with the lower median (by ``MARGIN``); the previous choice."""

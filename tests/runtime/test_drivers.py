@@ -147,3 +147,18 @@ def test_jit_versions_choose_a_driver_and_agree_with_python(monkeypatch) -> None
     (version,) = jf.versions.values()
     assert version.calls == 3 * WINDOW and version.call.__self__.choice.tried
     assert f"  runs on {version.call.__self__.driver} (median call: local-sync" in janus.explain(jf)
+
+
+def test_a_slow_blip_of_a_fast_function_is_forgotten() -> None:
+    """Two calls that spanned moments the process was not running (a busy machine) make a
+    fast function look slow: after a short trial of the second driver (milliseconds a
+    call: its thread pool), fast calls bring it back to the first driver for good."""
+    choice = DriverChoice()
+    run(choice, 10, (0.02 * MS, 0))
+    run(choice, 2, (3 * MS, 0))  # the blip
+    assert choice.compared
+    # warm-up, then alternating until two fast first-driver calls outvote the blip
+    assert run(choice, 4, (0.02 * MS, 4 * MS)) == [1, 1, 0, 1]
+    assert run(choice, 1, (0.02 * MS, 4 * MS)) == [0] and not choice.compared
+    assert run(choice, 4 * EXPLORE_EVERY, (0.02 * MS, 4 * MS)) == [0] * (4 * EXPLORE_EVERY)
+    assert choice.current == 0
