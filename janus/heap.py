@@ -11,6 +11,8 @@ outputs after it, all or nothing, so a failed run leaves the Python heap untouch
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -94,8 +96,8 @@ class AccessPath:
     def child(self, kind: str, key: Key) -> "AccessPath":
         return AccessPath(self.slot, self.steps + ((kind, key),))
 
-    @property
-    def parent(self) -> "AccessPath":
+    @functools.cached_property
+    def parent(self) -> "AccessPath":  # cached: commits and checks ask on every call
         return AccessPath(self.slot, self.steps[:-1])
 
     def describe(self) -> str:
@@ -222,6 +224,9 @@ class HeapManifest:
         value); a written one is not, since the compiled code neither forwarded the write
         to the other path nor ordered the two writes.
         """
+        containers = self._attribute_containers
+        if containers is not None and len({id(parent.read(objects)) for parent in containers}) == len(containers):
+            return  # attributes of distinct objects: distinct paths are distinct locations
         seen: dict[tuple[int, str, Key], AccessPath] = {}
         written = set(self.writes)
         for path in dict.fromkeys(self.writes + self.reads):
@@ -232,6 +237,15 @@ class HeapManifest:
                     f"{other.describe()} and {path.describe()} are the same location; "
                     "the compiled code assumed they were distinct"
                 )
+
+    @functools.cached_property
+    def _attribute_containers(self) -> tuple[AccessPath, ...] | None:
+        """The paths of the objects whose attributes the paths name, when every path names
+        an attribute (None: an item or object path, whose location needs the full check)."""
+        paths = self.writes + self.reads
+        if not all(path.steps and path.steps[-1][0] == "attr" for path in paths):
+            return None
+        return tuple(dict.fromkeys(path.parent for path in paths))
 
     def read_inputs(self, objects: Sequence[object]) -> list[Any]:
         """Values for the appended arguments, in order (after checking aliasing)."""

@@ -125,6 +125,15 @@ def test_aliased_written_paths_are_detected() -> None:
     assert manifest.read_inputs([shared, Obj(x=2)]) == [1]
 
 
+def test_aliasing_through_two_attribute_paths_to_one_object() -> None:
+    inner = Obj(x=1)
+    manifest = HeapManifest(reads=(AccessPath(0, (("attr", "a"), ("attr", "x"))),),
+                            writes=(AccessPath(0, (("attr", "b"), ("attr", "x"))), attr(0, "y")))
+    with pytest.raises(HeapAliasError, match=r"slot0\.b\.x and slot0\.a\.x are the same location"):
+        manifest.read_inputs([Obj(a=inner, b=inner, y=0)])
+    assert manifest.read_inputs([Obj(a=inner, b=Obj(x=2), y=0)]) == [1]
+
+
 def test_aliasing_through_containers_and_negative_indices() -> None:
     xs = [1, 2, 3]
     via_attr = HeapManifest(writes=(AccessPath(0, (("attr", "xs"), ("item", 0))), AccessPath(1, (("item", 0),))))

@@ -109,10 +109,20 @@ class EntryGuards:
     #: the argument and global guards compiled: the call's leaves, or None; None for nested keys
     match: Callable[[Sequence[Any]], list | None] | None
     globals_hold: Callable[[], bool]
+    #: the location and method guards compiled, where every location is an attribute of a
+    #: plain object (``heap_checks``): the entry values, or None when one check does not
+    #: pass or the objects are unusual (then the guards run one by one and say why)
+    heap_match: Callable[[Sequence[Any]], dict | None] | None = None
 
     def check_heap(self, objects: list[Any], leaves: Sequence[Any]) -> dict[AccessPath, Any]:
         """The entry value of every checked heap location; ``HeapMiss`` when one does not hold."""
-        entry: dict[AccessPath, Any] = {}
+        entry = self.heap_match(objects) if self.heap_match is not None else None
+        if entry is not None:
+            for guard in self.heap:
+                if type(guard) is HeapUnaliased:
+                    guard.check(objects, entry, leaves)
+            return entry
+        entry = {}
         for guard in self.heap:
             guard.check(objects, entry, leaves)
         return entry
@@ -131,7 +141,9 @@ class GuardBuilder:
         self.heap: list[HeapGuard] = []
         #: the names the compiled conditions use
         self.scope: dict[str, Any] = {"NULL": NULL, "resolve_global": resolve_global, "relaxed_int": relaxed_int,
-                                      "is_heap_object": is_heap_object, "is_tree": is_tree, "asarray": np.asarray}
+                                      "is_heap_object": is_heap_object, "is_tree": is_tree, "asarray": np.asarray,
+                                      "method_of": method_of, "MISSING": _MISSING, "OGA": object.__getattribute__,
+                                      "OSA": object.__setattr__}
 
     def _bind(self, value: Any) -> str:
         name = f"c{len(self.scope)}"
@@ -225,13 +237,80 @@ class GuardBuilder:
         ]) if flat else None
         held = [g.condition for g in self.guards if g.kind == "GLOBAL_ID"]
         globals_hold = self._compile("globals_hold", "", [f"return {' and '.join(held) if held else 'True'}"])
-        return EntryGuards(self.dynamic, tuple(self.guards), tuple(self.heap), match, globals_hold)
+        lines = heap_checks(self.heap, self._bind)
+        heap_match = self._compile("heap_match", "objects", lines) if lines is not None else None
+        return EntryGuards(self.dynamic, tuple(self.guards), tuple(self.heap), match, globals_hold, heap_match)
 
     def _compile(self, name: str, params: str, body: list[str]) -> Callable:
         source = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body)
         namespace: dict[str, Any] = {}
         exec(compile(source, f"<janus entry guards: {name}>", "exec"), self.scope, namespace)
         return namespace[name]
+
+
+def heap_checks(guards: Sequence[HeapGuard], bind: Callable[[Any], str]) -> list[str] | None:
+    """The body of ``EntryGuards.heap_match``: each location guard's resolution and spec
+    check, each method guard, as straight-line code (``bind`` names a constant), or None
+    when a location is not an attribute of a plain object (items, cells, module globals:
+    the guards run one by one). It passes only where ``heap.rules`` would: per object,
+    ``is_heap_object`` and the class's ``__getattribute__``, ``__getattr__``, ``__slots__``
+    (and ``__setattr__`` when written) as plain; per attribute, nothing of that name on
+    the class (``rules.attribute_problem`` would look further) and, when read, the
+    instance's own."""
+    names: dict[AccessPath, str] = {}
+    specs: dict[AccessPath, Spec] = {}
+    lines: list[str] = []
+    checked: set[str] = set()  # the objects whose class is checked
+    written_under = {g.path.parent for g in guards if isinstance(g, HeapLocation) and g.spec.kind == "write" and g.path.steps}
+    for guard in guards:
+        if isinstance(guard, HeapMethod):
+            lines.append(f"if method_of({names[guard.path]}, {guard.name!r}) is not {bind(guard.fn)}: return None")
+            continue
+        if not isinstance(guard, HeapLocation):
+            continue
+        path, spec, v = guard.path, guard.spec, f"v{len(names)}"
+        if not path.steps:
+            lines.append(f"{v} = objects[{path.slot}]")
+        else:
+            kind, name = path.steps[-1]
+            parent = path.parent
+            if kind != "attr" or parent not in names or not _plain_class(specs[parent]):
+                return None
+            p, cls = names[parent], bind(specs[parent].type_)  # the parent's check made it exactly this class
+            if p not in checked:  # the object's class checks, once
+                checked.add(p)
+                setattr_plain = f" or {cls}.__setattr__ is not OSA" if parent in written_under else ""
+                lines.append(f"if not is_heap_object({p}) or {cls}.__getattribute__ is not OGA"
+                             f" or hasattr({cls}, '__getattr__') or hasattr({cls}, '__slots__'){setattr_plain}: return None")
+                lines.append(f"d{p} = vars({p})")
+            lines.append(f"if hasattr({cls}, {name!r}): return None")
+            lines.append(f"{v} = None" if spec.kind == "write" else f"{v} = d{p}.get({name!r}, MISSING)")
+        names[path], specs[path] = v, spec
+        condition = _spec_condition(spec, v, bind)
+        if condition is not None:
+            lines.append(f"if not ({condition}): return None")
+    lines.append("return {" + ", ".join(f"{bind(path)}: {v}" for path, v in names.items()) + "}")
+    return lines
+
+
+def _plain_class(spec: Spec) -> bool:
+    """An object whose attributes the compiled checks resolve: of one exact class that is
+    neither a container, a cell nor a module."""
+    return spec.kind == "object" and spec.type_ not in (dict, list, tuple, types.CellType, types.ModuleType)
+
+
+def _spec_condition(spec: Spec, v: str, bind: Callable[[Any], str]) -> str | None:
+    """``Spec.matches`` as an expression over ``v`` (None: anything matches)."""
+    if spec.kind == "write":
+        return None
+    if spec.kind == "identity":
+        return f"{v} is {bind(spec.value)}"
+    same_type = f"type({v}) is {bind(spec.type_)}"
+    if spec.kind == "array":
+        return f"{same_type} and {v}.dtype == {bind(spec.dtype)} and {v}.shape == {spec.shape!r}"
+    if spec.kind == "value":
+        return f"{same_type} and bool({v} == {bind(spec.value)})"
+    return same_type if spec.length is None else f"{same_type} and len({v}) == {spec.length}"
 
 
 def entry_guards(key: Hashable, dynamic: frozenset, names: Sequence[str] = (), globals_read: Sequence = (),
@@ -308,3 +387,4 @@ def _describe(value: Any) -> str:
 
 
 _STATIC_TYPES = {t.__name__: t for t in STATIC_TYPES}
+_MISSING = object()  # an attribute the instance does not have

@@ -206,6 +206,65 @@ def test_heap_method():
     assert_same(layer.forward(x), x @ layer.W * 2.0)
 
 
+def stateful_class() -> type:
+    class Cell:
+        def __init__(self) -> None:
+            self.W, self.h = rand(3, 3), rand(2, 3, seed=1)
+
+        def act(self, h):
+            return np.tanh(h)
+
+        @janus.jit
+        def forward(self, x):
+            self.h = self.act(x @ self.W + self.h)
+            return self.h
+
+    return Cell
+
+
+def one_by_one(version: Version, objects: list) -> dict | None:
+    """The heap guards' entry values, checked one guard at a time (None: a ``HeapMiss``)."""
+    entry: dict = {}
+    try:
+        for guard in version.guards.heap:
+            guard.check(objects, entry, [])
+    except HeapMiss:
+        return None
+    return entry
+
+
+CHANGES = {
+    "none": lambda cls, obj: None,
+    "a property on the class": lambda cls, obj: setattr(cls, "W", property(lambda self: rand(3, 3))),
+    "a class attribute of the name": lambda cls, obj: setattr(cls, "h", rand(2, 3)),
+    "__getattr__ on the class": lambda cls, obj: setattr(cls, "__getattr__", lambda self, name: 0),
+    "__getattribute__ on the class": lambda cls, obj: setattr(cls, "__getattribute__",
+                                                              lambda self, name: object.__getattribute__(self, name)),
+    "__setattr__ on the class": lambda cls, obj: setattr(cls, "__setattr__", lambda self, k, v: object.__setattr__(self, k, v)),
+    "an attribute deleted": lambda cls, obj: delattr(obj, "W"),
+    "another dtype": lambda cls, obj: setattr(obj, "W", rand(3, 3, dtype=np.float64)),
+    "the method shadowed": lambda cls, obj: setattr(obj, "act", lambda h: h),
+    "the method replaced on the class": lambda cls, obj: setattr(cls, "act", lambda self, h: h),
+}
+
+
+@pytest.mark.parametrize("change", list(CHANGES.values()), ids=list(CHANGES))
+def test_compiled_heap_checks_pass_exactly_where_the_guards_do(change) -> None:
+    """``EntryGuards.heap_match`` (the heap guards as one generated function) gives the
+    entry the guards give one by one, or None (then they run one by one and say why)."""
+    cls = stateful_class()
+    obj, x = cls(), rand(2, 3, seed=2)
+    for _ in range(4):
+        obj.forward(x)
+    version = only_version(cls.forward)
+    objects = version.graph.heap.objects((obj, x))
+    assert version.guards.heap_match is not None and version.guards.heap_match(objects) == one_by_one(version, objects)
+    change(cls, obj)
+    want, got = one_by_one(version, objects), version.guards.heap_match(objects)
+    assert got is None if want is None else got is None or (got.keys() == want.keys() and all(
+        got[k] is want[k] for k in want))
+
+
 def sgd(params, g):
     params["W"] -= 0.5 * g
     return params["W"] * 1.0
