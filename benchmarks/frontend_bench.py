@@ -16,6 +16,7 @@ medians before and after: on a shared machine only interleaved runs compare.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -146,15 +147,21 @@ class MLP4InPlace(MLP4):
         return loss
 
 
-def per_call_cases() -> list[tuple[str, Callable, tuple]]:
-    """(name, compiled callable after warm-up, arguments) of the per-call table."""
-    linear_jit, ack_jit, model, in_place = janus.jit(linear), janus.jit(ackermann), MLP4(), MLP4InPlace()
+def per_call_cases() -> list[tuple[str, Callable, Callable, tuple]]:
+    """(name, compiled callable after warm-up, the plain function, arguments) of the per-call table."""
+    from janus.models.reinforce import Policy
+
+    linear_jit, ack_jit, model, in_place, policy = janus.jit(linear), janus.jit(ackermann), MLP4(), MLP4InPlace(), Policy(16)
     batch = (r(32, 64), r(32, 10))
-    cases = [("one-dispatch call (linear 16x64 @ 64x32)", linear_jit, CASES[0][2][0]),
-             ("ackermann(2, 3) (scalars only)", ack_jit, (2, 3)),
-             ("train step, 8 parameter arrays (batch 32x64)", model.train_step, batch),
-             ("the same step, parameters updated in place", in_place.train_step, batch)]
-    for name, fn, args in cases:
+    cases = [("one-dispatch call (linear 16x64 @ 64x32)", linear_jit, linear, CASES[0][2][0]),
+             ("ackermann(2, 3) (scalars only)", ack_jit, ackermann, (2, 3)),
+             ("REINFORCE policy forward (4 parameters in self, hidden 16)", policy.probabilities,
+              functools.partial(Policy.probabilities.fn, policy), (np.array([0.01, -0.02, 0.03, 0.01], np.float32),)),
+             ("train step, 8 parameter arrays (batch 32x64)", model.train_step, functools.partial(MLP4.train_step.fn, model),
+              batch),
+             ("the same step, parameters updated in place", in_place.train_step,
+              functools.partial(MLP4InPlace.train_step.fn, in_place), batch)]
+    for name, fn, _, args in cases:
         for _ in range(4):
             fn(*args)
         assert getattr(fn, "func", fn).versions, janus.explain(getattr(fn, "func", fn))
@@ -162,19 +169,21 @@ def per_call_cases() -> list[tuple[str, Callable, tuple]]:
 
 
 def per_call_table() -> dict[str, dict[str, Any]]:
-    """Microseconds per call (best of ``REPEATS``) and bytes per timed call of each per-call case."""
+    """Microseconds per call (best of ``REPEATS``) compiled and in plain Python, and bytes per
+    timed compiled call of each per-call case."""
     table = {}
-    for name, fn, args in per_call_cases():
+    for name, fn, plain, args in per_call_cases():
         (version,) = getattr(fn, "func", fn).versions.values()
         traffic = getattr(version.call.__self__, "traffic", None)  # None: a janus without byte counts
         before = (traffic.calls, traffic.copied, traffic.shared) if traffic else None
         us = per_call(fn, [args]) * 1e6
+        python = per_call(plain, [args]) * 1e6
         if traffic is None:
-            table[name] = {"us": us, "bytes": "n/a"}
+            table[name] = {"us": us, "python": python, "bytes": "n/a"}
             continue
         calls, copied, shared = (now - then for now, then in zip((traffic.calls, traffic.copied, traffic.shared), before))
-        table[name] = {"us": us, "bytes": f"{copied // calls} copied, {shared // calls} shared "
-                                          f"(before: {(copied + shared) // calls} copied)"}
+        table[name] = {"us": us, "python": python, "bytes": f"{copied // calls} copied, {shared // calls} shared "
+                                                            f"(before: {(copied + shared) // calls} copied)"}
     return table
 
 
@@ -188,10 +197,11 @@ def compare(base: str, rounds: int) -> str:
             out = subprocess.run([sys.executable, os.path.abspath(__file__), "--per-call-json"], check=True,
                                  capture_output=True, text=True, env={**os.environ, "PYTHONPATH": path})
             runs[label].append(json.loads(out.stdout.splitlines()[-1]))
-    rows = ["| per call | before (µs) | after (µs) | after: bytes per call |", "|---|---:|---:|---|"]
+    rows = ["| per call | before (µs) | after (µs) | plain Python (µs) | after: bytes per call |", "|---|---:|---:|---:|---|"]
     for name in runs["after"][0]:
         before, after = (statistics.median(run[name]["us"] for run in runs[label]) for label in ("before", "after"))
-        rows.append(f"| {name} | {before:.1f} | {after:.1f} | {runs['after'][-1][name]['bytes']} |")
+        python = statistics.median(run[name]["python"] for run in runs["after"])
+        rows.append(f"| {name} | {before:.1f} | {after:.1f} | {python:.1f} | {runs['after'][-1][name]['bytes']} |")
     return "\n".join(rows) + f"\n(medians of {rounds} alternate runs each; CPU time of this process, best of {REPEATS})"
 
 
@@ -218,8 +228,8 @@ def main() -> None:
     print("\n".join(rows))
     print("\n" + overhead_breakdown())
     table = per_call_table()
-    print("\n| per call | µs | bytes per call |\n|---|---:|---|")
-    print("\n".join(f"| {name} | {row['us']:.1f} | {row['bytes']} |" for name, row in table.items()))
+    print("\n| per call | µs | plain Python (µs) | bytes per call |\n|---|---:|---:|---|")
+    print("\n".join(f"| {name} | {row['us']:.1f} | {row['python']:.1f} | {row['bytes']} |" for name, row in table.items()))
     if options.compare:
         print("\n" + compare(options.compare, options.rounds))
 
