@@ -264,6 +264,8 @@ def heap_checks(guards: Sequence[HeapGuard], bind: Callable[[Any], str]) -> list
     written_under = {g.path.parent for g in guards if isinstance(g, HeapLocation) and g.spec.kind == "write" and g.path.steps}
     for guard in guards:
         if isinstance(guard, HeapMethod):
+            if guard.path not in names:
+                return None
             lines.append(f"if method_of({names[guard.path]}, {guard.name!r}) is not {bind(guard.fn)}: return None")
             continue
         if not isinstance(guard, HeapLocation):
