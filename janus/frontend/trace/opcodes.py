@@ -293,6 +293,8 @@ class Opcodes:
             frame.stack.append(registry.apply(self.em, registry.OPS["getitem"], [container, key], {}))
         elif isinstance(container, HeapRef):
             frame.stack.append(self.heap.read(container, "item", key))
+        elif isinstance(container, trees.SymChildren):
+            frame.stack.append(trees.child_item(self, container, key))
         elif isinstance(key, Tensor) or contains_tensor(key):
             raise NotConvertible("indexing a Python container with an array value")
         else:
