@@ -113,6 +113,9 @@ class Recursion:
             raise NotConvertible(f"recursive call to {code.co_name}, a closure")
         em = self.tracer.em
         bound = {k: em.literal(v) if isinstance(v, np.ndarray) else v for k, v in bound.items()}
+        if any(isinstance(v, SymNode) and v.tree.written for v in bound.values()):
+            raise NotConvertible(f"a recursive call ({code.co_name}) on a tree whose node attributes this call writes "
+                                 "(node writes compile outside recursive functions only)")
         kinds = tuple(kind_of(v) for v in bound.values())
         fn = self.generated.get((code, kinds)) or self.generate(code, globals_, bound, kinds)
         operands = [name for value, kind in zip(bound.values(), kinds) for name in self.operands(value, kind)]

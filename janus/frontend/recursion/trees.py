@@ -29,7 +29,7 @@ from __future__ import annotations
 import inspect
 import re
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field as dataclass_field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
@@ -61,6 +61,7 @@ class Field:
     name: str
     kind: str
     optional: bool = False  # None on some rows: a presence column guards each read
+    partial: bool = False  # missing on some rows (set there by an earlier call): an exists column guards each read
     dtype: str = "int64"
     shape: tuple[int, ...] = ()
     target: int = -1
@@ -69,12 +70,15 @@ class Field:
 
     def columns(self) -> list[tuple[str, np.dtype, tuple[int, ...]]]:
         """(role, dtype, per-row shape) of the arrays this field contributes."""
-        if self.kind in ("none", "empty", "opaque"):
+        if self.kind == "opaque":
             return []
+        exists = [("exists", I64, ())] if self.partial else []
+        if self.kind in ("none", "empty"):
+            return exists
         value = [("value", np.dtype(self.dtype), self.shape)]
         if self.kind == "children":
-            return value + [("count", I64, ())]
-        return value + [("present", I64, ())] if self.optional else value
+            return value + [("count", I64, ())] + exists
+        return value + [("present", I64, ())] * self.optional + exists
 
 
 @dataclass(frozen=True)
@@ -170,8 +174,9 @@ def is_tree(value: Any) -> bool:
     return any(is_node(v) or type(v) in (list, tuple) and v and all(map(is_node, v)) for v in vars(value).values())
 
 
-def linearize(root: Any) -> tuple[TreeKind, list[np.ndarray]]:
-    """The structure kind and the arrays of the tree at ``root`` (rows breadth-first per class)."""
+def _reach(root: Any) -> tuple[dict[type, list[Any]], dict[int, int]]:
+    """The objects of each class the tree at ``root`` reaches (rows breadth-first), and each
+    object's row (by ``id``)."""
     rows: dict[type, list[Any]] = {type(root): [root]}
     ids = {id(root): 0}
     queue = [root]
@@ -183,24 +188,61 @@ def linearize(root: Any) -> tuple[TreeKind, list[np.ndarray]]:
                     ids[id(item)] = len(table)
                     table.append(item)
                     queue.append(item)
+    return rows, ids
+
+
+def objects(root: Any) -> list[list[Any]]:
+    """The objects of each class of the tree at ``root``, by row (``TreeKind.layouts`` order)."""
+    return list(_reach(root)[0].values())
+
+
+def snapshot(values: Any) -> list[tuple[Any, dict]]:
+    """The attributes of every object of the trees in ``values`` (arguments, lists, tuples)."""
+    if type(values) in (list, tuple):
+        return [saved for v in values for saved in snapshot(v)]
+    if not is_tree(values):
+        return []
+    return [(obj, dict(vars(obj))) for table in _reach(values)[0].values() for obj in table]
+
+
+def restore(saved: list[tuple[Any, dict]]) -> None:
+    """Give each object the attributes ``snapshot`` saw (the same ``__dict__``, refilled)."""
+    for obj, attributes in saved:
+        vars(obj).clear()
+        vars(obj).update(attributes)
+
+
+def linearize(root: Any) -> tuple[TreeKind, list[np.ndarray]]:
+    """The structure kind and the arrays of the tree at ``root`` (rows breadth-first per class)."""
+    rows, ids = _reach(root)
     classes = list(rows)
     layouts, arrays = [], []
     for cls, table in rows.items():
         if hasattr(cls, "__bool__") or hasattr(cls, "__len__"):
             raise NotConvertible(f"{cls.__qualname__} defines its own truth value")
-        names = vars(table[0]).keys()
-        if any(vars(o).keys() != names for o in table):
-            raise NotConvertible(f"{cls.__qualname__} objects have different attributes")
+        names = dict.fromkeys(name for o in table for name in vars(o))  # in order of first appearance
         fields = []
         for name in names:
-            field, values = _classify(name, [vars(o)[name] for o in table], classes, ids)
+            column = [vars(o).get(name, _MISSING) for o in table]
+            exists = [v is not _MISSING for v in column]
+            nones = any(v is None for v in column)
+            field, values = _classify(name, [None if v is _MISSING else v for v in column], classes, ids, all(exists), nones)
+            if field.kind != "opaque" and not all(exists):
+                field, values = replace(field, partial=True), [*values, np.array(exists, np.int64)]
             fields.append(field)
             arrays.extend(values)
         layouts.append(Layout(cls, tuple(fields)))
     return TreeKind(tuple(layouts)), arrays
 
 
-def _classify(name: str, column: list[Any], classes: list[type], ids: dict[int, int]) -> tuple[Field, list[np.ndarray]]:
+#: an attribute an object does not have (others of its class have it)
+_MISSING = object()
+
+
+def _classify(name: str, column: list[Any], classes: list[type], ids: dict[int, int],
+              everywhere: bool, nones: bool) -> tuple[Field, list[np.ndarray]]:
+    """The field and arrays of one attribute: ``None`` where an object lacks it (unless
+    ``everywhere``) or holds None (``nones``)."""
     kinds = {type(v) for v in column}
     optional = type(None) in kinds
     kinds.discard(type(None))
@@ -208,7 +250,7 @@ def _classify(name: str, column: list[Any], classes: list[type], ids: dict[int, 
         return Field(name, "none"), []
     if len(kinds) == 1 and (typ := next(iter(kinds))) in classes:
         return Field(name, "child", target=classes.index(typ)), [np.array([-1 if v is None else ids[id(v)] for v in column], np.int64)]
-    if not optional and len(kinds) == 1 and (typ := next(iter(kinds))) in (list, tuple):
+    if everywhere and not optional and len(kinds) == 1 and (typ := next(iter(kinds))) in (list, tuple):
         return _children(name, typ.__name__, column, classes, ids)
     present = [v is not None for v in column]
     if len(kinds) == 1 and (kind := _KIND_OF_TYPE.get(kinds.pop())) is not None:
@@ -218,12 +260,14 @@ def _classify(name: str, column: list[Any], classes: list[type], ids: dict[int, 
         except OverflowError:
             return Field(name, "opaque"), []
         masks = [np.array(present, np.int64)] if optional else []
-        return Field(name, kind, optional, storage.name), [values, *masks]
-    first = column[0]
-    if not optional and type(first) is np.ndarray and first.dtype.name in ELEMENT_TYPES and all(
-        type(v) is np.ndarray and v.dtype == first.dtype and v.shape == first.shape for v in column
-    ):
-        return Field(name, "array", False, first.dtype.name, first.shape), [np.stack(column)]
+        return Field(name, kind, optional, dtype=storage.name), [values, *masks]
+    held = [v for v in column if v is not None]
+    first = held[0]
+    if not nones and type(first) is np.ndarray and first.dtype.name in ELEMENT_TYPES and all(
+        type(v) is np.ndarray and v.dtype == first.dtype and v.shape == first.shape for v in held
+    ):  # missing rows (not None: absent) hold zeros, never read (the exists column guards)
+        filler = np.zeros_like(first)
+        return Field(name, "array", dtype=first.dtype.name, shape=first.shape), [np.stack([filler if v is None else v for v in column])]
     return Field(name, "opaque"), []
 
 
@@ -253,6 +297,8 @@ class SymTree:
 
     kind: TreeKind
     arrays: dict[tuple[int, str, str], Tensor]
+    #: node attributes the program writes: (class index, name) -> ``node_writes.Written``
+    written: dict[tuple[int, str], Any] = dataclass_field(default_factory=dict)
 
 
 def bind_tree(em: Any, kind: TreeKind, names: list[str], prefix: str) -> SymTree:
@@ -354,6 +400,9 @@ def attribute(tracer: "Tracer", node: SymNode, name: str) -> Any:
     static = inspect.getattr_static(layout.cls, name, None)
     if isinstance(static, property) and static.fget is not None:
         return tracer.call(static.fget, [node], {})
+    written = node.tree.written.get((node.layout, name))
+    if written is not None:
+        return _read_written(tracer, node, written)
     field = layout.field(name)
     if field is not None:
         return _read(tracer, node, field)
@@ -364,11 +413,11 @@ def attribute(tracer: "Tracer", node: SymNode, name: str) -> Any:
     raise NotConvertible(f"attribute .{name} of a {layout.cls.__qualname__} tree node is not a field, method or property")
 
 
-def _index(tracer: "Tracer", node: SymNode, field: Field) -> str:
+def node_row(tracer: "Tracer", node: SymNode, name: str) -> str:
     """The node's row as an ``index``, guarded on the node not being None (Python raises)."""
     em = tracer.em
     node_id = em.scalar(node.id)
-    message = f"{node.fields.cls.__qualname__}.{field.name} read on None (AttributeError)"
+    message = f"{node.fields.cls.__qualname__}.{name} read on None (AttributeError)"
     tracer.guard(_compare(em, "sge", node_id, 0), "raise", message)
     return em.scalars().index_cast(node_id, "i64", "index")
 
@@ -377,12 +426,15 @@ def _read(tracer: "Tracer", node: SymNode, field: Field) -> Any:
     em, cls = tracer.em, node.fields.cls.__qualname__
     if field.kind == "opaque":
         raise NotConvertible(f"{cls}.{field.name} holds values that are not linearized (mixed or unsupported types)")
-    index = _index(tracer, node, field)
+    index = node_row(tracer, node, field.name)
+    arrays = node.tree.arrays
+    if field.partial:
+        exists = _extract(em, arrays[(node.layout, field.name, "exists")], [index])
+        tracer.guard(_compare(em, "ne", exists, 0), "raise", f"{cls}.{field.name} exists (AttributeError)")
     if field.kind == "none":
         return None
     if field.kind == "empty":
         return SEQUENCES[field.container]()
-    arrays = node.tree.arrays
     if field.kind == "children":
         return SymChildren(node, field, index, _extract(em, arrays[(node.layout, field.name, "count")], [index]))
     if field.optional:
@@ -398,6 +450,19 @@ def _read(tracer: "Tracer", node: SymNode, field: Field) -> Any:
     if field.kind == "bool":
         return em.from_scalar(_compare(em, "ne", value, 0), np.dtype(bool), Weak)
     return em.from_scalar(value, SCALAR_KINDS[field.kind][2], Weak)
+
+
+def _read_written(tracer: "Tracer", node: SymNode, written: Any) -> Tensor:
+    """``node.name`` of an attribute the program writes (``node_writes``): its row of the
+    column, guarded on having been set when the attribute did not exist before the call."""
+    em, spec = tracer.em, written.spec
+    row = node_row(tracer, node, spec.key[1])
+    if spec.guarded:
+        was = _extract(em, written.mask, [row])
+        tracer.guard(_compare(em, "ne", was, 0), "raise",
+                     f"{node.fields.cls.__qualname__}.{spec.key[1]} set before it is read (AttributeError)")
+    zeros = [em.index_constant(0) for _ in spec.shape]
+    return em.extract_slice(written.column, [row, *zeros], [1, *spec.shape], [1] * (1 + len(spec.shape)), spec.shape)
 
 
 def _extract(em: Any, column: Tensor, indices: list[str]) -> str:
@@ -454,8 +519,12 @@ def is_none(tracer: "Tracer", node: SymNode | OptionalRead, negate: bool = False
     field read, its presence column."""
     em = tracer.em
     if isinstance(node, OptionalRead):
-        present = _extract(em, node.node.tree.arrays[(node.node.layout, node.field.name, "present")],
-                           [_index(tracer, node.node, node.field)])
+        row = node_row(tracer, node.node, node.field.name)
+        arrays, layout, name = node.node.tree.arrays, node.node.layout, node.field.name
+        if node.field.partial:
+            exists = _extract(em, arrays[(layout, name, "exists")], [row])
+            tracer.guard(_compare(em, "ne", exists, 0), "raise", f"{node.node.fields.cls.__qualname__}.{name} exists (AttributeError)")
+        present = _extract(em, arrays[(layout, name, "present")], [row])
         return em.from_scalar(_compare(em, "ne" if negate else "eq", present, 0), np.dtype(bool), Weak)
     return em.from_scalar(_compare(em, "sge" if negate else "slt", em.scalar(node.id), 0), np.dtype(bool), Weak)
 

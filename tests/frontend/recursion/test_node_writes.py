@@ -1,0 +1,101 @@
+"""Node attributes the program writes (``node.h = ...``): per-node columns committed to the
+node objects after the call. Plain Python on a deep copy of the same tree is the oracle for
+the result and for every node's attributes."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from janus.frontend import explain, jit
+from tests.helpers.trees import Node
+
+EMB = np.random.default_rng(0).standard_normal((10, 4)).astype(np.float32)
+
+
+def nodes(root):
+    """Every node, depth first."""
+    found, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        stack.extend(child for child in (node.left, node.right) if child is not None)
+    return found
+
+
+def same_trees(a, b):
+    for x, y in zip(nodes(a), nodes(b), strict=True):
+        assert vars(x).keys() == vars(y).keys()
+        if "h" in vars(x):
+            np.testing.assert_allclose(x.h, y.h, rtol=1e-6)
+            assert x.h.dtype == y.h.dtype
+
+
+def compare(jf, trees, *args):
+    """Each tree through ``jf`` and through Python on a copy; returns the compiled calls."""
+    before = sum(v.calls for v in jf.versions.values())
+    for tree in trees:
+        twin = copy.deepcopy(tree)
+        np.testing.assert_allclose(jf(tree, *args), jf.fn(twin, *args), rtol=1e-6)
+        same_trees(tree, twin)
+    return sum(v.calls for v in jf.versions.values()) - before
+
+
+def store_and_read(node, emb):
+    node.h = emb[node.left.word] * 2.0
+    node.right.h = emb[node.right.word] + node.h  # reads the value written above
+    return node.right.h.sum()
+
+
+def test_writes_are_committed_to_the_nodes_written():
+    jf = jit(store_and_read)
+    trees = [Node(left=Node(word=i % 10), right=Node(word=(i + 3) % 10)) for i in range(7)]
+    assert compare(jf, trees, EMB) >= 3, explain(jf)
+    assert not hasattr(trees[-1].left, "h")  # never written: still absent
+
+
+def branch_store(node, emb):
+    if node.left.word > 4:  # data-dependent: both sides traced, the columns joined
+        node.h = emb[node.left.word]
+    else:
+        node.h = -emb[node.right.word]
+        node.left.h = emb[0]
+    return node.h.sum()
+
+
+def test_writes_on_both_sides_of_a_branch():
+    jf = jit(branch_store)
+    trees = [Node(left=Node(word=w), right=Node(word=9 - w)) for w in (1, 7, 2, 8, 3, 9, 0, 5)]
+    assert compare(jf, trees, EMB) >= 3, explain(jf)
+
+
+def store_then_update(node, emb):
+    h = emb[node.left.word] * 1.0
+    node.h = h
+    h += 1.0  # NumPy updates node.h too (the same array): refused, runs in Python
+    return h.sum()
+
+
+def test_in_place_update_of_a_stored_array_runs_in_python():
+    jf = jit(store_then_update, fallback="silent")
+    trees = [Node(left=Node(word=i), right=Node(word=1)) for i in range(5)]
+    assert compare(jf, trees, EMB) == 0
+    assert "stored on a tree node" in explain(jf)
+
+
+def forward(node, emb):
+    if node.word is not None:
+        node.h = np.tanh(emb[node.word])
+    else:
+        forward(node.left, emb)
+        forward(node.right, emb)
+        node.h = np.tanh(node.left.h + node.right.h)
+    return node.h
+
+
+def test_writes_inside_a_recursive_function_run_in_python_with_the_reason():
+    jf = jit(forward, fallback="silent")
+    trees = [Node(left=Node(word=i), right=Node(left=Node(word=2), right=Node(word=3))) for i in range(5)]
+    assert compare(jf, trees, EMB) == 0
+    assert "node writes compile outside recursive functions only" in explain(jf)
