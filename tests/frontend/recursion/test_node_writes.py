@@ -99,3 +99,26 @@ def test_writes_inside_a_recursive_function_run_in_python_with_the_reason():
     trees = [Node(left=Node(word=i), right=Node(left=Node(word=2), right=Node(word=3))) for i in range(5)]
     assert compare(jf, trees, EMB) == 0
     assert "node writes compile outside recursive functions only" in explain(jf)
+
+
+class Labeled:
+    def __init__(self, root, label):
+        self.root, self.label = root, label
+
+
+def label_roots(batch, emb):
+    """Writes through wrappers in a list: each tree's root gets its label's embedding."""
+    for tree in batch:
+        tree.root.h = emb[tree.label] + emb[tree.root.left.word]
+    return len(batch)
+
+
+def test_writes_through_a_list_of_wrappers():
+    jf = jit(label_roots)
+    for i in range(6):
+        batch = [Labeled(Node(left=Node(word=(i + k) % 10), right=Node(word=k)), (i * k) % 10) for k in range(3)]
+        twins = copy.deepcopy(batch)
+        assert jf(batch, EMB) == label_roots(twins, EMB)
+        for tree, twin in zip(batch, twins):
+            same_trees(tree.root, twin.root)
+    assert sum(v.calls for v in jf.versions.values()) >= 3, explain(jf)
