@@ -122,3 +122,25 @@ def test_writes_through_a_list_of_wrappers():
         for tree, twin in zip(batch, twins):
             same_trees(tree.root, twin.root)
     assert sum(v.calls for v in jf.versions.values()) >= 3, explain(jf)
+
+
+def read_then_store(node, emb):
+    """Reads what an earlier call stored (``node.h``: on some nodes only), then stores again."""
+    old = node.h * 0.5
+    node.right.h = node.right.h + old
+    node.h = emb[node.left.word] + old
+    return node.h.sum()
+
+
+def test_attributes_set_by_earlier_calls_on_some_nodes_only():
+    jf = jit(read_then_store)
+    trees = [Node(left=Node(word=i), right=Node(word=9 - i)) for i in range(4)]
+    for tree in trees:
+        tree.h, tree.right.h = EMB[1] * 1.0, EMB[2] * 1.0  # on two of the three nodes
+    twins = copy.deepcopy(trees)
+    for _ in range(5):  # the same trees again: each call reads what the last one stored
+        for tree, twin in zip(trees, twins):
+            np.testing.assert_allclose(jf(tree, EMB), read_then_store(twin, EMB), rtol=1e-6)
+            same_trees(tree, twin)
+    assert sum(v.calls for v in jf.versions.values()) >= 8, explain(jf)
+    assert not hasattr(trees[0].left, "h")
