@@ -181,14 +181,21 @@ def _reach(root: Any) -> tuple[dict[type, list[Any]], dict[int, int]]:
     ids = {id(root): 0}
     queue = [root]
     for obj in queue:  # grows while iterating: breadth-first
-        for v in vars(obj).values():
-            for item in v if type(v) in (list, tuple) else (v,):
+        for v in obj.__dict__.values():
+            typ = type(v)
+            if typ in _LEAVES:
+                continue
+            for item in v if typ is list or typ is tuple else (v,):
                 if id(item) not in ids and (type(item) in rows or is_node(item)):
                     table = rows.setdefault(type(item), [])
                     ids[id(item)] = len(table)
                     table.append(item)
                     queue.append(item)
     return rows, ids
+
+
+#: attribute values that are never objects of a tree (skipped without a look)
+_LEAVES = frozenset({int, float, bool, str, type(None), np.ndarray})
 
 
 def objects(root: Any) -> list[list[Any]]:
@@ -220,15 +227,21 @@ def linearize(root: Any) -> tuple[TreeKind, list[np.ndarray]]:
     for cls, table in rows.items():
         if hasattr(cls, "__bool__") or hasattr(cls, "__len__"):
             raise NotConvertible(f"{cls.__qualname__} defines its own truth value")
-        names = dict.fromkeys(name for o in table for name in vars(o))  # in order of first appearance
+        dicts = [o.__dict__ for o in table]
+        first = dicts[0].keys()
+        uniform = all(d.keys() == first for d in dicts)
+        names = first if uniform else dict.fromkeys(name for d in dicts for name in d)  # in order of first appearance
         fields = []
         for name in names:
-            column = [vars(o).get(name, _MISSING) for o in table]
-            exists = [v is not _MISSING for v in column]
-            nones = any(v is None for v in column)
-            field, values = _classify(name, [None if v is _MISSING else v for v in column], classes, ids, all(exists), nones)
-            if field.kind != "opaque" and not all(exists):
-                field, values = replace(field, partial=True), [*values, np.array(exists, np.int64)]
+            if uniform:
+                field, values = _classify(name, [d[name] for d in dicts], classes, ids, True)
+            else:
+                column = [d.get(name, _MISSING) for d in dicts]
+                exists = [v is not _MISSING for v in column]
+                nones = any(v is None for v in column)
+                field, values = _classify(name, [None if v is _MISSING else v for v in column], classes, ids, all(exists), nones)
+                if field.kind != "opaque" and not all(exists):
+                    field, values = replace(field, partial=True), [*values, np.array(exists, np.int64)]
             fields.append(field)
             arrays.extend(values)
         layouts.append(Layout(cls, tuple(fields)))
@@ -240,11 +253,12 @@ _MISSING = object()
 
 
 def _classify(name: str, column: list[Any], classes: list[type], ids: dict[int, int],
-              everywhere: bool, nones: bool) -> tuple[Field, list[np.ndarray]]:
+              everywhere: bool, nones: bool | None = None) -> tuple[Field, list[np.ndarray]]:
     """The field and arrays of one attribute: ``None`` where an object lacks it (unless
-    ``everywhere``) or holds None (``nones``)."""
+    ``everywhere``) or holds None (``nones``; when not given, every None is one)."""
     kinds = {type(v) for v in column}
     optional = type(None) in kinds
+    nones = optional if nones is None else nones
     kinds.discard(type(None))
     if not kinds:
         return Field(name, "none"), []
