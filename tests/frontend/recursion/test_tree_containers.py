@@ -5,7 +5,6 @@ calls. Plain Python running the same program is the oracle for every answer."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from janus.frontend import explain, jit
 from janus.frontend.recursion import trees
