@@ -90,7 +90,6 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
         node = trees.tree_argument(tracer.em, kind, [argument(a) for a in arrays])
         if kind in columns:
             node_writes.make(tracer.em, node.tree, columns[kind])
-            tracer.tree_state.trees.append(node.tree)
             written.append((root, node.tree))
         return node
 
@@ -116,6 +115,9 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
         return len(outputs) - 1
 
     shape = _outputs(result, output)
+    stored = tracer.tree_state.stored
+    if any(t is s or tracer.em.provenance.get(t) is s for t in outputs for s in stored):
+        raise NotConvertible("returns an array that is a tree node's attribute (Python returns the node's very object)")
     # not with recursive functions: a scalar result out of eliminate-recursion's frame stack
     # fails at run time in IREE ("variant ... is not a value type", ackermann)
     scalar_outputs = frozenset() if tracer.functions else scalar_abi.scalar_results(outputs, range(len(outputs)))

@@ -4,14 +4,16 @@ A write to an attribute of a tree node becomes an update of a *column*: an array
 rows of the node's class (``(rows, *shape)``, the written array's dtype and static shape)
 and a mask of the rows written in this call. Reads of that attribute see the column (``trees``; a
 read of a row not written, where the attribute did not exist before the call, is guarded:
-Python raises ``AttributeError``). The columns are state of the ``SymTree``: a fork joins
-them like locals (``fork_state``/``join_state``) and the entry function returns them;
-after a successful call ``commit`` stores each written row on its node object. A guard
-failure commits nothing (all-or-nothing, as heap writes). A recursive call on a tree with
-columns is refused (``Recursion.invoke``): threading them through the generated function
-as extra parameters and results traced and lowered, but the compiled explicit-stack
-machine then failed a ``node is not None`` guard after the first recursive call on some
-trees (a lowering problem not yet understood), so it is not enabled.
+Python raises ``AttributeError``). The columns are state of the ``SymTree`` and the entry
+function returns them; after a successful call ``commit`` stores each written row on its
+node object. A guard failure commits nothing (all-or-nothing, as heap writes).
+
+Writes stand in the entry function's own body only (speculated branches included). Two
+ways further were built and measured wrong on IREE 3.13, so both are refused: columns
+joined by an ``scf.if`` (each of the two ``?``-row results read the other's buffer), and
+columns threaded through a recursive function as extra parameters and results (the
+explicit-stack machine restored wrong values after a nested call when the frame saved
+only scalars). A recursive call on a tree with columns is refused (``Recursion.invoke``).
 
 A column exists from the start of the trace: a write to an attribute without one raises
 ``Widen``, and ``generate`` traces again with that column made at entry for every tree
@@ -66,11 +68,12 @@ class Widen(Exception):
 class TreeState:
     """The tracer's trees with columns, where writes may stand, and what was stored."""
 
-    #: trees whose columns are state (entry arguments with columns, generated functions' parameters)
-    trees: list[SymTree] = field(default_factory=list)
-    #: ids of the emitter line lists a write may go to (function bodies, branch sides): not loop bodies
+    #: ids of the emitter line lists a write may go to: the entry function's body, not a
+    #: branch side or loop body (an ``scf.if`` yielding two ``?``-row columns miscompiled:
+    #: each result read the other's buffer)
     regions: list[int] = field(default_factory=list)
-    #: the arrays written to nodes (an in-place update of one later would also change the node's)
+    #: arrays that are node attributes, written or read (in Python the node's very object:
+    #: updating one in place, storing it twice or returning it is refused)
     stored: list[Tensor] = field(default_factory=list)
 
     def writable(self, tracer: "Tracer") -> bool:
@@ -84,11 +87,14 @@ def write(tracer: "Tracer", node: SymNode, name: str, value: Any) -> None:
             or any(isinstance(d, str) for d in value.shape):
         raise NotConvertible(f"{cls}.{name} = a {type(value).__name__}: only arrays of a static shape are written to tree nodes")
     state: TreeState = tracer.tree_state
-    if not state.writable(tracer):
-        raise NotConvertible(f"write to {cls}.{name} inside a loop in the graph")
+    if tracer.em.provenance.get(value, value) is not None or any(value is s for s in state.stored):
+        raise NotConvertible(f"{cls}.{name} = an array not made fresh by this call (an argument, a view, "
+                             "or one stored already): Python would store that very object")
     written = tree.written.get((node.layout, name))
-    if written is None:
+    if written is None:  # first: in a recursive function, the call on a tree with columns says why not
         raise Widen(tree.kind, (node.layout, name), value.dtype, value.shape)
+    if not state.writable(tracer):
+        raise NotConvertible(f"write to {cls}.{name} inside a data-dependent branch or a loop in the graph")
     if written.spec.dtype != value.dtype.name or written.spec.shape != value.shape:
         raise NotConvertible(f"{cls}.{name} written with arrays of different dtypes or shapes")
     em = tracer.em
@@ -125,24 +131,6 @@ def make(em: Any, tree: SymTree, wanted: dict[Key, tuple[np.dtype, tuple[int, ..
             mask = em.elementwise([tree.arrays[(layout, name, "exists")]], (rows,), I64,
                                   lambda body, x: body.op("arith.muli", [x[0], body.constant(2, "i64")], "i64"))
         tree.written[key] = Written(spec, column, mask)
-
-
-def fork_state(state: TreeState) -> dict[int, dict[Key, Written]]:
-    """The columns of every tree, to restore after tracing one side of a branch."""
-    return {id(tree): dict(tree.written) for tree in state.trees}
-
-
-def restore(state: TreeState, saved: dict[int, dict[Key, Written]]) -> None:
-    for tree in state.trees:
-        tree.written = dict(saved.get(id(tree), {}))
-
-
-def join_state(state: TreeState, then: dict[int, dict[Key, Written]], other: dict[int, dict[Key, Written]], joiner: Any) -> None:
-    """The columns after a branch: each side's, joined (``scf.if`` results where they differ)."""
-    for tree in state.trees:
-        a, b = then.get(id(tree), {}), other.get(id(tree), {})
-        tree.written = {key: Written(w.spec, joiner(w.column, b[key].column), joiner(w.mask, b[key].mask))
-                        for key, w in a.items()}
 
 
 @dataclass(frozen=True)

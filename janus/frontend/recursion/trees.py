@@ -476,7 +476,9 @@ def _read_written(tracer: "Tracer", node: SymNode, written: Any) -> Tensor:
         tracer.guard(_compare(em, "ne", was, 0), "raise",
                      f"{node.fields.cls.__qualname__}.{spec.key[1]} set before it is read (AttributeError)")
     zeros = [em.index_constant(0) for _ in spec.shape]
-    return em.extract_slice(written.column, [row, *zeros], [1, *spec.shape], [1] * (1 + len(spec.shape)), spec.shape)
+    value = em.extract_slice(written.column, [row, *zeros], [1, *spec.shape], [1] * (1 + len(spec.shape)), spec.shape)
+    tracer.tree_state.stored.append(value)  # the node's object in Python (``node_writes.TreeState``)
+    return value
 
 
 def _extract(em: Any, column: Tensor, indices: list[str]) -> str:

@@ -7,7 +7,7 @@ import numpy as np
 from typing import Any
 
 from janus.frontend.ops import op_table
-from janus.frontend.recursion import node_writes, trees
+from janus.frontend.recursion import trees
 from janus.frontend.trace import exceptions, loops, scalars
 from janus.frontend.trace.branches import Copier, Joiner
 from janus.frontend.trace.bytecode import EXIT, Instr
@@ -75,7 +75,6 @@ class Branching:
         condition = self.em.scalar_condition(op_table.cast(self.em, value, np.dtype(bool)))
         join = frame.bc.join_point(ins.offset)
         sides = []
-        columns = node_writes.fork_state(self.tree_state)  # node attributes written: joined like locals
         for jumps in (jump_if, not jump_if):  # the side taken when the condition is true first
             start = ins.target if jumps else frame.bc.next_offset(ins.offset)
             if exceptions.raises(frame.bc.code, start):
@@ -88,28 +87,24 @@ class Branching:
                 side.stack.pop()
             outer, self.em.lines = self.em.lines, []
             guards = len(self.guards)
-            self.tree_state.regions.append(id(self.em.lines))
             try:
                 self.execute(side, start, join)
-                sides.append((side, copier, self.em.lines, node_writes.fork_state(self.tree_state)))
+                sides.append((side, copier, self.em.lines))
             except exceptions.TracedRaise:
                 del self.guards[guards:]
                 sides.append(None)
             finally:
                 self.em.lines = outer
-                self.tree_state.regions.pop()
-                node_writes.restore(self.tree_state, columns)
         if sides == [None, None]:
             raise exceptions.TracedRaise(f"both sides of the branch at {frame.bc.source(ins.offset)} raise")
         if None in sides:
             return self.avoid_raise(frame, ins, condition, jump_if, pop_on_fall, raising_if=sides[0] is None)
-        (then, then_copier, then_lines, then_columns), (other, else_copier, else_lines, else_columns) = sides
+        (then, then_copier, then_lines), (other, else_copier, else_lines) = sides
         for name in then.locals.keys() ^ other.locals.keys():  # bound on one side only: unbound after
             then.locals.pop(name, None), other.locals.pop(name, None)
         base = self.em.fresh()
         joiner = Joiner(base, then_copier, else_copier, lambda a, b: scalars.promote(self.em, a, b))
         frame.result = joiner(then.result, other.result)
-        node_writes.join_state(self.tree_state, then_columns, else_columns, joiner)
         self.em.scf_if(base, condition, then_lines, else_lines, joiner.results)
         return None if join == EXIT else join
 
