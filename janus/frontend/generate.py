@@ -12,7 +12,7 @@ import numpy as np
 from janus.frontend import relax, scalar_abi, speculation
 from janus.frontend.heap.rules import is_heap_object
 from janus.frontend.profiler import Profile
-from janus.frontend.recursion import trees
+from janus.frontend.recursion import node_writes, trees
 from janus.frontend.recursion.invoke import SIMPLIFY
 from janus.frontend.trace import builtin_calls
 from janus.frontend.trace.frame import ArgumentList
@@ -32,6 +32,8 @@ class Graph:
     heap: Any = None  # a heap_plan.HeapPlan when the graph reads or writes the Python heap
     #: passes the module needs before a target's lowering (``SIMPLIFY``, ``janus-autodiff``)
     pre_passes: tuple[str, ...] = ()
+    #: node attributes the graph writes, stored on the nodes after a successful call
+    tree_writes: tuple[node_writes.TreeWrite, ...] = ()
 
     def pipeline(self, lowering: str) -> str:
         """The pass pipeline compiling this graph: ``pre_passes``, then ``lowering``."""
@@ -49,6 +51,19 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
     ``relaxed`` holds the list and int positions relaxed by value (see ``relax``);
     ``switches`` turns speculative optimizations off (see ``speculation``).
     """
+    columns: dict[trees.TreeKind, dict[node_writes.Key, tuple[np.dtype, tuple[int, ...]]]] = {}
+    while True:  # again with a column for each node attribute found written (``node_writes``)
+        try:
+            return _generate(fn, args, profile, shapes, unspeculated, relaxed, switches, columns)
+        except node_writes.Widen as widen:
+            if widen.key in columns.get(widen.kind, {}):
+                raise NotConvertible(f"a write to {widen}, which has a column already") from None
+            columns.setdefault(widen.kind, {})[widen.key] = (widen.dtype, widen.shape)
+
+
+def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | None, unspeculated: frozenset,
+              relaxed: frozenset, switches: speculation.Speculation,
+              columns: dict[trees.TreeKind, dict[node_writes.Key, tuple[np.dtype, tuple[int, ...]]]]) -> Graph:
     tracer = Tracer(profile)
     tracer.unspeculated = unspeculated
     tracer.speculation = switches
@@ -68,9 +83,15 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
                 tracer.em.bind_dim(size, t, d)
         return t
 
+    written: list[tuple[Any, trees.SymTree]] = []  # tree arguments with columns, and their roots
+
     def tree(root: Any) -> trees.SymNode:
         kind, arrays = trees.linearize(root)
-        return trees.tree_argument(tracer.em, kind, [argument(a) for a in arrays])
+        node = trees.tree_argument(tracer.em, kind, [argument(a) for a in arrays])
+        if kind in columns:
+            node_writes.make(tracer.em, node.tree, columns[kind])
+            written.append((root, node.tree))
+        return node
 
     code = fn.__code__
     names = code.co_varnames[: code.co_argcount]
@@ -85,6 +106,7 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
     if code.co_kwonlyargcount or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or len(names) != len(symbolic):
         raise NotConvertible("keyword-only or variadic parameters are not supported")
     closure = tracer.heap.closure(fn) if fn.__closure__ else ()
+    tracer.tree_state.regions.append(id(tracer.em.lines))
     result = tracer.run(code, fn.__globals__, dict(zip(names, symbolic)), closure)
     outputs: list[Tensor] = []
 
@@ -93,15 +115,20 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
         return len(outputs) - 1
 
     shape = _outputs(result, output)
+    stored = tracer.tree_state.stored
+    if any(t is s or tracer.em.provenance.get(t) is s for t in outputs for s in stored):
+        raise NotConvertible("returns an array that is a tree node's attribute (Python returns the node's very object)")
     scalar_outputs = scalar_abi.scalar_results(outputs, range(len(outputs)))
     tracer.heap.structure_outputs(output)
+    tree_writes = tuple(node_writes.TreeWrite(_path_of(root, args), key, output(w.column), output(w.mask))
+                        for root, sym in written for key, w in sorted(sym.written.items()))
     func_name = re.sub(r"\W", "_", fn.__name__)
     functions = [scalar_abi.entry_function(func_name, tracer.em, inputs, outputs, tracer.heap.prologue,
                                            scalar_inputs, scalar_outputs), *tracer.functions]
     text = "module {\n" + "\n".join(functions) + "\n}\n"
     pre_passes = (*(SIMPLIFY if tracer.functions else ()), *(("janus-autodiff",) if tracer.needs_autodiff else ()))
     return Graph(text, func_name, shape, tuple(tracer.guards), tuple(tracer.globals_read.values()), tracer.guard_sites,
-                 tracer.heap.plan(inputs, outputs), pre_passes)
+                 tracer.heap.plan(inputs, outputs), pre_passes, tree_writes)
 
 
 @dataclass(frozen=True)
@@ -123,6 +150,18 @@ class Record:
 
     def rebuild(self, build: Callable[[Any], Any]) -> Any:
         return self.cls(**{name: build(shape) for name, shape in self.fields})
+
+
+def _path_of(root: Any, args: tuple) -> tuple[int, ...]:
+    """Where the tree argument ``root`` stands in ``args``: an index, then list/tuple indices."""
+    stack: list[tuple[Any, tuple[int, ...]]] = [(args, ())]
+    while stack:
+        value, path = stack.pop()
+        if value is root:
+            return path
+        if type(value) in (list, tuple, ArgumentList) or path == ():
+            stack.extend((v, (*path, i)) for i, v in enumerate(value))
+    raise NotConvertible("a tree argument written to is not found among the arguments")
 
 
 def _outputs(value: Any, output: Callable[[Tensor], int]) -> Any:

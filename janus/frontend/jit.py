@@ -27,6 +27,7 @@ from janus.frontend.generate import Graph, Record, Result, generate
 from janus.frontend.guards import EntryGuards, entry_guards
 from janus.frontend.heap.rules import HeapMiss
 from janus.frontend.profiler import Profile, profiling, run_profiled
+from janus.frontend.recursion import node_writes, trees
 from janus.frontend.relax import describe_position, leaf_labels, value_diff
 from janus.frontend.signature import describe_key, entry_key, key_and_leaves, leaf_shapes, shape_diff
 from janus.frontend.speculation import FULL, Speculation, general_positions
@@ -66,6 +67,8 @@ class Version:
             entry = self.guards.check_heap(objects, leaves)
             traffic = getattr(getattr(self.call, "__self__", None), "traffic", None)  # the runtime's byte counts
             results = heap.finish(objects, entry, leaves, self.call(leaves, objects), traffic)
+        if self.graph.tree_writes:
+            node_writes.commit(self.graph.tree_writes, positional, results)
         self.calls += 1
         return _rebuild(self.graph.output, results)
 
@@ -373,10 +376,17 @@ class JitFunction:
         return self.fn(*args, **kwargs)
 
     def _run_profiled(self, key: Hashable, positional: tuple, args: tuple, kwargs: dict) -> Any:
+        building = self.warm[key] + 1 >= self.warmup
+        before = trees.snapshot(positional) if building else ()  # the trees as the key saw them
         result = run_profiled(self.fn, args, kwargs, self.profile)
         self.warm[key] += 1
-        if self.warm[key] >= self.warmup:
-            self._build(key, positional)
+        if building:
+            after = trees.snapshot(positional)
+            trees.restore(before)  # the graph is traced on the trees as they came (node writes undone)
+            try:
+                self._build(key, positional)
+            finally:
+                trees.restore(after)
         return result
 
     def _build(self, key: Hashable, positional: tuple) -> None:

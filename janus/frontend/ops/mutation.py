@@ -96,6 +96,8 @@ def replace(tracer: "Tracer", old: Tensor, new: Tensor, what: str) -> None:
         raise NotConvertible(f"{what} on an array that may be a view of another array (slice, reshape, transpose)")
     if _found_in(tracer.heap.values.values(), old):
         raise NotConvertible(f"{what} on an array also stored on the heap in this call")
+    if _found_in(tracer.tree_state.stored, old):
+        raise NotConvertible(f"{what} on an array also stored on a tree node in this call")
     check_views(tracer, old, what)
     substitute(tracer, old, new, what)
     provenance[new] = None
@@ -123,7 +125,8 @@ def substitute(tracer: "Tracer", old: Tensor, new: Tensor, what: str) -> None:
 
 def _roots(tracer: "Tracer") -> list[Any]:
     frames = tracer.frames
-    return [[f.locals for f in frames], [f.stack for f in frames], [f.cells for f in frames], list(tracer.heap.values.values())]
+    return [[f.locals for f in frames], [f.stack for f in frames], [f.cells for f in frames], list(tracer.heap.values.values()),
+            list(tracer.tree_state.stored)]
 
 
 def _substitute(container: Any, old: Tensor, new: Tensor, what: str) -> None:

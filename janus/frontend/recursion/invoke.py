@@ -5,7 +5,7 @@ being traced (direct or mutual recursion) is instead emitted as ``janus.invoke``
 private ``func.func`` generated for that code and the *kinds* of its arguments. A kind
 never holds a per-level value: Python ints, floats and bools become ``Weak`` scalars,
 0-d arrays scalars, arrays keep dtype and shape (``?`` dims stay ``?``), tree nodes
-(``trees.SymNode``) become an int64 id plus the tree's arrays; only functions, modules,
+(``trees.SymNode``) become an int64 id plus the tree's arrays (the node's class a constant); only functions, modules,
 types, strings and ``None`` stay constants. So each (code, kinds) is traced once, its own
 recursive calls find it, and ``janus-eliminate-recursion`` turns the cycle into a loop
 over an explicit, depth-guarded stack.
@@ -34,7 +34,7 @@ from janus.frontend.heap.access import HeapRef
 from janus.frontend.recursion import results
 from janus.frontend.recursion.heap_state import RecursionHeap, extra_operands
 from janus.frontend.trace.scalars import PYTHON_DTYPES, weak_literal
-from janus.frontend.recursion.trees import SymNode, SymTree, TreeKind
+from janus.frontend.recursion.trees import SymNode, TreeKind, bind_tree
 from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor, Weak, tensor_type
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ MAX_FUNCTIONS = 16
 #: argument values that stay constants of the generated function
 STATIC = (type(None), str, bytes, types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc)
 
-# Kinds: ("scalar", dtype, weak) | ("tensor", dtype, shape with "?") | ("node", TreeKind) | ("static", value)
+# Kinds: ("scalar", dtype, weak) | ("tensor", dtype, shape with "?") | ("node", TreeKind, class index) | ("static", value)
 #        | ("heap", access path): a heap object, passed unchanged (``recursion_heap``)
 Kind = tuple
 
@@ -68,7 +68,7 @@ class Generated:
 def kind_of(value: Any) -> Kind:
     """The kind of a recursive call's argument (what the generated function assumes)."""
     if isinstance(value, SymNode):
-        return ("node", value.tree.kind)
+        return ("node", value.tree.kind, value.layout)
     if isinstance(value, HeapRef):
         return ("heap", value.path)
     if isinstance(value, Tensor):
@@ -91,7 +91,7 @@ def types_of(kind: Kind) -> list[str]:
     if kind[0] == "tensor":
         return [tensor_type(kind[2], np.dtype(kind[1]))]
     if kind[0] == "node":
-        return ["i64", *(tensor_type(("?", *shape), dtype) for _, _, dtype, shape in kind[1].columns())]
+        return ["i64", *(tensor_type(("?", *c.shape), c.dtype) for c in kind[1].columns())]
     return []
 
 
@@ -113,6 +113,9 @@ class Recursion:
             raise NotConvertible(f"recursive call to {code.co_name}, a closure")
         em = self.tracer.em
         bound = {k: em.literal(v) if isinstance(v, np.ndarray) else v for k, v in bound.items()}
+        if any(isinstance(v, SymNode) and v.tree.written for v in bound.values()):
+            raise NotConvertible(f"a recursive call ({code.co_name}) on a tree whose node attributes this call writes "
+                                 "(node writes compile outside recursive functions only)")
         kinds = tuple(kind_of(v) for v in bound.values())
         fn = self.generated.get((code, kinds)) or self.generate(code, globals_, bound, kinds)
         operands = [name for value, kind in zip(bound.values(), kinds) for name in self.operands(value, kind)]
@@ -181,12 +184,8 @@ class Recursion:
         if kind[0] != "node":
             return self.value(em, slots[0].name, kind)
         tree_kind: TreeKind = kind[1]
-        size = f"tree{slots[0].name}"
-        arrays = {}
-        for slot, (field, role, dtype, shape) in zip(slots[1:], tree_kind.columns()):
-            arrays[(field.name, role)] = Tensor(slot.name, (size, *shape), dtype)
-            em.bind_dim(size, arrays[(field.name, role)], 0)
-        return SymNode(SymTree(tree_kind, arrays), em.from_scalar(slots[0].name, np.dtype(np.int64)))
+        tree = bind_tree(em, tree_kind, [slot.name for slot in slots[1:]], f"tree{slots[0].name}")
+        return SymNode(tree, em.from_scalar(slots[0].name, np.dtype(np.int64)), kind[2])
 
     def value(self, em: Emitter, name: str, kind: Kind) -> Tensor:
         """The traced value of an SSA value ``name`` passed as ``kind`` (scalar or tensor)."""
@@ -205,8 +204,7 @@ class Recursion:
         if kind[0] in ("static", "heap"):
             return []
         if kind[0] == "node":
-            columns = value.tree.kind.columns()
-            return [em.scalar(value.id), *(value.tree.arrays[(f.name, role)].name for f, role, _, _ in columns)]
+            return [em.scalar(value.id), *(value.tree.arrays[c.key].name for c in value.tree.kind.columns())]
         if kind[0] == "scalar" and not isinstance(value, Tensor):
             value = weak_literal(em, value) if kind[2] else em.literal(np.asarray(value))
         return [em.scalar(value) if kind[0] == "scalar" else value.name]

@@ -55,7 +55,7 @@ class Branching:
         if ins.target < ins.offset and isinstance(value, Tensor) and not pop_on_fall:
             return loops.back_edge(self, frame, ins, value)
         jump_if = "TRUE" in ins.opname
-        if isinstance(value, trees.SymNode):
+        if isinstance(value, (trees.SymNode, trees.SymChildren)):
             value = trees.condition(self, value)
         truth = self.truth(frame, ins, value)
         if truth is None:

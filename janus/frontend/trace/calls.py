@@ -76,8 +76,10 @@ class Calls:
             builtin_calls.refuse_python_callables(fn, args, kwargs)
             if fn is len and args and isinstance(args[0], Tensor):
                 return args[0].static_shape()[0]
+            if fn is len and args and isinstance(args[0], trees.SymChildren):
+                return trees.length(self, args[0])
             if fn in ITERATING_BUILTINS:
-                args = [self.iterate(a) if isinstance(a, Tensor) else a for a in args]
+                args = [self.iterate(a) if isinstance(a, (Tensor, trees.SymChildren)) else a for a in args]
             result = fn(*args, **kwargs)
             generators.check_consumed(args, fn.__name__)
             return result
@@ -161,6 +163,8 @@ class Calls:
             if value.ndim == 0:
                 raise NotConvertible("iteration over a 0-d array")
             return [registry.apply(self.em, registry.OPS["getitem"], [value, i], {}) for i in range(value.static_shape()[0])]
+        if isinstance(value, trees.SymChildren):
+            return trees.children_items(self, value)
         if isinstance(value, HeapRef) and type(value.obj) in (list, tuple):  # its length is part of its spec
             return [self.heap.read(value, "item", i) for i in range(len(value.obj))]
         try:

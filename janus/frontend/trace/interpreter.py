@@ -21,6 +21,7 @@ from janus.frontend.emitter import Emitter
 from janus.frontend.heap.access import HeapTracker
 from janus.frontend.profiler import Profile
 from janus.frontend.recursion.invoke import Recursion
+from janus.frontend.recursion.node_writes import TreeState, Widen
 from janus.frontend.trace import exceptions, generators, loops
 from janus.frontend.trace.branching import Branching
 from janus.frontend.trace.bytecode import EXIT, Instr, decode
@@ -54,6 +55,7 @@ class Tracer(Opcodes, Branching, Calls):
         #: code objects being traced (outermost first): calling one again is recursion
         self.active: list[types.CodeType] = []
         self.recursion = Recursion(self)
+        self.tree_state = TreeState()  # node attributes written (``node_writes``)
         self.heap = HeapTracker(self)
         self.frames: list[Frame] = []  # the frames being executed, innermost last
         self.loops = loops.LoopState()
@@ -105,6 +107,8 @@ class Tracer(Opcodes, Branching, Calls):
                 located = NotConvertible(f"{e} (at {frame.bc.source(offset)})", any_signature=e.any_signature)
                 located.located = True  # type: ignore[attr-defined]
                 raise located from None
+            except Widen:  # generate traces again, with a column for that node attribute
+                raise
             except Exception as e:  # Python raised while tracing: the real run will too
                 raise NotConvertible(f"{type(e).__name__}: {e} (at {frame.bc.source(offset)})") from None
             if frame.result is NULL:

@@ -10,7 +10,7 @@ from typing import Any, Callable
 from janus.frontend.heap.access import HeapRef
 from janus.frontend.ops import indexing, mutation, registry
 from janus.frontend.recursion import results as recursion_results
-from janus.frontend.recursion import trees
+from janus.frontend.recursion import node_writes, trees
 from janus.frontend.trace import exceptions, generators, loops, scalars
 from janus.frontend.trace.branches import Cell, SymFunction, SymIter
 from janus.frontend.trace.bytecode import CONDITIONAL_JUMPS, Instr
@@ -106,8 +106,10 @@ class Opcodes:
         frame.stack.append(self.attribute(obj, ins.argval) if tested is None else tested)
 
     def STORE_ATTR(self, frame: Frame, ins: Instr) -> None:
-        """attribute assignment on a heap object: janus.set_attr, committed after the call"""
+        """attribute assignment on a heap object: janus.set_attr, committed after the call; on a tree node, its column"""
         value, obj = frame.pop(2)
+        if isinstance(obj, trees.SymNode):
+            return node_writes.write(self, obj, ins.argval, value)
         if not isinstance(obj, HeapRef):
             raise NotConvertible(f"attribute assignment on a {type(obj).__name__}")
         self.heap.write(obj, "attr", ins.argval, value)
@@ -293,6 +295,8 @@ class Opcodes:
             frame.stack.append(registry.apply(self.em, registry.OPS["getitem"], [container, key], {}))
         elif isinstance(container, HeapRef):
             frame.stack.append(self.heap.read(container, "item", key))
+        elif isinstance(container, trees.SymChildren):
+            frame.stack.append(trees.child_item(self, container, key))
         elif isinstance(key, Tensor) or contains_tensor(key):
             raise NotConvertible("indexing a Python container with an array value")
         else:
