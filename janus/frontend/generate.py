@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from janus.frontend import relax, scalar_abi, speculation
+from janus.frontend import relax, scalar_abi, segments, speculation
 from janus.frontend.heap.rules import is_heap_object
 from janus.frontend.profiler import Profile
 from janus.frontend.recursion import trees
@@ -17,6 +17,7 @@ from janus.frontend.recursion.invoke import SIMPLIFY
 from janus.frontend.trace import builtin_calls
 from janus.frontend.trace.frame import ArgumentList
 from janus.frontend.trace.interpreter import Tracer
+from janus.frontend.trace.split import SegmentEnd
 from janus.frontend.values import NotConvertible, Tensor, Weak
 
 @dataclass(frozen=True)
@@ -32,6 +33,8 @@ class Graph:
     heap: Any = None  # a heap_plan.HeapPlan when the graph reads or writes the Python heap
     #: passes the module needs before a target's lowering (``SIMPLIFY``, ``janus-autodiff``)
     pre_passes: tuple[str, ...] = ()
+    #: the trace stopped at an operation Python runs: the graph is the call's first segment
+    boundary: segments.Boundary | None = None
 
     def pipeline(self, lowering: str) -> str:
         """The pass pipeline compiling this graph: ``pre_passes``, then ``lowering``."""
@@ -41,24 +44,28 @@ class Graph:
 
 def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | None = None,
              unspeculated: frozenset = frozenset(), relaxed: frozenset = frozenset(),
-             switches: speculation.Speculation = speculation.FULL) -> Graph:
+             switches: speculation.Speculation = speculation.FULL, split: bool = False) -> Graph:
     """The graph of ``fn`` called with ``args`` (positional, defaults applied).
 
     ``shapes`` gives each array argument's shape with symbols for ``?`` dims (default:
     the exact shapes); branches at ``unspeculated`` sites become ``scf.if`` even if fixed;
     ``relaxed`` holds the list and int positions relaxed by value (see ``relax``);
-    ``switches`` turns speculative optimizations off (see ``speculation``).
+    ``switches`` turns speculative optimizations off (see ``speculation``); with ``split``
+    an operation the tracer cannot convert ends the graph there (``segments``).
     """
     tracer = Tracer(profile)
     tracer.unspeculated = unspeculated
     tracer.speculation = switches
     inputs: list[Tensor] = []
     scalar_inputs: set[int] = set()
+    scalar_leaves: set[int] = set()  # NumPy scalar arguments (their leaves are 0-d arrays)
 
     def argument(a: Any) -> Tensor:
-        if type(a) is int:  # a relaxed int leaf: an i64 parameter (see ``scalar_abi``)
+        if isinstance(a, np.generic):
+            scalar_leaves.add(len(inputs))
+        if type(a) in (int, float):  # a relaxed int or float leaf: an i64/f64 parameter (see ``scalar_abi``)
             scalar_inputs.add(len(inputs))
-            a = np.asarray(a, np.int64)
+            a = np.asarray(a, np.int64 if type(a) is int else np.float64)
         shape = shapes[len(inputs)] if shapes is not None else np.shape(a)
         t = Tensor(f"%arg{len(inputs)}", shape, a.dtype)
         inputs.append(t)
@@ -85,14 +92,20 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
     if code.co_kwonlyargcount or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or len(names) != len(symbolic):
         raise NotConvertible("keyword-only or variadic parameters are not supported")
     closure = tracer.heap.closure(fn) if fn.__closure__ else ()
-    result = tracer.run(code, fn.__globals__, dict(zip(names, symbolic)), closure)
+    tracer.splitting = split
     outputs: list[Tensor] = []
 
     def output(t: Tensor) -> int:
         outputs.append(t)
         return len(outputs) - 1
 
-    shape = _outputs(result, output)
+    boundary = None
+    try:
+        shape = _outputs(tracer.run(code, fn.__globals__, dict(zip(names, symbolic)), closure), output)
+    except SegmentEnd as end:
+        shape = None
+        boundary = segments.plan_boundary(end, fn.__globals__, output, {t.name: i for i, t in enumerate(inputs)},
+                                          scalar_leaves, tracer.heap, _argument_lists(symbolic))
     # not with recursive functions: a scalar result out of eliminate-recursion's frame stack
     # fails at run time in IREE ("variant ... is not a value type", ackermann)
     scalar_outputs = frozenset() if tracer.functions else scalar_abi.scalar_results(outputs, range(len(outputs)))
@@ -103,7 +116,23 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
     text = "module {\n" + "\n".join(functions) + "\n}\n"
     pre_passes = (*(SIMPLIFY if tracer.functions else ()), *(("janus-autodiff",) if tracer.needs_autodiff else ()))
     return Graph(text, func_name, shape, tuple(tracer.guards), tuple(tracer.globals_read.values()), tracer.guard_sites,
-                 tracer.heap.plan(inputs, outputs), pre_passes)
+                 tracer.heap.plan(inputs, outputs), pre_passes, boundary)
+
+
+def _argument_lists(symbolic: list[Any]) -> dict[int, segments.Argument]:
+    """Where each list argument of the trace (``ArgumentList``) is among the call's arguments."""
+    found: dict[int, segments.Argument] = {}
+
+    def visit(value: Any, path: tuple[int, ...]) -> None:
+        if isinstance(value, (list, tuple)):
+            if type(value) is ArgumentList:
+                found[id(value)] = segments.Argument(path)
+            for i, item in enumerate(value):
+                visit(item, path + (i,))
+
+    for i, value in enumerate(symbolic):
+        visit(value, (i,))
+    return found
 
 
 @dataclass(frozen=True)

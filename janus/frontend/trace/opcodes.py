@@ -12,6 +12,7 @@ from janus.frontend.ops import indexing, mutation, registry
 from janus.frontend.recursion import results as recursion_results
 from janus.frontend.recursion import trees
 from janus.frontend.trace import exceptions, generators, loops, scalars
+from janus.frontend.trace import split as boundary
 from janus.frontend.trace.branches import Cell, SymFunction, SymIter
 from janus.frontend.trace.bytecode import CONDITIONAL_JUMPS, Instr
 from janus.frontend.trace.versions import DIALECT
@@ -119,6 +120,10 @@ class Opcodes:
         if method is not None:  # CALL sees (function, self, args...)
             frame.stack.extend((method, obj))
             return
+        host = boundary.host_method(obj, ins.argval)
+        if host is not None:  # called, a segment boundary (``trace.split``)
+            frame.push_callable(host)
+            return
         frame.push_callable(BoundTensorMethod(obj, ins.argval) if isinstance(obj, Tensor) else self.attribute(obj, ins.argval))
 
     def LOAD_SUPER_ATTR(self, frame: Frame, ins: Instr) -> None:
@@ -142,7 +147,13 @@ class Opcodes:
         kwnames, frame.kw_names = frame.kw_names, ()
         split = len(values) - len(kwnames)
         self.call_site = (frame, ins)
-        frame.stack.append(self.call(fn, values[:split], dict(zip(kwnames, values[split:]))))
+        args, kwargs = values[:split], dict(zip(kwnames, values[split:]))
+        attempt = boundary.Attempt(self, fn, args, kwargs)
+        try:
+            result = self.call(fn, args, kwargs)
+        except NotConvertible as e:
+            boundary.end_segment(self, frame, ins, fn, args, kwargs, e, attempt)  # raises
+        frame.stack.append(result)
 
     def CALL_KW(self, frame: Frame, ins: Instr) -> None:
         """call with keyword names on the stack: as KW_NAMES, CALL"""
