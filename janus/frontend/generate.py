@@ -105,7 +105,7 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
     except SegmentEnd as end:
         shape = None
         boundary = segments.plan_boundary(end, fn.__globals__, output, {t.name: i for i, t in enumerate(inputs)},
-                                          scalar_leaves, tracer.heap, _argument_lists(symbolic))
+                                          scalar_leaves, tracer.heap, _argument_lists(symbolic), tracer.em.provenance)
     # not with recursive functions: a scalar result out of eliminate-recursion's frame stack
     # fails at run time in IREE ("variant ... is not a value type", ackermann)
     scalar_outputs = frozenset() if tracer.functions else scalar_abi.scalar_results(outputs, range(len(outputs)))

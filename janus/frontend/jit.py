@@ -169,6 +169,8 @@ class JitFunction:
             lines.extend(f"  entry guard: {line}" for line in version.guards.describe(modules=globals))
             lines.extend(f"  guard {gid}: {kind} at {source}" for gid, kind, source in version.graph.guards)
             lines.extend(f"  {line}" for line in self._segments(version, {id(self)}))
+            if version.graph.boundary is not None:
+                lines.append(f"  {_time_split(version)}")
         for key, reason in self.fallbacks.items():
             lines.append(f"imperative: {describe_args(self, key)}: {reason}")
         lines.extend(f"event: {event}" for event in self.events)
@@ -180,7 +182,7 @@ class JitFunction:
         boundary = version.graph.boundary
         if boundary is None:
             return []
-        lines = [f"segment 1 of {describe_args(self, version.key)}: {version.segment_seconds:.6f} s compiled",
+        lines = [f"segment: {version.segment_seconds:.6f} s compiled",
                  f"python: {boundary.description} at {boundary.source} ({boundary.runs} run(s), "
                  f"{boundary.python_seconds:.6f} s in Python): {boundary.reason}",
                  f"then: {boundary.then_seconds:.6f} s in what follows (below)"]
@@ -483,8 +485,10 @@ class JitFunction:
             return None
         resume = self.resumes.get(boundary.point)
         if resume is None:
+            # "error" would raise in the middle of a call whose Python part already ran
+            fallback = "silent" if self.fallback == "error" else self.fallback
             resume = self.resumes[boundary.point] = JitFunction(boundary.resume_function(), self.warmup, self.switches,
-                                                                self.fallback)
+                                                                fallback)
             resume.resumes = self.resumes  # one per point of the function: a loop's boundaries resume at one
             self._event(f"split at {boundary.source}: {boundary.description} runs in Python ({boundary.reason})")
             if self.fallback == "warn" and boundary.source not in self._reported:
@@ -513,6 +517,20 @@ def _guard_failure() -> type[Exception]:
     from janus.frontend.backend import GuardFailure
 
     return GuardFailure
+
+
+def _time_split(version: Version) -> str:
+    """Where a split version's calls spent their time: the Python operations along the
+    chain, and everything else (compiled segments, entry checks, resume functions warming up)."""
+    python, seen, level = 0.0, {id(version)}, [version]
+    while level:
+        python += sum(v.graph.boundary.python_seconds for v in level)
+        level = [w for v in level for w in v.resume.versions.values() if w.graph.boundary is not None and id(w) not in seen]
+        seen.update(map(id, level))
+    boundary = version.graph.boundary
+    total = version.segment_seconds + boundary.python_seconds + boundary.then_seconds
+    return (f"time split: {total:.6f} s over {version.calls} call(s): {python:.6f} s in the Python operations, "
+            f"{total - python:.6f} s in compiled segments and the rest")
 
 
 def describe_args(jf: JitFunction, key: Hashable) -> str:

@@ -14,7 +14,9 @@ its graph was made for (Terra's validation), else runs in Python from the bounda
 
 Arrays the Python code could still reach by identity (the caller's arguments, arrays on
 the heap) are passed as those very objects, not as copies, so an in-place change made by
-the operation or by the rest of the call lands where Python would put it.
+the operation or by the rest of the call lands where Python would put it; a view (``x[0]``,
+``x.T``: it shares its base's buffer in Python) is passed on as a copy only when its base
+is the trace's own array and is not live (``Planner.check_views``), else no split there.
 
 ``Continuation`` is what a segment's call returns; ``drive`` runs the chain of
 continuations in a loop, so a split inside a loop does not deepen the Python stack.
@@ -37,6 +39,8 @@ from janus.frontend.trace.split import HostMethod, SegmentEnd, container_method,
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor
 from janus.heap import AccessPath
 
+#: Python operations that never write into their arguments: a copy of a view is as good
+READ_ONLY = frozenset({float, int, bool, str, repr, format, print, len, abs, round, hash})
 #: values a boundary passes on as they are: immutable, or code and namespaces baked into the trace
 CONSTANT_TYPES = (bool, int, float, complex, str, bytes, type(None), slice, range, type(Ellipsis), np.generic, np.dtype,
                   types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc)
@@ -182,8 +186,11 @@ class Planner:
     """Symbolic values at a boundary -> ``Live`` recipes; graph values become segment outputs."""
 
     def __init__(self, output: Callable[[Tensor], int], inputs: dict[str, int], scalar_inputs: set[int],
-                 heap: HeapTracker, arguments: dict[int, Argument]) -> None:
+                 heap: HeapTracker, arguments: dict[int, Argument], provenance: dict) -> None:
         self.output, self.inputs, self.scalar_inputs, self.heap = output, inputs, scalar_inputs, heap
+        self.provenance = provenance  # ``Emitter.provenance``: which graph values may be views
+        self.views: list[tuple[Tensor, Tensor]] = []  # (live view, its base)
+        self.passive = False  # planning the arguments of an operation that never writes them
         self.arguments = arguments  # id of an ArgumentList -> where the caller's list is
         self.held: list[AccessPath] = []
         self.seen: dict[int, Live] = {}
@@ -251,8 +258,18 @@ class Planner:
             return self._held(path)
         known = self.outputs.get(t.name)
         if known is None:
+            if self.provenance.get(t) is not None and not self.passive:
+                self.views.append((t, self.provenance[t]))
             known = self.outputs[t.name] = Output(self.output(t), t.python_type if isinstance(t, Weak) else None)
         return known
+
+    def check_views(self) -> None:
+        """A view (``x[0]``, ``x.T``) shares its base's buffer in Python, a copy does not: one
+        is passed on only when its base is an array of the trace's own that nothing else holds."""
+        for view, base in self.views:
+            if self.provenance.get(base, view) is not None or base.name in self.outputs or base.name in self.inputs \
+                    or base.name in self.heap.owners:
+                raise NotConvertible("a view of an array that is live at the boundary too (slice, reshape, transpose)")
 
     def _held(self, path: AccessPath) -> Live:
         rebound = [p for p in self.heap.structures if p.slot == path.slot and path.steps[: len(p.steps)] == p.steps]
@@ -323,20 +340,30 @@ def drive(result: Any) -> Any:
     return result
 
 
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+        return True
+    except TypeError:
+        return False
+
+
 def plan_boundary(end: SegmentEnd, globals_: dict, output: Callable[[Tensor], int], inputs: dict[str, int],
-                  scalar_inputs: set[int], heap: HeapTracker, arguments: dict[int, Argument]) -> Boundary:
+                  scalar_inputs: set[int], heap: HeapTracker, arguments: dict[int, Argument], provenance: dict) -> Boundary:
     """The ``Boundary`` of a trace that ended at ``end``; ``NotConvertible`` (the reason the
     tracer stopped, and why no split) when some live value cannot be rebuilt."""
-    planner = Planner(output, inputs, scalar_inputs, heap, arguments)
+    planner = Planner(output, inputs, scalar_inputs, heap, arguments, provenance)
     try:
-        call = (planner.plan(end.fn), tuple(map(planner.plan, end.args)),
-                tuple((k, planner.plan(v)) for k, v in end.kwargs.items()))
         names = end.point.code.co_varnames
         baked = dict(end.point.constants)
         local_values = [planner.plan(end.locals[n]) if n in end.locals and n not in baked else Constant(None)
                         for n in names]
         stack = [planner.passed(v, slot) for v, slot in zip(end.stack, end.point.slots) if slot in (VALUE, ITERATOR)
                  or slot[0] == METHOD]
+        planner.passive = _hashable(end.fn) and end.fn in READ_ONLY  # last: views seen only here are not checked
+        call = (planner.plan(end.fn), tuple(map(planner.plan, end.args)),
+                tuple((k, planner.plan(v)) for k, v in end.kwargs.items()))
+        planner.check_views()
     except NotConvertible as why:
         raise NotConvertible(f"{end.reason} (no split there: {why})") from None
     return Boundary(end.point, globals_, call, (*local_values, *stack), tuple(planner.held), end.describe(),

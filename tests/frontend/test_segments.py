@@ -300,3 +300,35 @@ def guarded_print(x):
 def test_no_split_inside_a_try_block(capsys):
     jf = lockstep(guarded_print, [None, None], [lambda s: (np.arange(2.0),)] * 3, capsys)
     assert not jf.versions and "try" in janus.explain(jf)
+
+
+class Rows:
+    def __init__(self):
+        self.W = np.arange(6.0).reshape(2, 3)
+
+
+def row_view(m):
+    row = m.W[0]  # a view of m.W in Python
+    print("row", row.sum())
+    row += 1.0  # updates m.W through the view
+    return row * 2.0
+
+
+def test_no_split_while_a_view_is_live(capsys):
+    rows = [Rows(), Rows()]
+    jf = lockstep(row_view, rows, [lambda m: (m,)] * 3, capsys)
+    assert_same(rows[1].W, rows[0].W)
+    assert not jf.versions and "view" in janus.explain(jf)
+
+
+def shuffled(x, gen):
+    gen.shuffle(x)  # the Python operation changes the caller's array in place
+    return x * 2.0
+
+
+def test_the_caller_s_array_is_passed_by_identity(capsys):
+    data = [np.arange(5.0), np.arange(5.0)]
+    gens = [np.random.default_rng(2), np.random.default_rng(2)]
+    jf = lockstep(shuffled, [0, 1], [lambda i: (data[i], gens[i])] * CALLS, capsys)
+    assert_same(data[1], data[0])
+    assert all(segment_calls(jf)), janus.explain(jf)
