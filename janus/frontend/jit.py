@@ -444,8 +444,9 @@ class JitFunction:
         try:
             if entry_key(positional, self.dynamic) != key:
                 raise NotConvertible("the call changed its own arguments (a heap write)")
+            # a relaxed build that meets what it cannot convert keeps exact shapes rather than splitting
             graph = generate(self.fn, positional, self.profile, leaf_shapes(key), self.unspeculated, self.dynamic,
-                             self.switches, split=True)
+                             self.switches, split=relaxing is None)
             self.versions[key] = Version(key, graph, compile_function(graph), self._entry_guards(key, graph),
                                          resume=self._resume(graph.boundary))
             self.compiles += 1
