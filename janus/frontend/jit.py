@@ -113,6 +113,9 @@ class Lowered:
 class JitFunction:
     """The callable ``janus.jit`` returns; transparent to its callers."""
 
+    #: a call the trace cannot convert ends a compiled segment (``segments``) instead of the whole version
+    SPLITS = True
+
     def __init__(self, fn: Callable, warmup: int = DEFAULT_WARMUP, switches: Speculation = FULL,
                  fallback: str = "warn") -> None:
         if fallback not in FALLBACK_MODES:
@@ -155,6 +158,8 @@ class JitFunction:
         #: resume functions (``segments``) by the point they resume at, kept across regenerations
         self.resumes: dict[Any, JitFunction] = {}
         self._chained = False  # see ``call_chained``
+        #: the function the user jitted (a resume function's: the one it resumes), which warns of splits
+        self.owner: JitFunction = self
 
     def report(self, globals: bool = False) -> list[str]:
         """``janus.explain``'s lines (see there)."""
@@ -444,9 +449,7 @@ class JitFunction:
         try:
             if entry_key(positional, self.dynamic) != key:
                 raise NotConvertible("the call changed its own arguments (a heap write)")
-            # a relaxed build that meets what it cannot convert keeps exact shapes rather than splitting
-            graph = generate(self.fn, positional, self.profile, leaf_shapes(key), self.unspeculated, self.dynamic,
-                             self.switches, split=relaxing is None)
+            graph = self._generate(key, positional, relaxing)
             self.versions[key] = Version(key, graph, compile_function(graph), self._entry_guards(key, graph),
                                          resume=self._resume(graph.boundary))
             self.compiles += 1
@@ -479,6 +482,24 @@ class JitFunction:
             logs.compile_time.info("janus.jit %s: %s took %.3f s to generate and compile",
                                    self.__qualname__, describe_args(self, key), seconds)
 
+    def _generate(self, key: Hashable, positional: tuple, relaxing: set | None) -> Graph:
+        """The graph of ``key``. A relaxed one splits only at a call the exact shapes cannot
+        convert either (``reshape`` of a ``?`` dim must keep exact shapes, not split)."""
+        def graph(dynamic: frozenset, split: bool) -> Graph:
+            return generate(self.fn, positional, self.profile, leaf_shapes(entry_key(positional, dynamic)),
+                            self.unspeculated, dynamic, self.switches, split=split)
+
+        if relaxing is None or not self.SPLITS:
+            return graph(self.dynamic, self.SPLITS)
+        try:
+            return graph(self.dynamic, False)
+        except NotConvertible as relaxed_failure:
+            try:
+                graph(self.dynamic - relaxing, False)
+            except NotConvertible:  # not the relaxation's doing
+                return graph(self.dynamic, True)
+            raise relaxed_failure from None
+
     def _resume(self, boundary: segments.Boundary | None) -> JitFunction | None:
         """The jit function of what follows ``boundary`` (one per resume point), and the
         warning of a first split at its site."""
@@ -486,16 +507,17 @@ class JitFunction:
             return None
         resume = self.resumes.get(boundary.point)
         if resume is None:
-            # "error" would raise in the middle of a call whose Python part already ran
-            fallback = "silent" if self.fallback == "error" else self.fallback
+            # silent: its runs in Python show under the split in ``janus.explain`` ("error" would
+            # raise in the middle of a call whose Python part already ran)
             resume = self.resumes[boundary.point] = JitFunction(boundary.resume_function(), self.warmup, self.switches,
-                                                                fallback)
+                                                                "silent")
             resume.resumes = self.resumes  # one per point of the function: a loop's boundaries resume at one
+            resume.owner = owner = self.owner
             self._event(f"split at {boundary.source}: {boundary.description} runs in Python ({boundary.reason})")
-            if self.fallback == "warn" and boundary.source not in self._reported:
-                self._reported.add(boundary.source)
-                logs.warn(f"janus.jit {self.__qualname__}: {boundary.description} at {boundary.source} runs in Python "
-                          f"between compiled segments ({boundary.reason}); janus.explain({self.__name__}) tells more",
+            if owner.fallback == "warn" and boundary.source not in owner._reported:
+                owner._reported.add(boundary.source)
+                logs.warn(f"janus.jit {owner.__qualname__}: {boundary.description} at {boundary.source} runs in Python "
+                          f"between compiled segments ({boundary.reason}); janus.explain({owner.__name__}) tells more",
                           logs.SplitWarning)
         return resume
 

@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 
 import janus
-from janus.frontend.logs import SplitWarning
 from tests.helpers import assert_same
 
 CALLS = 5
@@ -279,7 +278,7 @@ def test_explain_lists_segments_and_a_split_warns_once_per_site(capsys):
         warnings.simplefilter("always")
         for i in range(CALLS):
             jf(np.arange(4.0) + i)
-    splits = [w for w in caught if issubclass(w.category, SplitWarning)]
+    splits = [w for w in caught if issubclass(w.category, janus.SplitWarning)]
     assert len(splits) == 2 and all("janus.explain" in str(w.message) for w in splits)
     report = janus.explain(jf).splitlines()
     python_lines = [line.strip() for line in report if line.strip().startswith("python: print at")]
