@@ -208,7 +208,8 @@ class Planner:
     def _plan(self, value: Any) -> Live:
         if isinstance(value, Tensor):
             return self._tensor(value)
-        if isinstance(value, HeapRef):
+        if isinstance(value, HeapRef):  # handed to Python as it is: a list of any length will do
+            self.heap.any_length(value)
             return self._held(value.path)
         if isinstance(value, ArgumentList):
             return self.arguments[id(value)]
@@ -221,8 +222,6 @@ class Planner:
         if isinstance(value, BoundTensorMethod):  # ``y.tobytes``: looked up on the real array
             return Attribute(self.plan(value.receiver), value.name)
         if isinstance(value, HostMethod):
-            if isinstance(value.obj, HeapRef):  # a log appended to: any length
-                self.heap.any_length(value.obj)
             return Attribute(self.plan(value.obj), value.name)
         if isinstance(value, types.MethodType):
             return Method(self.plan(value.__func__), self.plan(value.__self__))
@@ -240,10 +239,7 @@ class Planner:
             return self.remaining(value)
         if slot == VALUE:
             return self.plan(value)
-        receiver = method_receiver(value)
-        if isinstance(receiver, HeapRef):  # a method loaded again on its receiver: a log appended to
-            self.heap.any_length(receiver)
-        return Boxed(self.plan(receiver))
+        return Boxed(self.plan(method_receiver(value)))
 
     def remaining(self, iterator: SymIter) -> Live:
         """A ``for`` loop's iterator on the stack: the list of the items it has left (``resume``)."""

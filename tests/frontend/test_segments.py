@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import janus
-from tests.helpers import assert_same
+from tests.helpers import assert_same, returns
 
 CALLS = 5
 
@@ -331,3 +331,62 @@ def test_the_caller_s_array_is_passed_by_identity(capsys):
     jf = lockstep(shuffled, [0, 1], [lambda i: (data[i], gens[i])] * CALLS, capsys)
     assert_same(data[1], data[0])
     assert all(segment_calls(jf)), janus.explain(jf)
+
+
+# ---- a REINFORCE agent written the ordinary way --------------------------------------------
+
+class Reinforce:
+    """A Generator in an attribute, the trajectory in lists, returns from a helper module."""
+
+    def __init__(self):
+        self.rng = np.random.default_rng(0)
+        init = np.random.default_rng(1)
+        self.W1 = init.standard_normal((4, 8)) * 0.1
+        self.W2 = init.standard_normal((8, 2)) * 0.1
+        self.observations, self.actions, self.rewards = [], [], []
+
+    def act(self, obs):
+        h = np.tanh(obs @ self.W1)
+        logits = h @ self.W2
+        p = np.exp(logits - logits.max())
+        p = p / p.sum()
+        action = self.rng.choice(2, p=p)
+        self.observations.append(obs)
+        self.actions.append(action)
+        return action
+
+    def update(self, lr):
+        advantages = returns.discounted(self.rewards, 0.99)
+        X = np.array(self.observations)
+        h = np.tanh(X @ self.W1)
+        logits = h @ self.W2
+        p = np.exp(logits - logits.max(axis=1, keepdims=True))
+        p = p / p.sum(axis=1, keepdims=True)
+        dlogits = (p - np.eye(2)[np.array(self.actions)]) * advantages[:, None]
+        dh = dlogits @ self.W2.T * (1 - h ** 2)
+        self.W2 = self.W2 - lr * (h.T @ dlogits)
+        self.W1 = self.W1 - lr * (X.T @ dh)
+        self.observations, self.actions, self.rewards = [], [], []
+
+
+def episodes(act, update, agent, count=5, steps=6):
+    env, actions = np.random.default_rng(5), []
+    for _ in range(count):
+        obs = env.standard_normal(4)
+        for _ in range(steps):
+            action = act(agent, obs)
+            actions.append(int(action))
+            obs = obs * 0.9 + (0.1 if action else -0.1)
+            agent.rewards.append(1.0)
+        update(agent, 0.01)
+    return actions
+
+
+def test_a_reinforce_agent_written_the_ordinary_way_runs_partly_compiled():
+    plain, jitted = Reinforce(), Reinforce()
+    act, update = janus.jit(Reinforce.act, fallback="silent"), janus.jit(Reinforce.update, fallback="silent")
+    assert episodes(act, update, jitted) == episodes(Reinforce.act, Reinforce.update, plain)
+    assert_same(jitted.W1, plain.W1)
+    assert_same(jitted.W2, plain.W2)
+    assert jitted.rng.bit_generator.state == plain.rng.bit_generator.state
+    assert segment_calls(act)[0] > 20 and segment_calls(update)[0], (janus.explain(act), janus.explain(update))

@@ -285,8 +285,8 @@ class HeapTracker:
             raise NotConvertible(f"{self.labels[path]} changes type within one call ({known} -> {type_})")
 
     def any_length(self, ref: HeapRef) -> None:
-        """Drop the length from the spec of a list the trace only hands to Python (a log
-        appended to at a segment boundary), unless the trace iterated it."""
+        """Drop the length from the spec of a list the trace hands to Python at a segment
+        boundary (a log appended to), unless the trace iterated it."""
         spec = self.checks.get(ref.path)
         if spec is not None and spec.length is not None and ref.path not in self.lengths_used:
             self.checks[ref.path] = dataclasses.replace(spec, length=None)

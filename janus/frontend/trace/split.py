@@ -100,7 +100,14 @@ BAKED = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, 
 
 
 def _baked(value: Any) -> bool:
-    return isinstance(value, BAKED) and not container_method(value) or hasattr(value, "janus_trace")  # jit and grad functions too
+    """Put back as a constant (jit and grad functions too); hashable, as the resume point that holds it."""
+    if not (isinstance(value, BAKED) and not container_method(value) or hasattr(value, "janus_trace")):
+        return False
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 def container_method(value: Any) -> bool:
