@@ -35,7 +35,7 @@ from janus.frontend.heap.access import HeapRef, HeapTracker
 from janus.frontend.trace.branches import SymIter
 from janus.frontend.trace.frame import NULL, ArgumentList, BoundTensorMethod
 from janus.frontend.trace.resume import ITERATOR, METHOD, VALUE, Box, ResumePoint, resume_function
-from janus.frontend.trace.split import HostMethod, SegmentEnd, container_method, method_receiver
+from janus.frontend.trace.split import Deferred, HostMethod, SegmentEnd, container_method, method_receiver
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor
 from janus.heap import AccessPath
 
@@ -173,6 +173,17 @@ class Attribute(Live):
 
 
 @dataclass(frozen=True, eq=False)
+class Computed(Live):
+    """``fn(*args)`` on the rebuilt values (``split.Deferred``: the text of an f-string)."""
+
+    fn: Callable
+    args: tuple[Live, ...]
+
+    def build(self, env: Env) -> Any:
+        return self.fn(*(a.build(env) for a in self.args))
+
+
+@dataclass(frozen=True, eq=False)
 class Boxed(Live):
     """The receiver of a method the resume function loads again, in a ``resume.Box``."""
 
@@ -223,6 +234,12 @@ class Planner:
             return Attribute(self.plan(value.receiver), value.name)
         if isinstance(value, HostMethod):
             return Attribute(self.plan(value.obj), value.name)
+        if isinstance(value, Deferred):  # text of graph values: formatting only reads them
+            outer, self.passive = self.passive, True
+            try:
+                return Computed(value.fn, tuple(map(self.plan, value.args)))
+            finally:
+                self.passive = outer
         if isinstance(value, types.MethodType):
             return Method(self.plan(value.__func__), self.plan(value.__self__))
         if container_method(value):  # ``log.append`` of a list of the trace: on the rebuilt list

@@ -63,10 +63,18 @@ def printed(x):
     return z - y
 
 
+def formatted(x):
+    y = x * 2.0 + 1.0
+    print(f"total {y.sum():.2f}, last {y[-1]!r}, rows {x.shape[0]}")  # the text is made in Python
+    return y * y
+
+
 def test_print_of_computed_values_splits_between_compiled_segments(capsys):
     jf = lockstep(printed, [None, None], [lambda s, i=i: (np.arange(4.0) + i,) for i in range(CALLS)], capsys)
     assert all(segment_calls(jf)), janus.explain(jf)
     assert len(segment_calls(jf)) == 3  # two prints: three segments
+    jf = lockstep(formatted, [None, None], [lambda s, i=i: (np.arange(4.0) + i,) for i in range(CALLS)], capsys)
+    assert segment_calls(jf) == [CALLS - 1, CALLS - 2], janus.explain(jf)
 
 
 class Agent:

@@ -256,17 +256,21 @@ class Opcodes:
         frame.stack.append(x if isinstance(x, Tensor) else operator.pos(x))
 
     def FORMAT_VALUE(self, frame: Frame, ins: Instr) -> None:
-        """f-string field of a static number, string, bool or None (an array value has no static text)"""
+        """f-string field of a static number, string, bool or None; of an array value, text made in Python at a segment boundary"""
         spec = frame.stack.pop() if ins.arg & 0x04 else ""
         value = frame.stack.pop()
+        if isinstance(value, Tensor) and self.splitting and type(spec) is str:
+            frame.stack.append(boundary.Deferred(boundary.f_string_field, (value, ins.arg & 0x03, spec)))
+            return
         if type(value) not in (str, int, float, bool, type(None)):
             raise NotConvertible(f"an f-string field of a {type(value).__name__} (only static numbers and strings)")
-        convert = (None, str, repr, ascii)[ins.arg & 0x03]
-        frame.stack.append(format(value if convert is None else convert(value), spec))
+        frame.stack.append(boundary.f_string_field(value, ins.arg & 0x03, spec))
 
     def BUILD_STRING(self, frame: Frame, ins: Instr) -> None:
-        """f-string of static fields"""
-        frame.stack.append("".join(frame.pop(ins.arg)))
+        """f-string of static fields (with a field of an array value: text made in Python at a segment boundary)"""
+        parts = frame.pop(ins.arg)
+        deferred = any(isinstance(p, boundary.Deferred) for p in parts)
+        frame.stack.append(boundary.Deferred(boundary.joined, tuple(parts)) if deferred else "".join(parts))
 
     def UNARY_NOT(self, frame: Frame, ins: Instr) -> None:
         """`not` of a static value"""

@@ -68,6 +68,35 @@ def host_method(obj: Any, name: str) -> HostMethod | None:
     return HostMethod(obj, name) if callable(found) else None
 
 
+class Deferred:
+    """Text of graph values (an f-string field ``f"{loss:.3f}"``, the string around it): made
+    by ``fn(*args)`` on the real values when a segment boundary's Python operation takes it.
+    Python protocols on it are refused, as on the graph value (its text belongs to the run)."""
+
+    __slots__ = ("fn", "args")
+
+    def __init__(self, fn: Any, args: tuple) -> None:
+        self.fn, self.args = fn, args
+
+    def _refuse(self, *args: Any) -> Any:
+        raise NotConvertible("the text of an array value is used as a Python value (only a call taking it runs in Python)")
+
+    __str__ = __format__ = __len__ = __bool__ = __iter__ = __contains__ = _refuse
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
+    __hash__ = object.__hash__
+
+
+def f_string_field(value: Any, conversion: int, spec: str) -> str:
+    """``FORMAT_VALUE``: the conversion (none, ``!s``, ``!r``, ``!a``), then ``format``."""
+    convert = (None, str, repr, ascii)[conversion]
+    return format(value if convert is None else convert(value), spec)
+
+
+def joined(*parts: str) -> str:
+    """``BUILD_STRING``."""
+    return "".join(parts)
+
+
 class SegmentEnd(Exception):
     """The trace ends before ``fn(*args, **kwargs)``, which Python runs (see the module docstring)."""
 
