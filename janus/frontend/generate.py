@@ -17,7 +17,7 @@ from janus.frontend.recursion.invoke import SIMPLIFY
 from janus.frontend.trace import builtin_calls
 from janus.frontend.trace.frame import ArgumentList
 from janus.frontend.trace.interpreter import Tracer
-from janus.frontend.trace.split import SegmentEnd
+from janus.frontend.trace.split import Deferred, SegmentEnd
 from janus.frontend.values import NotConvertible, Tensor, Weak
 
 @dataclass(frozen=True)
@@ -167,4 +167,6 @@ def _outputs(value: Any, output: Callable[[Tensor], int]) -> Any:
         return Record(type(value), tuple((name, _outputs(v, output)) for name, v in builtin_calls.record_fields(value)))
     if type(value) in (bool, int, float, str, type(None)) or isinstance(value, (np.generic, np.ndarray)):
         return value
+    if isinstance(value, Deferred):
+        raise NotConvertible("returning the f-string field of an array value (its text is made only for a call that runs in Python)")
     raise NotConvertible(f"returning a {type(value).__name__} is not supported")
