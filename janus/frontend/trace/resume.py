@@ -148,8 +148,8 @@ def _encode(op: int, arg: int) -> bytes:
     while high:
         prefix.insert(0, high & 0xFF)
         high >>= 8
-    table = dis._inline_cache_entries  # type: ignore[attr-defined]  # a list before 3.13, a dict of the ops with caches since
-    caches = table.get(op, 0) if isinstance(table, dict) else table[op]
+    table = dis._inline_cache_entries  # type: ignore[attr-defined]  # by opcode before 3.13, by opname since
+    caches = table.get(dis.opname[op], 0) if isinstance(table, dict) else table[op]
     return b"".join(bytes((_OP["EXTENDED_ARG"], b)) for b in prefix) + bytes((op, arg & 0xFF)) + b"\0\0" * caches
 
 

@@ -19,6 +19,13 @@ def _after(fn, opname: str, argval=None, n: int = 0) -> int:
     return instrs[hits[n] + 1].offset
 
 
+def _call_of(fn, n: int) -> int:
+    """The offset where the ``n``-th call's arguments are all on the stack (its ``PRECALL`` on 3.11)."""
+    instrs = [i for i in dis.get_instructions(fn) if i.opname != "CACHE"]
+    k = [j for j, i in enumerate(instrs) if i.opname == "CALL"][n]
+    return instrs[k - 1].offset if instrs[k - 1].opname == "PRECALL" else instrs[k].offset
+
+
 def _locals(fn, **values) -> list:
     return [values.get(name) for name in fn.__code__.co_varnames]
 
@@ -86,7 +93,7 @@ def test_constants_nulls_and_methods_are_put_back():
     assert resume.resume_function(point, globals())(None, [], None, [1.0, 2.5]) == 7.0
     log = []
     method = (ABSORBED, (METHOD, "append")) if not _null_after_callable() else ((METHOD, "append"), ABSORBED)
-    point = ResumePoint(code, _after(scaled, "LOAD_FAST", "total", n=0), (), (*method, VALUE))
+    point = ResumePoint(code, _call_of(scaled, 1), (), (*method, VALUE))  # the stack: the method's pair, total
     assert resume.resume_function(point, globals())([1.0], log, 3.5, resume.Box(log), 3.5) == 7.0
     assert log == [3.5]
 
