@@ -195,6 +195,18 @@ class JitFunction:
             return [*lines, f"  (the resume function above, {version.resume.__name__}, again)"]
         return lines + [f"  {line}" for line in version.resume.continuation_report(seen | {id(version.resume)})]
 
+    def split_versions(self) -> list[Version]:
+        """The versions ending at a segment boundary, this function's and (recursively) its resume functions'."""
+        found, seen, todo = [], {id(self)}, [self]
+        while todo:
+            for version in todo.pop().versions.values():
+                if version.graph.boundary is not None:
+                    found.append(version)
+                    if id(version.resume) not in seen:
+                        seen.add(id(version.resume))
+                        todo.append(version.resume)
+        return found
+
     def continuation_report(self, seen: set[int]) -> list[str]:
         """The lines of a resume function under the boundary it follows: its compiled segments
         (each, recursively, with its own boundary) and its runs in Python."""

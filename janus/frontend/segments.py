@@ -43,7 +43,8 @@ from janus.heap import AccessPath
 READ_ONLY = frozenset({float, int, bool, str, repr, format, print, len, abs, round, hash})
 #: values a boundary passes on as they are: immutable, or code and namespaces baked into the trace
 CONSTANT_TYPES = (bool, int, float, complex, str, bytes, type(None), slice, range, type(Ellipsis), np.generic, np.dtype,
-                  types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc)
+                  types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc,
+                  type(np.stack))  # NumPy's array-function dispatchers
 
 
 class Env:

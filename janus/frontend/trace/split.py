@@ -125,7 +125,7 @@ class SegmentEnd(Exception):
 
 
 #: values of the trace that are code or namespaces: a resume function has them as constants
-BAKED = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc)
+BAKED = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc, type(np.stack))
 
 
 def _baked(value: Any) -> bool:
