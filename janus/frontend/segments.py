@@ -33,7 +33,7 @@ import numpy as np
 
 from janus.frontend.heap.access import HeapRef, HeapTracker
 from janus.frontend.trace.branches import SymIter
-from janus.frontend.trace.frame import NULL, ArgumentList, BoundTensorMethod
+from janus.frontend.trace.frame import ArgumentList, BoundTensorMethod
 from janus.frontend.trace.resume import ITERATOR, METHOD, VALUE, Box, ResumePoint, resume_function
 from janus.frontend.trace.split import Deferred, HostMethod, SegmentEnd, container_method, method_receiver
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor

@@ -9,7 +9,6 @@ printed values compare as text.
 
 from __future__ import annotations
 
-import copy
 import json
 import struct
 import warnings
@@ -119,7 +118,6 @@ def drawn_from_argument(x, gen):
 
 
 def test_generator_as_a_global_and_as_an_argument(capsys):
-    global rng
     states = [np.random.default_rng(3), np.random.default_rng(3)]
 
     def global_args(state):
