@@ -306,6 +306,7 @@ class Boundary:
     description: str  # the operation, as ``janus.explain`` names it
     source: str  # file:line
     reason: str  # why the tracer could not convert it
+    caller: Callable[[Callable, list, dict], Any]  # runs the operation in a frame named after its line
     python_seconds: float = 0.0  # in the operation
     then_seconds: float = 0.0  # in the resume function up to its own boundary, if any
     runs: int = 0
@@ -336,7 +337,7 @@ class Continuation:
         keywords = {k: v.build(env) for k, v in kwargs}
         started = time.perf_counter()
         try:
-            value = function(*positional, **keywords)
+            value = b.caller(function, positional, keywords)
         finally:
             b.python_seconds += time.perf_counter() - started
             b.runs += 1
@@ -381,4 +382,15 @@ def plan_boundary(end: SegmentEnd, globals_: dict, output: Callable[[Tensor], in
     except NotConvertible as why:
         raise NotConvertible(f"{end.reason} (no split there: {why})") from None
     return Boundary(end.point, globals_, call, (*local_values, *stack), tuple(planner.held), end.describe(),
-                    end.source, str(end.reason))
+                    end.source, str(end.reason), _caller(end.point.code, end.line))
+
+
+_CALL = lambda fn, args, kwargs: fn(*args, **kwargs)  # noqa: E731  (one line: its code has one line number)
+
+
+def _caller(code: types.CodeType, line: int | None) -> Callable[[Callable, list, dict], Any]:
+    """``fn(*args, **kwargs)`` in a frame that says the traced function's file, name and the
+    operation's line: a traceback through the Python part shows the line Python would."""
+    made = _CALL.__code__.replace(co_filename=code.co_filename, co_name=code.co_name, co_qualname=code.co_qualname,
+                                  co_firstlineno=line or code.co_firstlineno)
+    return types.FunctionType(made, {})

@@ -10,6 +10,7 @@ printed values compare as text.
 from __future__ import annotations
 
 import json
+import traceback
 import struct
 import warnings
 import zlib
@@ -213,6 +214,14 @@ def test_an_exception_raised_by_the_python_part(capsys):
     jf = lockstep(counted, counters, [lambda c, v=v: (c, np.full(2, v)) for v in inputs], capsys)
     assert_same(counters[1].count, counters[0].count)  # the first segment's write happened before the raise
     assert segment_calls(jf)[0] >= 3, janus.explain(jf)
+    tracebacks = []
+    for f in (counted, jf):
+        with pytest.raises(ValueError) as raised:
+            f(Counter(), np.full(2, -1.0))
+        tracebacks.append([(t.name, t.lineno) for t in traceback.extract_tb(raised.value.__traceback__)
+                           if t.filename == __file__])
+    plain, jitted = tracebacks
+    assert len(plain) >= 2 and jitted[-2:] == plain[-2:]  # the line in counted calling the helper, then the raise in it
 
 
 def three_segments(x):
