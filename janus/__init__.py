@@ -9,10 +9,10 @@ scripts).
 __version__ = "0.1.0"
 
 from janus.frontend import (  # noqa: E402  (the public entry points)
-    ConversionError, FallbackWarning, JanusWarning, disable, disabled, enable, explain, grad, jit, set_logs,
-    value_and_grad)
+    ConversionError, FallbackWarning, JanusWarning, SplitWarning, disable, disabled, enable, explain, grad, jit,
+    set_logs, value_and_grad)
 from janus.aot import export  # noqa: E402
 from janus import nn  # noqa: E402
 
-__all__ = ["ConversionError", "FallbackWarning", "JanusWarning", "__version__", "disable", "disabled", "enable",
+__all__ = ["ConversionError", "FallbackWarning", "JanusWarning", "SplitWarning", "__version__", "disable", "disabled", "enable",
            "explain", "export", "grad", "jit", "nn", "set_logs", "value_and_grad"]

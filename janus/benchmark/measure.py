@@ -62,6 +62,10 @@ class Run:
             "guard_failures": sum(sum(f.failures.values()) for f in fns),
             "fallbacks": [{"function": name, "reason": reason}
                           for name, f in self.jit.items() for reason in dict.fromkeys(f.fallbacks.values())],
+            # co-execution: Python operations between compiled segments, and the time they took
+            "splits": [{"function": name, "operation": v.graph.boundary.description, "at": v.graph.boundary.source,
+                        "runs": v.graph.boundary.runs, "python_seconds": v.graph.boundary.python_seconds}
+                       for name, f in self.jit.items() for v in f.split_versions()],
             "explain": {name: janus.explain(f)[:4000] for name, f in self.jit.items()},
         }
 

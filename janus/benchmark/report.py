@@ -50,7 +50,7 @@ def record(spec: ModelSpec, size: str, plain: Run, jitted: Run, peak: float, rto
     gflops = {k: (flops * v / plain.items_per_step / 1e9 if flops and v else None) for k, v in rate.items()}
     if jit["compiled_calls"] == 0:
         status = "imperative (fallback)"
-    elif jit["fallbacks"]:
+    elif jit["fallbacks"] or jit["splits"]:
         status = "partly compiled"
     else:
         status = "compiled"
@@ -102,6 +102,10 @@ def markdown(records: list[dict[str, Any]], env: dict[str, Any], command: str) -
     ]
     reasons = [f"{r['model']}, `{f['function']}`: {f['reason']}" for r in records for f in r["compiled"]["fallbacks"]]
     bad = [f"{r['model']}: {m}" for r in records if not r["agree"] for m in r["mismatches"]]
+    splits = [f"{r['model']}, `{s['function']}`: {s['operation']} at {s['at']} ({s['runs']} run(s), "
+              f"{s['python_seconds']:.4f} s in Python)" for r in records for s in r["compiled"].get("splits", ())]
+    if splits:  # co-execution: the Python part of partly compiled calls
+        lines += ["", "Python operations between compiled segments (`janus.explain`):", ""] + [f"- {s}" for s in splits]
     return "\n".join(lines + explanations(reasons, bad)) + "\n"
 
 

@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from janus.frontend import relax, scalar_abi, speculation
+from janus.frontend import relax, scalar_abi, segments, speculation
 from janus.frontend.heap.rules import is_heap_object
 from janus.frontend.profiler import Profile
 from janus.frontend.recursion import node_writes, trees
@@ -17,6 +17,7 @@ from janus.frontend.recursion.invoke import SIMPLIFY
 from janus.frontend.trace import builtin_calls
 from janus.frontend.trace.frame import ArgumentList
 from janus.frontend.trace.interpreter import Tracer
+from janus.frontend.trace.split import Deferred, SegmentEnd
 from janus.frontend.values import NotConvertible, Tensor, Weak
 
 @dataclass(frozen=True)
@@ -34,6 +35,8 @@ class Graph:
     pre_passes: tuple[str, ...] = ()
     #: node attributes the graph writes, stored on the nodes after a successful call
     tree_writes: tuple[node_writes.TreeWrite, ...] = ()
+    #: the trace stopped at an operation Python runs: the graph is the call's first segment
+    boundary: segments.Boundary | None = None
 
     def pipeline(self, lowering: str) -> str:
         """The pass pipeline compiling this graph: ``pre_passes``, then ``lowering``."""
@@ -43,18 +46,19 @@ class Graph:
 
 def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | None = None,
              unspeculated: frozenset = frozenset(), relaxed: frozenset = frozenset(),
-             switches: speculation.Speculation = speculation.FULL) -> Graph:
+             switches: speculation.Speculation = speculation.FULL, split: bool = False) -> Graph:
     """The graph of ``fn`` called with ``args`` (positional, defaults applied).
 
     ``shapes`` gives each array argument's shape with symbols for ``?`` dims (default:
     the exact shapes); branches at ``unspeculated`` sites become ``scf.if`` even if fixed;
     ``relaxed`` holds the list and int positions relaxed by value (see ``relax``);
-    ``switches`` turns speculative optimizations off (see ``speculation``).
+    ``switches`` turns speculative optimizations off (see ``speculation``); with ``split``
+    an operation the tracer cannot convert ends the graph there (``segments``).
     """
     columns: dict[trees.TreeKind, dict[node_writes.Key, tuple[np.dtype, tuple[int, ...]]]] = {}
     while True:  # again with a column for each node attribute found written (``node_writes``)
         try:
-            return _generate(fn, args, profile, shapes, unspeculated, relaxed, switches, columns)
+            return _generate(fn, args, profile, shapes, unspeculated, relaxed, switches, split, columns)
         except node_writes.Widen as widen:
             if widen.key in columns.get(widen.kind, {}):
                 raise NotConvertible(f"a write to {widen}, which has a column already") from None
@@ -62,18 +66,21 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
 
 
 def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | None, unspeculated: frozenset,
-              relaxed: frozenset, switches: speculation.Speculation,
+              relaxed: frozenset, switches: speculation.Speculation, split: bool,
               columns: dict[trees.TreeKind, dict[node_writes.Key, tuple[np.dtype, tuple[int, ...]]]]) -> Graph:
     tracer = Tracer(profile)
     tracer.unspeculated = unspeculated
     tracer.speculation = switches
     inputs: list[Tensor] = []
     scalar_inputs: set[int] = set()
+    scalar_leaves: set[int] = set()  # NumPy scalar arguments (their leaves are 0-d arrays)
 
     def argument(a: Any) -> Tensor:
-        if type(a) is int:  # a relaxed int leaf: an i64 parameter (see ``scalar_abi``)
+        if isinstance(a, np.generic):
+            scalar_leaves.add(len(inputs))
+        if type(a) in (int, float):  # a relaxed int or float leaf: an i64/f64 parameter (see ``scalar_abi``)
             scalar_inputs.add(len(inputs))
-            a = np.asarray(a, np.int64)
+            a = np.asarray(a, np.int64 if type(a) is int else np.float64)
         shape = shapes[len(inputs)] if shapes is not None else np.shape(a)
         t = Tensor(f"%arg{len(inputs)}", shape, a.dtype)
         inputs.append(t)
@@ -107,14 +114,20 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
         raise NotConvertible("keyword-only or variadic parameters are not supported")
     closure = tracer.heap.closure(fn) if fn.__closure__ else ()
     tracer.tree_state.regions.append(id(tracer.em.lines))
-    result = tracer.run(code, fn.__globals__, dict(zip(names, symbolic)), closure)
+    tracer.splitting = split
     outputs: list[Tensor] = []
 
     def output(t: Tensor) -> int:
         outputs.append(t)
         return len(outputs) - 1
 
-    shape = _outputs(result, output)
+    boundary = None
+    try:
+        shape = _outputs(tracer.run(code, fn.__globals__, dict(zip(names, symbolic)), closure), output)
+    except SegmentEnd as end:
+        shape = None
+        boundary = segments.plan_boundary(end, fn.__globals__, output, {t.name: i for i, t in enumerate(inputs)},
+                                          scalar_leaves, tracer.heap, _argument_lists(symbolic), tracer.em.provenance)
     stored = tracer.tree_state.stored
     if any(t is s or tracer.em.provenance.get(t) is s for t in outputs for s in stored):
         raise NotConvertible("returns an array that is a tree node's attribute (Python returns the node's very object)")
@@ -128,7 +141,23 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
     text = "module {\n" + "\n".join(functions) + "\n}\n"
     pre_passes = (*(SIMPLIFY if tracer.functions else ()), *(("janus-autodiff",) if tracer.needs_autodiff else ()))
     return Graph(text, func_name, shape, tuple(tracer.guards), tuple(tracer.globals_read.values()), tracer.guard_sites,
-                 tracer.heap.plan(inputs, outputs), pre_passes, tree_writes)
+                 tracer.heap.plan(inputs, outputs), pre_passes, tree_writes, boundary)
+
+
+def _argument_lists(symbolic: list[Any]) -> dict[int, segments.Argument]:
+    """Where each list argument of the trace (``ArgumentList``) is among the call's arguments."""
+    found: dict[int, segments.Argument] = {}
+
+    def visit(value: Any, path: tuple[int, ...]) -> None:
+        if isinstance(value, (list, tuple)):
+            if type(value) is ArgumentList:
+                found[id(value)] = segments.Argument(path)
+            for i, item in enumerate(value):
+                visit(item, path + (i,))
+
+    for i, value in enumerate(symbolic):
+        visit(value, (i,))
+    return found
 
 
 @dataclass(frozen=True)
@@ -175,4 +204,6 @@ def _outputs(value: Any, output: Callable[[Tensor], int]) -> Any:
         return Record(type(value), tuple((name, _outputs(v, output)) for name, v in builtin_calls.record_fields(value)))
     if type(value) in (bool, int, float, str, type(None)) or isinstance(value, (np.generic, np.ndarray)):
         return value
+    if isinstance(value, Deferred):
+        raise NotConvertible("returning the f-string field of an array value (its text is made only for a call that runs in Python)")
     raise NotConvertible(f"returning a {type(value).__name__} is not supported")

@@ -249,6 +249,9 @@ class GradFunction(JitFunction):
     """What ``janus.grad`` returns: a jit function computing the gradients (eager tape while
     warming up or falling back, a compiled ``@f_grad`` afterwards)."""
 
+    #: its trampoline's one call is the gradient: split there, all of it would run in Python anyway
+    SPLITS = False
+
     def __init__(self, spec: GradSpec, warmup: int) -> None:
         super().__init__(trampoline(spec), warmup)
         self.spec = spec

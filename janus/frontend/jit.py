@@ -20,7 +20,7 @@ from typing import Any, Callable, Hashable
 
 import numpy as np
 
-from janus.frontend import logs
+from janus.frontend import logs, segments
 from janus.frontend.logs import SWITCH, ConversionError
 from janus.frontend.trace.versions import supported, unsupported_message
 from janus.frontend.generate import Graph, Record, Result, generate
@@ -55,21 +55,33 @@ class Version:
     guards: EntryGuards = field(repr=False)
     calls: int = 0
     compile_seconds: float = 0.0
+    #: the function that goes on after the graph's boundary (``segments``), a ``JitFunction``
+    resume: Any = None
+    #: seconds in the compiled segment (measured for split versions only)
+    segment_seconds: float = 0.0
 
     def run(self, leaves: list[np.ndarray], positional: tuple) -> Any:
         """The compiled call, its heap guards first: ``HeapMiss``/``HeapError`` (nothing
-        committed) when the heap is not what the version assumed."""
-        heap = self.graph.heap
+        committed) when the heap is not what the version assumed. A version ending at a
+        boundary returns the ``segments.Continuation`` that runs the rest of the call."""
+        heap, boundary = self.graph.heap, self.graph.boundary
+        held: list = []
+        started = time.perf_counter() if boundary is not None else 0.0
         if heap is None:
             results = self.call(leaves)
         else:
             objects = heap.objects(positional)
             entry = self.guards.check_heap(objects, leaves)
+            if boundary is not None:
+                held = boundary.hold(objects)
             traffic = getattr(getattr(self.call, "__self__", None), "traffic", None)  # the runtime's byte counts
             results = heap.finish(objects, entry, leaves, self.call(leaves, objects), traffic)
         if self.graph.tree_writes:
             node_writes.commit(self.graph.tree_writes, positional, results)
         self.calls += 1
+        if boundary is not None:
+            self.segment_seconds += time.perf_counter() - started
+            return segments.Continuation(boundary, self.resume, segments.Env(results, leaves, held, positional))
         return _rebuild(self.graph.output, results)
 
 
@@ -103,6 +115,9 @@ class Lowered:
 
 class JitFunction:
     """The callable ``janus.jit`` returns; transparent to its callers."""
+
+    #: a call the trace cannot convert ends a compiled segment (``segments``) instead of the whole version
+    SPLITS = True
 
     def __init__(self, fn: Callable, warmup: int = DEFAULT_WARMUP, switches: Speculation = FULL,
                  fallback: str = "warn") -> None:
@@ -143,6 +158,11 @@ class JitFunction:
         #: generation failed for a reason that holds for any arguments: every call is plain
         self.imperative = False
         self._reported: set[str] = set()  # fallback reasons already warned about
+        #: resume functions (``segments``) by the point they resume at, kept across regenerations
+        self.resumes: dict[Any, JitFunction] = {}
+        self._chained = False  # see ``call_chained``
+        #: the function the user jitted (a resume function's: the one it resumes), which warns of splits
+        self.owner: JitFunction = self
 
     def report(self, globals: bool = False) -> list[str]:
         """``janus.explain``'s lines (see there)."""
@@ -156,9 +176,50 @@ class JitFunction:
                 lines.append(f"  {describe_driver()}")
             lines.extend(f"  entry guard: {line}" for line in version.guards.describe(modules=globals))
             lines.extend(f"  guard {gid}: {kind} at {source}" for gid, kind, source in version.graph.guards)
+            lines.extend(f"  {line}" for line in self._segments(version, {id(self)}))
+            if version.graph.boundary is not None:
+                lines.append(f"  {_time_split(version)}")
         for key, reason in self.fallbacks.items():
             lines.append(f"imperative: {describe_args(self, key)}: {reason}")
         lines.extend(f"event: {event}" for event in self.events)
+        return lines
+
+    def _segments(self, version: Version, seen: set[int]) -> list[str]:
+        """A split version's Python operation and what follows it (``janus.explain``);
+        ``seen``: the resume functions listed above (a loop's boundary resumes at one)."""
+        boundary = version.graph.boundary
+        if boundary is None:
+            return []
+        lines = [f"segment: {version.segment_seconds:.6f} s compiled",
+                 f"python: {boundary.description} at {boundary.source} ({boundary.runs} run(s), "
+                 f"{boundary.python_seconds:.6f} s in Python): {boundary.reason}",
+                 f"then: {boundary.then_seconds:.6f} s in what follows (below)"]
+        if id(version.resume) in seen:
+            return [*lines, f"  (the resume function above, {version.resume.__name__}, again)"]
+        return lines + [f"  {line}" for line in version.resume.continuation_report(seen | {id(version.resume)})]
+
+    def split_versions(self) -> list[Version]:
+        """The versions ending at a segment boundary, this function's and (recursively) its resume functions'."""
+        found, seen, todo = [], {id(self)}, [self]
+        while todo:
+            for version in todo.pop().versions.values():
+                if version.graph.boundary is not None:
+                    found.append(version)
+                    if id(version.resume) not in seen:
+                        seen.add(id(version.resume))
+                        todo.append(version.resume)
+        return found
+
+    def continuation_report(self, seen: set[int]) -> list[str]:
+        """The lines of a resume function under the boundary it follows: its compiled segments
+        (each, recursively, with its own boundary) and its runs in Python."""
+        lines = []
+        for key, version in self.versions.items():
+            lines.append(f"compiled segment: {describe_args(self, key)} ({version.calls} compiled call(s))")
+            lines.extend(f"  {line}" for line in self._segments(version, seen))
+        lines.extend(f"python: the rest for {describe_args(self, key)}: {reason}" for key, reason in self.fallbacks.items())
+        if self.profile.runs:
+            lines.append(f"python: the rest, {self.profile.runs} profiled run(s) (warm-up, guard failures)")
         return lines
 
     def _fall_back(self, key: Hashable, reason: str) -> None:
@@ -327,11 +388,22 @@ class JitFunction:
         """Array leaf names for messages (positional parameter names; approximate for nested args)."""
         return list(self.signature.parameters)
 
+    def call_chained(self, *args: Any) -> Any:
+        """A resume function called by the continuation before it: a ``Continuation`` it
+        returns is given back to the driving loop (``segments.drive``), not run here."""
+        outer, self._chained = self._chained, True
+        try:
+            return self(*args)
+        finally:
+            self._chained = outer
+
     def _run_compiled(
         self, version: Version, key: Hashable, positional: tuple, leaves: list[np.ndarray], args: tuple, kwargs: dict
     ) -> Any:
         try:
-            return version.run(leaves, positional)
+            result = version.run(leaves, positional)
+            if type(result) is not segments.Continuation:
+                return result
         except (HeapMiss, HeapError) as miss:
             self._fast = None
             self._event(f"heap check failed for {describe_args(self, key)} ({miss}); ran imperatively and regenerated")
@@ -366,6 +438,8 @@ class JitFunction:
             self._event(f"{reason}; {describe_args(self, key)} runs imperatively")
             self._fall_back(key, reason)
             return self.fn(*args, **kwargs)
+        # the segment committed: what follows (Python, then the resume function) is outside the handlers above
+        return result if self._chained else segments.drive(result)
 
     def _run_raising(self, failure: Any, site: Any, args: tuple, kwargs: dict) -> Any:
         """A ``raise`` guard failed: run imperatively (it raises, or an outer handler
@@ -397,9 +471,9 @@ class JitFunction:
         try:
             if entry_key(positional, self.dynamic) != key:
                 raise NotConvertible("the call changed its own arguments (a heap write)")
-            graph = generate(self.fn, positional, self.profile, leaf_shapes(key), self.unspeculated, self.dynamic,
-                             self.switches)
-            self.versions[key] = Version(key, graph, compile_function(graph), self._entry_guards(key, graph))
+            graph = self._generate(key, positional, relaxing)
+            self.versions[key] = Version(key, graph, compile_function(graph), self._entry_guards(key, graph),
+                                         resume=self._resume(graph.boundary))
             self.compiles += 1
             if relaxing is not None:  # exact versions this one serves are no longer reachable
                 for old in [k for k in self.versions if shape_diff(k, key) is not None or value_diff(k, key)]:
@@ -430,6 +504,45 @@ class JitFunction:
             logs.compile_time.info("janus.jit %s: %s took %.3f s to generate and compile",
                                    self.__qualname__, describe_args(self, key), seconds)
 
+    def _generate(self, key: Hashable, positional: tuple, relaxing: set | None) -> Graph:
+        """The graph of ``key``. A relaxed one splits only at a call the exact shapes cannot
+        convert either (``reshape`` of a ``?`` dim must keep exact shapes, not split)."""
+        def graph(dynamic: frozenset, split: bool) -> Graph:
+            return generate(self.fn, positional, self.profile, leaf_shapes(entry_key(positional, dynamic)),
+                            self.unspeculated, dynamic, self.switches, split=split)
+
+        if relaxing is None or not self.SPLITS:
+            return graph(self.dynamic, self.SPLITS)
+        try:
+            return graph(self.dynamic, False)
+        except NotConvertible as relaxed_failure:
+            try:
+                graph(self.dynamic - relaxing, False)
+            except NotConvertible:  # not the relaxation's doing
+                return graph(self.dynamic, True)
+            raise relaxed_failure from None
+
+    def _resume(self, boundary: segments.Boundary | None) -> JitFunction | None:
+        """The jit function of what follows ``boundary`` (one per resume point), and the
+        warning of a first split at its site."""
+        if boundary is None:
+            return None
+        resume = self.resumes.get(boundary.point)
+        if resume is None:
+            # silent: its runs in Python show under the split in ``janus.explain`` ("error" would
+            # raise in the middle of a call whose Python part already ran)
+            resume = self.resumes[boundary.point] = JitFunction(boundary.resume_function(), self.warmup, self.switches,
+                                                                "silent")
+            resume.resumes = self.resumes  # one per point of the function: a loop's boundaries resume at one
+            resume.owner = owner = self.owner
+            self._event(f"split at {boundary.source}: {boundary.description} runs in Python ({boundary.reason})")
+            if owner.fallback == "warn" and boundary.source not in owner._reported:
+                owner._reported.add(boundary.source)
+                logs.warn(f"janus.jit {owner.__qualname__}: {boundary.description} at {boundary.source} runs in Python "
+                          f"between compiled segments ({boundary.reason}); janus.explain({owner.__name__}) tells more",
+                          logs.SplitWarning)
+        return resume
+
     def _imperative_for_good(self, reason: str) -> None:
         """Stop keying calls: no argument signature could compile (``certain``)."""
         self.imperative = True
@@ -449,6 +562,20 @@ def _guard_failure() -> type[Exception]:
     from janus.frontend.backend import GuardFailure
 
     return GuardFailure
+
+
+def _time_split(version: Version) -> str:
+    """Where a split version's calls spent their time: the Python operations along the
+    chain, and everything else (compiled segments, entry checks, resume functions warming up)."""
+    python, seen, level = 0.0, {id(version)}, [version]
+    while level:
+        python += sum(v.graph.boundary.python_seconds for v in level)
+        level = [w for v in level for w in v.resume.versions.values() if w.graph.boundary is not None and id(w) not in seen]
+        seen.update(map(id, level))
+    boundary = version.graph.boundary
+    total = version.segment_seconds + boundary.python_seconds + boundary.then_seconds
+    return (f"time split: {total:.6f} s over {version.calls} call(s): {python:.6f} s in the Python operations, "
+            f"{total - python:.6f} s in compiled segments and the rest")
 
 
 def describe_args(jf: JitFunction, key: Hashable) -> str:

@@ -32,6 +32,10 @@ class FallbackWarning(JanusWarning):
     """A jitted call runs in plain Python; ``janus.explain`` says why in full."""
 
 
+class SplitWarning(JanusWarning):
+    """A jitted call runs partly in Python, between compiled segments; ``janus.explain`` lists them."""
+
+
 class ConversionError(RuntimeError):
     """``fallback="error"``: a jitted call could not be compiled (the message names the reason)."""
 

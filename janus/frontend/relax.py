@@ -3,7 +3,8 @@ value varies.
 
 JANUS's lattice goes value -> shape -> partial shape -> type. ``signature`` relaxes array
 dims (shape -> partial shape); this module takes the value step for the two Python values
-that decide trip counts. Positions are ``("list", path)`` and ``("int", path)``, ``path``
+that decide trip counts, and for floats (a Python operation's result a later segment takes,
+see ``segments``). Positions are ``("list", path)``, ``("int", path)`` and ``("float", path)``, ``path``
 being argument and item indices from the call's positional arguments; they live in
 ``JitFunction.dynamic`` next to the ``(array leaf, dim)`` positions of relaxed dims, so
 relaxing, abandoning (``unrelaxable``) and the cache key work the same way for both:
@@ -13,7 +14,7 @@ relaxing, abandoning (``unrelaxable``) and the cache key work the same way for b
   ``for`` over it becomes ``scf.for``); a call whose items cannot be stacked (an empty
   list, mixed shapes) keeps the exact list key for that call only;
 - a relaxed int becomes an ``i64`` graph input (a plain int leaf, see ``scalar_abi``),
-  a ``Weak`` (``range`` over it becomes ``scf.for``).
+  a ``Weak`` (``range`` over it becomes ``scf.for``); a relaxed float an ``f64`` one.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ def symbolic_argument(value: Any, path: tuple[int, ...], dynamic: frozenset, arg
     trees what ``on_tree`` makes of them."""
     if type(value) is list and ("list", path) in dynamic and stack_items(value) is not None:
         return SymList(argument(stack_items(value)[1]))
-    if type(value) is int and ("int", path) in dynamic and relaxed_int(value):
+    if type(value) is int and ("int", path) in dynamic and relaxed_int(value) or \
+            type(value) is float and ("float", path) in dynamic:
         return weak(argument(value))
     if type(value) in (list, tuple):
         return on_sequence(type(value), [symbolic_argument(v, path + (i,), dynamic, argument, on_sequence, on_tree)
@@ -71,6 +73,9 @@ def value_diff(a: Hashable, b: Hashable) -> set[Position] | None:
         kinds = {x[0], y[0]}
         if kinds <= {"static", "scalar"} and all(n[0] == "scalar" or n[1] == "int" for n in (x, y)):
             diffs.add(("int", path))
+            return True
+        if kinds <= {"static", "scalar"} and all(n[:2] in (("scalar", "float"), ("static", "float")) for n in (x, y)):
+            diffs.add(("float", path))
             return True
         if kinds <= {"list", "stacked"} and all(n[1] for n in (x, y)):
             items = {item for n in (x, y) for item in ((n[1],) if n[0] == "stacked" else n[1])}

@@ -95,7 +95,8 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
     their size is replaced by a symbol ``s0``, ``s1``... numbered by first appearance
     of each size, so the key still says which relaxed dims are equal. Positions
     ``("list" | "int", path)`` in ``dynamic`` are relaxed values (see ``relax``): nodes
-    ``("stacked", item)`` (one stacked array leaf) and ``("scalar", "int")`` (a Python int leaf, an i64 parameter).
+    ``("stacked", item)`` (one stacked array leaf) and ``("scalar", "int" | "float")`` (a Python int or float leaf,
+    an i64 or f64 parameter).
     """
     leaves: list[np.ndarray] = []
     symbols: dict[int, str] = {}
@@ -118,6 +119,9 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
             if typ is int and ("int", path) in dynamic and relaxed_int(v):
                 leaves.append(v)  # an i64 parameter (see ``scalar_abi``)
                 return ("scalar", "int")
+            if typ is float and ("float", path) in dynamic:
+                leaves.append(v)  # an f64 parameter
+                return ("scalar", "float")
             stacked = stack_items(v) if typ is list and ("list", path) in dynamic else None
             if stacked is not None:
                 leaves.append(stacked[1])

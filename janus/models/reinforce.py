@@ -108,5 +108,70 @@ def workload(size: Size) -> Workload:
     return Workload(step, policy.parameters, episodes, 4, "episodes", 1, lambda: per_time_step * sum(lengths) / len(lengths))
 
 
+class Agent:
+    """The same REINFORCE written the ordinary way (co-execution, issue #14): the sampling
+    Generator in an attribute, the trajectory in lists on the agent, the returns from a
+    helper; ``act`` and ``finish`` are jitted whole, and what cannot be compiled in them
+    (the draw, the list appends, ``np.stack`` of the list) runs in Python between compiled
+    segments."""
+
+    def __init__(self, hidden: int, lr: float = 0.01) -> None:
+        init_rng = np.random.default_rng(0)
+        self.W1, self.b1 = init(init_rng, 4, hidden), np.zeros(hidden, F32)
+        self.W2, self.b2 = init(init_rng, hidden, 2), np.zeros(2, F32)
+        self.lr = lr
+        self.rng = np.random.default_rng(2)
+        self.observations: list[np.ndarray] = []
+        self.actions: list[int] = []
+
+    @janus.jit
+    def act(self, obs: np.ndarray) -> int:
+        p = softmax(np.tanh(obs @ self.W1 + self.b1) @ self.W2 + self.b2)
+        action = int(self.rng.random() < p[1])
+        self.observations.append(obs)
+        self.actions.append(action)
+        return action
+
+    @janus.jit
+    def finish(self) -> float:
+        """One gradient step on the episode's trajectory; the lists are emptied."""
+        observations, actions = np.stack(self.observations), np.array(self.actions)
+        returns = discounted(len(self.actions))
+        h = np.tanh(observations @ self.W1 + self.b1)
+        p = softmax(h @ self.W2 + self.b2)
+        taken = np.eye(2, dtype=F32)[actions]
+        loss = -(returns * np.log((p * taken).sum(axis=1))).mean()
+        dlogits = (p - taken) * (returns[:, None] / len(actions))
+        dh = (dlogits @ self.W2.T) * (1.0 - h * h)
+        self.W1 -= self.lr * (observations.T @ dh)
+        self.b1 -= self.lr * dh.sum(axis=0)
+        self.W2 -= self.lr * (h.T @ dlogits)
+        self.b2 -= self.lr * dlogits.sum(axis=0)
+        self.observations.clear()
+        self.actions.clear()
+        return loss
+
+    def parameters(self) -> dict[str, np.ndarray]:
+        return {"W1": self.W1, "b1": self.b1, "W2": self.W2, "b2": self.b2}
+
+
+def agent_workload(size: Size) -> Workload:
+    hidden, max_steps, episodes = SIZES[size]
+    agent, env = Agent(hidden), CartPole(np.random.default_rng(1), max_steps)
+    lengths: list[int] = []
+
+    def step(i: int) -> tuple[int, float]:
+        obs, done = env.reset(), False
+        while not done:
+            obs, done = env.step(agent.act(obs))
+        lengths.append(len(agent.actions))
+        return lengths[-1], float(agent.finish())
+
+    per_time_step = 4 * 2 * (4 * hidden + hidden * 2)
+    return Workload(step, agent.parameters, episodes, 4, "episodes", 1, lambda: per_time_step * sum(lengths) / len(lengths))
+
+
 SPECS = [ModelSpec("reinforce", "REINFORCE on a NumPy cart-pole, one update per episode", "overhead", workload,
-                   (__name__,))]
+                   (__name__,)),
+         ModelSpec("reinforce-agent", "the same REINFORCE written the ordinary way: Generator and trajectory lists "
+                   "on the agent, jitted whole (co-execution)", "overhead", agent_workload, (__name__,))]

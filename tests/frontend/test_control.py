@@ -17,7 +17,10 @@ from tests.helpers import assert_same, rand
 
 
 def with_print(x):
-    print("side effect")
+    try:  # no segment boundary inside a try block: the whole call runs in Python
+        print("side effect")
+    finally:
+        pass
     return x + 1.0
 
 

@@ -50,7 +50,10 @@ def with_generator(xs):  # a for loop over a generator interleaves with it (a wh
 
 
 def with_print(x):
-    print("side effect")
+    try:  # no segment boundary inside a try block: the whole call runs in Python
+        print("side effect")
+    finally:
+        pass
     return x + 1
 
 

@@ -48,6 +48,12 @@ def assert_same(got: Any, want: Any) -> None:
         assert got == want
 
 
+def in_python(jf: JitFunction) -> bool:
+    """Whether what ``jf`` cannot convert runs in Python: no compiled version, or each one
+    ends at a segment boundary (co-execution) with the operation run in Python."""
+    return all(version.graph.boundary is not None for version in jf.versions.values())
+
+
 def compiled(fn: Callable, *args: Any, warmup: int = 1) -> JitFunction:
     """``fn`` jitted and warmed up on ``args``; fails (with the report) unless it compiled."""
     jf = janus.jit(fn, warmup=warmup)

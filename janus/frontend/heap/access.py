@@ -19,6 +19,7 @@ traced code refers to it.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import types
 from typing import TYPE_CHECKING, Any, Callable
@@ -171,6 +172,7 @@ class HeapTracker:
         self.owners: dict[str, AccessPath] = {}  # tensor -> location whose entry array it is (or updates)
         self.mutated: dict[AccessPath, None] = {}
         self.methods: dict[tuple[AccessPath, str], types.FunctionType] = {}
+        self.lengths_used: set[AccessPath] = set()  # lists and tuples the trace iterated
         #: set while a ``janus.grad`` function is traced into its own func.func (``grad_heap``)
         self.scope: Any = None
 
@@ -281,6 +283,13 @@ class HeapTracker:
         known = self.types.setdefault(path, type_)
         if known != type_:
             raise NotConvertible(f"{self.labels[path]} changes type within one call ({known} -> {type_})")
+
+    def any_length(self, ref: HeapRef) -> None:
+        """Drop the length from the spec of a list the trace hands to Python at a segment
+        boundary (a log appended to), unless the trace iterated it."""
+        spec = self.checks.get(ref.path)
+        if spec is not None and spec.length is not None and ref.path not in self.lengths_used:
+            self.checks[ref.path] = dataclasses.replace(spec, length=None)
 
     def load_global(self, namespace: dict, name: str, value: Any) -> tuple[bool, Any]:
         """(handled, value) for ``LOAD_GLOBAL``: globals written in this trace and mutable ones

@@ -34,10 +34,17 @@ class HeapMiss(Exception):
     """A compiled version's heap assumption does not hold for this call (run imperatively)."""
 
 
+#: objects of C-defined classes passed by reference too: the graph never reads them; their
+#: methods, and calls taking them, are segment boundaries (``trace.split``): host randomness,
+#: the bytes one Python operation hands to the next (``zlib.crc32(x.tobytes())``)
+HOST_OBJECTS = (np.random.Generator, np.random.RandomState, bytes)
+
+
 def is_heap_object(value: Any) -> bool:
     """Whether an argument is passed as an object reference (a ``janus.object`` slot)."""
     typ = type(value)
-    return typ is dict or bool(typ.__flags__ & _HEAPTYPE) and not isinstance(value, _NOT_OBJECTS)
+    return (typ is dict or bool(typ.__flags__ & _HEAPTYPE) and not isinstance(value, _NOT_OBJECTS)
+            or typ in HOST_OBJECTS)
 
 
 _MISSING = object()

@@ -15,6 +15,7 @@ from janus.frontend.recursion import results as recursion_results
 from janus.frontend.recursion import trees
 from janus.frontend.trace import builtin_calls, exceptions, generators, loops, supercall
 from janus.frontend.trace.branches import SymFunction
+from janus.frontend.trace.split import HostMethod
 from janus.frontend.trace.frame import LOCAL_CONTAINERS, MUTATORS, NULL, ArgumentList, BoundTensorMethod, bind_arguments
 from janus.frontend.values import NotConvertible, Tensor, contains_tensor
 
@@ -42,6 +43,8 @@ class Calls:
         if special is not loops.NOT_HANDLED:
             return special
         traced = contains_tensor(args) or contains_tensor(kwargs)
+        if isinstance(fn, HostMethod):
+            raise NotConvertible(f"{fn.describe()}() is a method of a host object (it runs in Python)")
         if isinstance(fn, BoundTensorMethod):
             if fn.name not in registry.METHODS:
                 raise NotConvertible(f"array method .{fn.name}() is not in the op table")
@@ -166,6 +169,7 @@ class Calls:
         if isinstance(value, trees.SymChildren):
             return trees.children_items(self, value)
         if isinstance(value, HeapRef) and type(value.obj) in (list, tuple):  # its length is part of its spec
+            self.heap.lengths_used.add(value.path)
             return [self.heap.read(value, "item", i) for i in range(len(value.obj))]
         try:
             return list(value)

@@ -30,6 +30,7 @@ from janus.frontend.trace.certain import always_reached
 from janus.frontend.trace.frame import NULL, Frame
 from janus.frontend.trace.imperative import why_imperative
 from janus.frontend.trace.opcodes import Opcodes
+from janus.frontend.trace.split import SegmentEnd
 from janus.frontend.values import NotConvertible
 
 MAX_STEPS = 200_000
@@ -62,6 +63,8 @@ class Tracer(Opcodes, Branching, Calls):
         self.call_site: tuple[Frame, Instr] | None = None  # the CALL being executed
         #: a generated function asks for its gradient: ``janus-autodiff`` runs before lowering
         self.needs_autodiff = False
+        #: an unconvertible call in the traced function ends the trace there (``split.SegmentEnd``)
+        self.splitting = False
 
     # ---- driver -----------------------------------------------------------------------
     def run(self, code: types.CodeType, globals_: dict, arguments: dict[str, Any], closure: tuple = ()) -> Any:
@@ -99,6 +102,8 @@ class Tracer(Opcodes, Branching, Calls):
                                      any_signature=self.depth == 1 and always_reached(frame.bc, offset))
             try:
                 target = handler(frame, ins)
+            except SegmentEnd:
+                raise
             except exceptions.TracedRaise as e:
                 raise exceptions.uncaught(e, frame.bc, offset) from None
             except NotConvertible as e:

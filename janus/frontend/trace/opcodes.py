@@ -12,6 +12,7 @@ from janus.frontend.ops import indexing, mutation, registry
 from janus.frontend.recursion import results as recursion_results
 from janus.frontend.recursion import node_writes, trees
 from janus.frontend.trace import exceptions, generators, loops, scalars
+from janus.frontend.trace import split as boundary
 from janus.frontend.trace.branches import Cell, SymFunction, SymIter
 from janus.frontend.trace.bytecode import CONDITIONAL_JUMPS, Instr
 from janus.frontend.trace.versions import DIALECT
@@ -121,6 +122,10 @@ class Opcodes:
         if method is not None:  # CALL sees (function, self, args...)
             frame.stack.extend((method, obj))
             return
+        host = boundary.host_method(obj, ins.argval)
+        if host is not None:  # called, a segment boundary (``trace.split``)
+            frame.push_callable(host)
+            return
         frame.push_callable(BoundTensorMethod(obj, ins.argval) if isinstance(obj, Tensor) else self.attribute(obj, ins.argval))
 
     def LOAD_SUPER_ATTR(self, frame: Frame, ins: Instr) -> None:
@@ -144,7 +149,13 @@ class Opcodes:
         kwnames, frame.kw_names = frame.kw_names, ()
         split = len(values) - len(kwnames)
         self.call_site = (frame, ins)
-        frame.stack.append(self.call(fn, values[:split], dict(zip(kwnames, values[split:]))))
+        args, kwargs = values[:split], dict(zip(kwnames, values[split:]))
+        attempt = boundary.Attempt(self, fn, args, kwargs)
+        try:
+            result = self.call(fn, args, kwargs)
+        except NotConvertible as e:
+            boundary.end_segment(self, frame, ins, fn, args, kwargs, e, attempt)  # raises
+        frame.stack.append(result)
 
     def CALL_KW(self, frame: Frame, ins: Instr) -> None:
         """call with keyword names on the stack: as KW_NAMES, CALL"""
@@ -247,17 +258,21 @@ class Opcodes:
         frame.stack.append(x if isinstance(x, Tensor) else operator.pos(x))
 
     def FORMAT_VALUE(self, frame: Frame, ins: Instr) -> None:
-        """f-string field of a static number, string, bool or None (an array value has no static text)"""
+        """f-string field of a static number, string, bool or None; of an array value, text made in Python at a segment boundary"""
         spec = frame.stack.pop() if ins.arg & 0x04 else ""
         value = frame.stack.pop()
+        if isinstance(value, Tensor) and self.splitting and type(spec) is str:
+            frame.stack.append(boundary.Deferred(boundary.f_string_field, (value, ins.arg & 0x03, spec)))
+            return
         if type(value) not in (str, int, float, bool, type(None)):
             raise NotConvertible(f"an f-string field of a {type(value).__name__} (only static numbers and strings)")
-        convert = (None, str, repr, ascii)[ins.arg & 0x03]
-        frame.stack.append(format(value if convert is None else convert(value), spec))
+        frame.stack.append(boundary.f_string_field(value, ins.arg & 0x03, spec))
 
     def BUILD_STRING(self, frame: Frame, ins: Instr) -> None:
-        """f-string of static fields"""
-        frame.stack.append("".join(frame.pop(ins.arg)))
+        """f-string of static fields (with a field of an array value: text made in Python at a segment boundary)"""
+        parts = frame.pop(ins.arg)
+        deferred = any(isinstance(p, boundary.Deferred) for p in parts)
+        frame.stack.append(boundary.Deferred(boundary.joined, tuple(parts)) if deferred else "".join(parts))
 
     def UNARY_NOT(self, frame: Frame, ins: Instr) -> None:
         """`not` of a static value"""

@@ -1,0 +1,396 @@
+"""Co-execution (Terra): a version that is compiled segment → Python operation → resume.
+
+When the tracer stops at an operation it cannot convert (``trace.split.SegmentEnd``), the
+trace so far is the version's compiled segment. ``plan_boundary`` turns the symbolic state
+at the stop (the frame's locals, the stack under the call, the call itself) into ``Live``
+recipes: each says how the real value is rebuilt after the segment ran (a result of the
+segment, an argument array, an object or array on the heap, a constant, a list rebuilt
+around those). A call of the version then runs the segment (its heap writes committed,
+all or nothing), rebuilds that state, runs the operation in Python (its effects happen
+once, in program order; what it raises propagates) and hands the state to the resume
+function (``trace.resume``), itself a ``janus.jit`` function: it profiles, compiles its
+own segments, and checks on entry (its entry guards) that the operation's result is what
+its graph was made for (Terra's validation), else runs in Python from the boundary on.
+
+Arrays the Python code could still reach by identity (the caller's arguments, arrays on
+the heap) are passed as those very objects, not as copies, so an in-place change made by
+the operation or by the rest of the call lands where Python would put it; a view (``x[0]``,
+``x.T``: it shares its base's buffer in Python) is passed on as a copy only when its base
+is the trace's own array and is not live (``Planner.check_views``), else no split there.
+
+``Continuation`` is what a segment's call returns; ``drive`` runs the chain of
+continuations in a loop, so a split inside a loop does not deepen the Python stack.
+"""
+
+from __future__ import annotations
+
+import time
+import types
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from janus.frontend.heap.access import HeapRef, HeapTracker
+from janus.frontend.trace.branches import SymIter
+from janus.frontend.trace.frame import ArgumentList, BoundTensorMethod
+from janus.frontend.trace.resume import ITERATOR, METHOD, VALUE, Box, ResumePoint, resume_function
+from janus.frontend.trace.split import Deferred, HostMethod, SegmentEnd, container_method, method_receiver
+from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor
+from janus.heap import AccessPath
+
+#: Python operations that never write into their arguments: a copy of a view is as good
+READ_ONLY = frozenset({float, int, bool, str, repr, format, print, len, abs, round, hash})
+#: values a boundary passes on as they are: immutable, or code and namespaces baked into the trace
+CONSTANT_TYPES = (bool, int, float, complex, str, bytes, type(None), slice, range, type(Ellipsis), np.generic, np.dtype,
+                  types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc,
+                  type(np.stack))  # NumPy's array-function dispatchers
+
+
+class Env:
+    """What the recipes of one call read: the segment's results, the call's array leaves,
+    and the heap objects the state refers to (read at entry); rebuilt containers are shared."""
+
+    __slots__ = ("results", "leaves", "held", "positional", "built")
+
+    def __init__(self, results: list, leaves: list, held: list, positional: tuple) -> None:
+        self.results, self.leaves, self.held, self.positional = results, leaves, held, positional
+        self.built: dict[int, Any] = {}
+
+
+class Live:
+    """How one value of the frame is rebuilt after the segment (one subclass per kind)."""
+
+    def build(self, env: Env) -> Any:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, eq=False)
+class Constant(Live):
+    value: Any
+
+    def build(self, env: Env) -> Any:
+        return self.value
+
+
+@dataclass(frozen=True, eq=False)
+class Output(Live):
+    """Result ``index`` of the segment (a Python scalar for a ``Weak``, a NumPy scalar for 0-d)."""
+
+    index: int
+    python: type | None
+
+    def build(self, env: Env) -> Any:
+        value = env.results[self.index]
+        if self.python is not None:
+            return self.python(value)
+        return value[()] if value.ndim == 0 else value
+
+
+@dataclass(frozen=True, eq=False)
+class Leaf(Live):
+    """Array leaf ``index`` of the call: the caller's own object (a NumPy scalar as one)."""
+
+    index: int
+    scalar: bool
+
+    def build(self, env: Env) -> Any:
+        value = env.leaves[self.index]
+        return value[()] if self.scalar else value
+
+
+@dataclass(frozen=True, eq=False)
+class Argument(Live):
+    """A list the caller passed (at ``path``: argument index, then item indices): that very list."""
+
+    path: tuple[int, ...]
+
+    def build(self, env: Env) -> Any:
+        value = env.positional[self.path[0]]
+        for i in self.path[1:]:
+            value = value[i]
+        return value
+
+
+@dataclass(frozen=True, eq=False)
+class Held(Live):
+    """The object (or array) at heap location ``index`` of the boundary's ``held`` paths, read at entry."""
+
+    index: int
+
+    def build(self, env: Env) -> Any:
+        return env.held[self.index]
+
+
+@dataclass(frozen=True, eq=False)
+class Container(Live):
+    """A list, tuple or dict of the trace, rebuilt once per call (aliases stay aliases)."""
+
+    kind: type
+    items: tuple[tuple[Any, Live], ...]  # (key or index, item)
+
+    def build(self, env: Env) -> Any:
+        made = env.built.get(id(self))
+        if made is None:
+            items = [(k, v.build(env)) for k, v in self.items]
+            made = dict(items) if self.kind is dict else self.kind(v for _, v in items)
+            env.built[id(self)] = made
+        return made
+
+
+@dataclass(frozen=True, eq=False)
+class Iterator(Live):
+    """An iterator of the trace at its position: one over the items it has left."""
+
+    rest: Container
+
+    def build(self, env: Env) -> Any:
+        made = env.built.get(id(self))
+        if made is None:
+            made = env.built[id(self)] = iter(self.rest.build(env))
+        return made
+
+
+@dataclass(frozen=True, eq=False)
+class Method(Live):
+    """A bound method: its function with the rebuilt ``self``."""
+
+    function: Live
+    receiver: Live
+
+    def build(self, env: Env) -> Any:
+        return types.MethodType(self.function.build(env), self.receiver.build(env))
+
+
+@dataclass(frozen=True, eq=False)
+class Attribute(Live):
+    """``obj.name`` looked up on the real object when the operation runs (``HostMethod``)."""
+
+    obj: Live
+    name: str
+
+    def build(self, env: Env) -> Any:
+        return getattr(self.obj.build(env), self.name)
+
+
+@dataclass(frozen=True, eq=False)
+class Computed(Live):
+    """``fn(*args)`` on the rebuilt values (``split.Deferred``: the text of an f-string)."""
+
+    fn: Callable
+    args: tuple[Live, ...]
+
+    def build(self, env: Env) -> Any:
+        return self.fn(*(a.build(env) for a in self.args))
+
+
+@dataclass(frozen=True, eq=False)
+class Boxed(Live):
+    """The receiver of a method the resume function loads again, in a ``resume.Box``."""
+
+    value: Live
+
+    def build(self, env: Env) -> Any:
+        return Box(self.value.build(env))
+
+
+class Planner:
+    """Symbolic values at a boundary -> ``Live`` recipes; graph values become segment outputs."""
+
+    def __init__(self, output: Callable[[Tensor], int], inputs: dict[str, int], scalar_inputs: set[int],
+                 heap: HeapTracker, arguments: dict[int, Argument], provenance: dict) -> None:
+        self.output, self.inputs, self.scalar_inputs, self.heap = output, inputs, scalar_inputs, heap
+        self.provenance = provenance  # ``Emitter.provenance``: which graph values may be views
+        self.views: list[tuple[Tensor, Tensor]] = []  # (live view, its base)
+        self.passive = False  # planning the arguments of an operation that never writes them
+        self.arguments = arguments  # id of an ArgumentList -> where the caller's list is
+        self.held: list[AccessPath] = []
+        self.seen: dict[int, Live] = {}
+        self.outputs: dict[str, Output] = {}
+
+    def plan(self, value: Any) -> Live:
+        known = self.seen.get(id(value))
+        if known is not None:
+            return known
+        live = self._plan(value)
+        if isinstance(value, (list, dict, SymIter, HeapRef, Tensor, tuple)):
+            self.seen[id(value)] = live
+        return live
+
+    def _plan(self, value: Any) -> Live:
+        if isinstance(value, Tensor):
+            return self._tensor(value)
+        if isinstance(value, HeapRef):  # handed to Python as it is: a list of any length will do
+            self.heap.any_length(value)
+            return self._held(value.path)
+        if isinstance(value, ArgumentList):
+            return self.arguments[id(value)]
+        if type(value) in (list, tuple):
+            return Container(type(value), tuple((i, self.plan(v)) for i, v in enumerate(value)))
+        if type(value) is dict:
+            return Container(dict, tuple((k, self.plan(v)) for k, v in value.items()))
+        if type(value) is SymIter:
+            return Iterator(self.remaining(value))
+        if isinstance(value, BoundTensorMethod):  # ``y.tobytes``: looked up on the real array
+            return Attribute(self.plan(value.receiver), value.name)
+        if isinstance(value, HostMethod):
+            return Attribute(self.plan(value.obj), value.name)
+        if isinstance(value, Deferred):  # text of graph values: formatting only reads them
+            outer, self.passive = self.passive, True
+            try:
+                return Computed(value.fn, tuple(map(self.plan, value.args)))
+            finally:
+                self.passive = outer
+        if isinstance(value, types.MethodType):
+            return Method(self.plan(value.__func__), self.plan(value.__self__))
+        if container_method(value):  # ``log.append`` of a list of the trace: on the rebuilt list
+            return Attribute(self.plan(value.__self__), value.__name__)
+        if type(value) is slice and contains_tensor([value.start, value.stop, value.step]):
+            raise NotConvertible("a slice with graph values is live at the boundary")
+        if isinstance(value, CONSTANT_TYPES) and not isinstance(value, np.ndarray) or hasattr(value, "janus_trace"):
+            return Constant(value)  # jit and grad functions are baked into traces too
+        raise NotConvertible(f"a {type(value).__name__} is live at the boundary")
+
+    def passed(self, value: Any, slot: Any) -> Live:
+        """A stack value the resume function takes (see ``resume.ResumePoint.slots``)."""
+        if slot == ITERATOR:
+            return self.remaining(value)
+        if slot == VALUE:
+            return self.plan(value)
+        return Boxed(self.plan(method_receiver(value)))
+
+    def remaining(self, iterator: SymIter) -> Live:
+        """A ``for`` loop's iterator on the stack: the list of the items it has left (``resume``)."""
+        return Container(list, tuple((i, self.plan(v)) for i, v in enumerate(iterator.items[iterator.pos:])))
+
+    def _tensor(self, t: Tensor) -> Live:
+        if t.name in self.inputs:
+            index = self.inputs[t.name]
+            return Leaf(index, index in self.scalar_inputs)
+        path = self.heap.owners.get(t.name)
+        if path is not None:
+            return self._held(path)
+        known = self.outputs.get(t.name)
+        if known is None:
+            if self.provenance.get(t) is not None and not self.passive:
+                self.views.append((t, self.provenance[t]))
+            known = self.outputs[t.name] = Output(self.output(t), t.python_type if isinstance(t, Weak) else None)
+        return known
+
+    def check_views(self) -> None:
+        """A view (``x[0]``, ``x.T``) shares its base's buffer in Python, a copy does not: one
+        is passed on only when its base is an array of the trace's own that nothing else holds."""
+        for view, base in self.views:
+            if self.provenance.get(base, view) is not None or base.name in self.outputs or base.name in self.inputs \
+                    or base.name in self.heap.owners:
+                raise NotConvertible("a view of an array that is live at the boundary too (slice, reshape, transpose)")
+
+    def _held(self, path: AccessPath) -> Live:
+        rebound = [p for p in self.heap.structures if p.slot == path.slot and path.steps[: len(p.steps)] == p.steps]
+        if rebound:
+            raise NotConvertible(f"{self.heap.labels.get(path, path.describe())} is replaced in the segment")
+        if path not in self.held:
+            self.held.append(path)
+        return Held(self.held.index(path))
+
+
+@dataclass
+class Boundary:
+    """The Python operation after a version's segment, and how the call goes on (see the module docstring)."""
+
+    point: ResumePoint
+    globals: dict
+    call: tuple[Live, tuple[Live, ...], tuple[tuple[str, Live], ...]]  # callable, arguments, keywords
+    state: tuple[Live, ...]  # the resume function's arguments, the operation's result left out
+    held: tuple[AccessPath, ...]
+    description: str  # the operation, as ``janus.explain`` names it
+    source: str  # file:line
+    reason: str  # why the tracer could not convert it
+    caller: Callable[[Callable, list, dict], Any]  # runs the operation in a frame named after its line
+    python_seconds: float = 0.0  # in the operation
+    then_seconds: float = 0.0  # in the resume function up to its own boundary, if any
+    runs: int = 0
+
+    def resume_function(self) -> types.FunctionType:
+        return resume_function(self.point, self.globals)
+
+    def hold(self, objects: list) -> list:
+        """The heap objects the state refers to, read before the segment runs."""
+        return [path.read(objects) for path in self.held]
+
+
+class Continuation:
+    """A segment ran: the Python operation and the resume function are next (``step``)."""
+
+    __slots__ = ("boundary", "resume", "env")
+
+    def __init__(self, boundary: Boundary, resume: Any, env: Env) -> None:
+        self.boundary, self.resume, self.env = boundary, resume, env
+
+    def step(self) -> Any:
+        """Run the operation and call the resume function; its result may be a ``Continuation``."""
+        b, env = self.boundary, self.env
+        fn, args, kwargs = b.call
+        state = [live.build(env) for live in b.state]  # before the operation: it may change them
+        function = fn.build(env)
+        positional = [a.build(env) for a in args]
+        keywords = {k: v.build(env) for k, v in kwargs}
+        started = time.perf_counter()
+        try:
+            value = b.caller(function, positional, keywords)
+        finally:
+            b.python_seconds += time.perf_counter() - started
+            b.runs += 1
+        started = time.perf_counter()
+        try:
+            return self.resume.call_chained(*state, value)
+        finally:
+            b.then_seconds += time.perf_counter() - started
+
+
+def drive(result: Any) -> Any:
+    """Run continuations until the call's value comes back."""
+    while type(result) is Continuation:
+        result = result.step()
+    return result
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+        return True
+    except TypeError:
+        return False
+
+
+def plan_boundary(end: SegmentEnd, globals_: dict, output: Callable[[Tensor], int], inputs: dict[str, int],
+                  scalar_inputs: set[int], heap: HeapTracker, arguments: dict[int, Argument], provenance: dict) -> Boundary:
+    """The ``Boundary`` of a trace that ended at ``end``; ``NotConvertible`` (the reason the
+    tracer stopped, and why no split) when some live value cannot be rebuilt."""
+    planner = Planner(output, inputs, scalar_inputs, heap, arguments, provenance)
+    try:
+        names = end.point.code.co_varnames
+        baked = dict(end.point.constants)
+        local_values = [planner.plan(end.locals[n]) if n in end.locals and n not in baked else Constant(None)
+                        for n in names]
+        stack = [planner.passed(v, slot) for v, slot in zip(end.stack, end.point.slots) if slot in (VALUE, ITERATOR)
+                 or slot[0] == METHOD]
+        planner.passive = _hashable(end.fn) and end.fn in READ_ONLY  # last: views seen only here are not checked
+        call = (planner.plan(end.fn), tuple(map(planner.plan, end.args)),
+                tuple((k, planner.plan(v)) for k, v in end.kwargs.items()))
+        planner.check_views()
+    except NotConvertible as why:
+        raise NotConvertible(f"{end.reason} (no split there: {why})") from None
+    return Boundary(end.point, globals_, call, (*local_values, *stack), tuple(planner.held), end.describe(),
+                    end.source, str(end.reason), _caller(end.point.code, end.line))
+
+
+_CALL = lambda fn, args, kwargs: fn(*args, **kwargs)  # noqa: E731  (one line: its code has one line number)
+
+
+def _caller(code: types.CodeType, line: int | None) -> Callable[[Callable, list, dict], Any]:
+    """``fn(*args, **kwargs)`` in a frame that says the traced function's file, name and the
+    operation's line: a traceback through the Python part shows the line Python would."""
+    made = _CALL.__code__.replace(co_filename=code.co_filename, co_name=code.co_name, co_qualname=code.co_qualname,
+                                  co_firstlineno=line or code.co_firstlineno)
+    return types.FunctionType(made, {})

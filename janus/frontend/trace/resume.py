@@ -1,0 +1,186 @@
+"""Resume functions: a copy of a function's code that starts in the middle (TorchDynamo's
+``resume_execution`` idea), so that Python can carry on from a segment boundary.
+
+A resume function takes every local of the original code (a placeholder for those unbound
+at the boundary) and then the values on the stack there, bottom first (the NULL markers of
+pending calls are pushed again, not passed). Its code is the original's with a prologue in
+front: ``RESUME``, ``DELETE_FAST`` of the unbound locals, the stack pushed back
+(``LOAD_FAST``/``PUSH_NULL``/``LOAD_CONST`` for code and namespaces; a ``for`` loop's iterator is passed as the list of its
+remaining items and remade by ``GET_ITER``, so the resume function's entry key sees plain
+values) and a ``JUMP_FORWARD`` to the boundary. Jumps in CPython
+3.11-3.13 are relative, so the original instructions keep working where they moved to; the
+exception table is shifted by the prologue's length and the line table gets "no location"
+entries in front. Codes with cells (closures, ``nonlocal``), generators and boundaries
+inside a ``try``/``with`` block are not resumable (``why_not_resumable``): the Python part
+would have to raise into a handler the segment runner cannot enter.
+
+This module uses only the standard library (it is tested against bare interpreters).
+"""
+
+from __future__ import annotations
+
+import dis
+import inspect
+import sys
+import types
+from dataclasses import dataclass
+from typing import Any
+
+_OP = dis.opmap
+#: code flags that make a frame more than locals and a stack
+_UNRESUMABLE_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE
+#: a line-table entry of one to eight code units without a source location (3.11+ format)
+_NO_LOCATION = 0x80 | (15 << 3)
+STACK_PREFIX = "__janus_stack"
+#: resume code -> (the code it continues, its prologue's length): a boundary met while tracing
+#: a resume function is a point of the original code (a loop's boundary resumes at one point)
+ORIGINS: dict[types.CodeType, tuple[types.CodeType, int]] = {}
+VALUE, NULL, ITERATOR, CONSTANT, METHOD, ABSORBED = "value", "null", "iterator", "constant", "method", "absorbed"
+#: the method load that pushes what ``CALL`` takes (3.12 folded ``LOAD_METHOD`` into ``LOAD_ATTR``'s low bit)
+_LOAD_METHOD = ("LOAD_ATTR", 1) if sys.version_info >= (3, 12) else ("LOAD_METHOD", 0)
+
+
+@dataclass(frozen=True)
+class ResumePoint:
+    """Where and with what a resume function continues ``code``."""
+
+    code: types.CodeType
+    offset: int  # the instruction to continue at (an offset of ``code``)
+    unbound: tuple[str, ...]  # locals unbound there
+    #: per stack slot, bottom first: ``VALUE`` (passed), ``NULL`` (a call's marker, pushed
+    #: again), ``ITERATOR`` (a loop's iterator, passed as the list of the items it has left),
+    #: ``(CONSTANT, value)``: code or a namespace, put back by ``LOAD_CONST``; ``(METHOD, name)``:
+    #: a method of a receiver passed in a ``Box``, loaded again with the slot beside it (``ABSORBED``)
+    slots: tuple[Any, ...]
+    #: locals holding code or namespaces (no entry key takes them): set by ``LOAD_CONST``
+    constants: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def passed_stack(self) -> int:
+        """How many stack values the resume function takes after the locals."""
+        return sum(slot in (VALUE, ITERATOR) or slot[0] == METHOD for slot in self.slots)
+
+
+class Box:
+    """The receiver of a method a resume function loads again (a log's ``append``): passed
+    in a box, the receiver is an object reference to the resume function's entry key, not
+    a list keyed by its contents."""
+
+    ATTRIBUTE = "value"
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def why_not_resumable(code: types.CodeType, offset: int) -> str | None:
+    """Why Python cannot resume ``code`` at ``offset`` (None: it can)."""
+    if code.co_flags & _UNRESUMABLE_FLAGS:
+        return f"{code.co_name} is a generator or coroutine"
+    if code.co_cellvars or code.co_freevars:
+        return f"{code.co_name} has closure cells"
+    for entry in dis._parse_exception_table(code):  # type: ignore[attr-defined]
+        if entry.start <= offset < entry.end:
+            return "the operation is inside a try or with block"
+    return None
+
+
+def resume_function(point: ResumePoint, globals_: dict) -> types.FunctionType:
+    """The function continuing ``point.code`` at ``point.offset`` (see the module docstring)."""
+    return types.FunctionType(resume_code(point), globals_, f"{point.code.co_name}__resume_at_{point.offset}")
+
+
+def origin(code: types.CodeType, offset: int) -> tuple[types.CodeType, int]:
+    """(code, offset) in the function the user wrote for an offset of ``code`` (a resume function's, or its own)."""
+    original, shift = ORIGINS.get(code, (code, 0))
+    return original, offset - shift
+
+
+def resume_code(point: ResumePoint) -> types.CodeType:
+    code = point.code
+    names = code.co_varnames
+    stack_names = tuple(f"{STACK_PREFIX}{i}" for i in range(point.passed_stack))
+    consts, co_names = list(code.co_consts), list(code.co_names)
+
+    def constant(value: Any) -> tuple[int, int]:
+        consts.append(value)
+        return _OP["LOAD_CONST"], len(consts) - 1
+
+    body = [(_OP["RESUME"], 0)]
+    body += [(_OP["DELETE_FAST"], names.index(name)) for name in point.unbound]
+    for name, value in point.constants:
+        body += [constant(value), (_OP["STORE_FAST"], names.index(name))]
+    passed = iter(range(len(names), len(names) + len(stack_names)))
+    for slot in point.slots:
+        if slot == NULL:
+            body.append((_OP["PUSH_NULL"], 0))
+        elif slot == ABSORBED:
+            continue
+        elif slot[0] == CONSTANT:
+            body.append(constant(slot[1]))
+        elif slot[0] == METHOD:
+            co_names.extend((Box.ATTRIBUTE, slot[1]))
+            body += [(_OP["LOAD_FAST"], next(passed)), (_OP["LOAD_ATTR"], (len(co_names) - 2) << _LOAD_METHOD[1]),
+                     (_OP[_LOAD_METHOD[0]], (len(co_names) - 1) << _LOAD_METHOD[1] | _LOAD_METHOD[1])]
+        else:
+            body.append((_OP["LOAD_FAST"], next(passed)))
+            body += [(_OP["GET_ITER"], 0)] if slot == ITERATOR else []
+    # JUMP_FORWARD is last: the jump is relative to the prologue's end, where ``offset`` now begins
+    prologue = b"".join(_encode(op, arg) for op, arg in [*body, (_OP["JUMP_FORWARD"], point.offset // 2)])
+    flags = code.co_flags & ~(inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+    made = code.replace(
+        co_code=prologue + code.co_code, co_consts=tuple(consts), co_names=tuple(co_names),
+        co_linetable=_no_location(len(prologue) // 2) + code.co_linetable,
+        co_exceptiontable=_shifted_exception_table(code, len(prologue)),
+        co_argcount=len(names) + len(stack_names), co_posonlyargcount=0, co_kwonlyargcount=0,
+        co_nlocals=len(names) + len(stack_names), co_varnames=names + stack_names, co_flags=flags,
+        co_stacksize=max(code.co_stacksize, len(point.slots) + 1), co_name=f"{code.co_name}__resume_at_{point.offset}",
+        co_qualname=f"{code.co_qualname}__resume_at_{point.offset}",
+    )
+    ORIGINS[made] = (code, len(prologue))
+    return made
+
+
+def _encode(op: int, arg: int) -> bytes:
+    """One instruction, with the ``EXTENDED_ARG`` prefixes an argument over 255 needs and
+    its inline cache entries."""
+    prefix = []
+    high = arg >> 8
+    while high:
+        prefix.insert(0, high & 0xFF)
+        high >>= 8
+    table = dis._inline_cache_entries  # type: ignore[attr-defined]  # by opcode before 3.13, by opname since
+    caches = table.get(dis.opname[op], 0) if isinstance(table, dict) else table[op]
+    return b"".join(bytes((_OP["EXTENDED_ARG"], b)) for b in prefix) + bytes((op, arg & 0xFF)) + b"\0\0" * caches
+
+
+def _no_location(units: int) -> bytes:
+    entries = []
+    while units > 0:
+        n = min(units, 8)
+        entries.append(_NO_LOCATION | (n - 1))
+        units -= n
+    return bytes(entries)
+
+
+def _shifted_exception_table(code: types.CodeType, shift: int) -> bytes:
+    """``code``'s exception table with every offset moved by ``shift`` bytes."""
+    out = bytearray()
+    for e in dis._parse_exception_table(code):  # type: ignore[attr-defined]
+        start = (e.start + shift) // 2
+        _varint(out, start, first=True)
+        _varint(out, (e.end - e.start) // 2)
+        _varint(out, (e.target + shift) // 2)
+        _varint(out, e.depth << 1 | int(e.lasti))
+    return bytes(out)
+
+
+def _varint(out: bytearray, value: int, first: bool = False) -> None:
+    """CPython's exception-table number: 6-bit chunks, most significant first, bit 6 says
+    more follow, bit 7 marks an entry's first byte."""
+    chunks = [value & 0x3F]
+    value >>= 6
+    while value:
+        chunks.insert(0, value & 0x3F)
+        value >>= 6
+    for i, chunk in enumerate(chunks):
+        out.append(chunk | (0x40 if i < len(chunks) - 1 else 0) | (0x80 if first and i == 0 else 0))

@@ -1,0 +1,250 @@
+"""Segment boundaries (co-execution, Terra; TorchDynamo's graph breaks): where the tracer
+stops instead of giving up.
+
+A ``CALL`` the tracer cannot convert, met in the traced function itself (not in an inlined
+callee's frame, not inside an ``scf`` region), ends the trace there: ``SegmentEnd`` carries
+the frame as it is just before the call (its locals, the stack under the call) and the call
+(callable, arguments), all still symbolic. ``generate`` makes the trace so far the first
+compiled segment, whose outputs are the graph values the rest of the call needs; the call
+runs in Python on real values; a resume function (``resume``) carries on after it.
+
+A split is refused (the ``NotConvertible`` stands, the whole call runs in Python) when
+Python could not resume there (``resume.why_not_resumable``), or when the failed attempt
+left changes behind: shadow-heap writes, or a list, dict or iterator of the trace it was
+handed that its partial trace changed (``Attempt``).
+"""
+
+from __future__ import annotations
+
+import dis
+import inspect
+import types
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from janus.frontend.heap.access import HeapRef
+from janus.frontend.trace.branches import SymFunction, SymIter
+from janus.frontend.trace.bytecode import Instr
+from janus.frontend.trace.frame import MUTATORS, NULL, ArgumentList, BoundTensorMethod, Frame
+from janus.frontend.trace import resume
+from janus.frontend.trace.resume import ResumePoint, why_not_resumable
+from janus.frontend.trace.versions import DIALECT
+from janus.frontend.values import NotConvertible
+
+if TYPE_CHECKING:
+    from janus.frontend.trace.interpreter import Tracer
+
+
+@dataclass(frozen=True)
+class HostMethod:
+    """``obj.name`` for a method of a host object (a ``Generator``, a list on the heap or passed
+    in): called, it is a segment boundary; looked up when the call runs, on the real object."""
+
+    obj: Any  # a HeapRef or an ArgumentList
+    name: str
+
+    def describe(self) -> str:
+        target = getattr(self.obj, "obj", self.obj)
+        return f"{type(target).__name__}.{self.name}"
+
+
+def host_method(obj: Any, name: str) -> HostMethod | None:
+    """The ``HostMethod`` a method load of ``obj.name`` makes (None: traced as before): a
+    method defined in C (or Cython) on the type of a heap object, or a mutator of a list argument."""
+    if isinstance(obj, ArgumentList):
+        return HostMethod(obj, name) if name in MUTATORS else None
+    target = obj.obj if isinstance(obj, HeapRef) else None
+    if target is None or name in getattr(target, "__dict__", ()):
+        return None
+    try:
+        found = inspect.getattr_static(type(target), name)
+    except AttributeError:
+        return None
+    if isinstance(found, (types.FunctionType, property, staticmethod, classmethod)) or hasattr(type(found), "__set__"):
+        return None
+    return HostMethod(obj, name) if callable(found) else None
+
+
+class Deferred:
+    """Text of graph values (an f-string field ``f"{loss:.3f}"``, the string around it): made
+    by ``fn(*args)`` on the real values when a segment boundary's Python operation takes it.
+    Python protocols on it are refused, as on the graph value (its text belongs to the run)."""
+
+    __slots__ = ("fn", "args")
+
+    def __init__(self, fn: Any, args: tuple) -> None:
+        self.fn, self.args = fn, args
+
+    def _refuse(self, *args: Any) -> Any:
+        raise NotConvertible("the text of an array value is used as a Python value (only a call taking it runs in Python)")
+
+    __str__ = __format__ = __len__ = __bool__ = __iter__ = __contains__ = _refuse
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
+    __hash__ = object.__hash__
+
+
+def f_string_field(value: Any, conversion: int, spec: str) -> str:
+    """``FORMAT_VALUE``: the conversion (none, ``!s``, ``!r``, ``!a``), then ``format``."""
+    convert = (None, str, repr, ascii)[conversion]
+    return format(value if convert is None else convert(value), spec)
+
+
+def joined(*parts: str) -> str:
+    """``BUILD_STRING``."""
+    return "".join(parts)
+
+
+class SegmentEnd(Exception):
+    """The trace ends before ``fn(*args, **kwargs)``, which Python runs (see the module docstring)."""
+
+    def __init__(self, frame: Frame, ins: Instr, fn: Any, args: list, kwargs: dict, reason: NotConvertible) -> None:
+        super().__init__(str(reason))
+        self.fn, self.args, self.kwargs, self.reason = fn, args, kwargs, reason
+        self.locals = dict(frame.locals)
+        self.stack = list(frame.stack)
+        self.source = frame.bc.source(ins.offset)
+        self.line = frame.bc.at(ins.offset).line
+        code, offset = resume.origin(frame.bc.code, ins.offset)
+        self.point = ResumePoint(code, real_next(code, offset),
+                                 tuple(n for n in code.co_varnames if n not in frame.locals),
+                                 (*_slots(self.stack), resume.VALUE),
+                                 tuple((n, frame.locals[n]) for n in code.co_varnames if _baked(frame.locals.get(n))))
+
+    def describe(self) -> str:
+        fn = self.fn
+        if isinstance(fn, HostMethod):
+            return fn.describe()
+        if isinstance(fn, BoundTensorMethod):
+            return f"ndarray.{fn.name}"
+        if isinstance(fn, types.MethodType):
+            fn = fn.__func__
+        return getattr(fn, "__qualname__", type(fn).__name__)
+
+
+#: values of the trace that are code or namespaces: a resume function has them as constants
+BAKED = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc, type(np.stack))
+
+
+def _baked(value: Any) -> bool:
+    """Put back as a constant (jit and grad functions too); hashable, as the resume point that holds it."""
+    if not (isinstance(value, BAKED) and not container_method(value) or hasattr(value, "janus_trace")):
+        return False
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def container_method(value: Any) -> bool:
+    """A method of a list, dict or set of the trace (``log.append``): bound to the list the
+    trace holds, so it is remade on the list the call rebuilds, never passed on."""
+    return isinstance(value, types.BuiltinMethodType) and type(value.__self__) in (list, dict, set)
+
+
+def method_receiver(value: Any) -> Any:
+    """The receiver of a method the resume function loads again (see ``_slots``), or None."""
+    if isinstance(value, HostMethod):
+        return value.obj
+    return value.__self__ if container_method(value) else None
+
+
+def _slot(value: Any) -> Any:
+    """How the resume function gets a stack value back (see ``resume.ResumePoint``)."""
+    if value is NULL:
+        return resume.NULL
+    if _baked(value):
+        return (resume.CONSTANT, value)
+    return resume.ITERATOR if type(value) is SymIter else resume.VALUE
+
+
+def _slots(stack: list) -> list:
+    """``_slot`` of each stack value; a method of a host object or of a container of the
+    trace is loaded again from its receiver, in the place of the NULL pushed beside it."""
+    slots = [_slot(v) for v in stack]
+    for i, value in enumerate(stack):
+        if method_receiver(value) is not None:
+            beside = i + 1 if DIALECT.null_after_callable else i - 1
+            if not 0 <= beside < len(stack) or stack[beside] is not NULL:  # not a method load's pair
+                raise NotConvertible("a method is live at the boundary outside a call")
+            name = value.name if isinstance(value, HostMethod) else value.__name__
+            slots[beside], slots[i] = resume.ABSORBED, (resume.METHOD, name)
+    return slots
+
+
+@lru_cache(maxsize=None)
+def real_next(code: types.CodeType, offset: int) -> int:
+    """The offset of the instruction CPython runs after the one at ``offset`` (inline caches skipped)."""
+    return next(i.offset for i in dis.get_instructions(code) if i.offset > offset and i.opname != "CACHE")
+
+
+class Attempt:
+    """What a ``CALL`` may leave behind in the trace when it fails: heap writes, and changes
+    to the lists, dicts and iterators of the trace it was handed (a callee partly traced)."""
+
+    def __init__(self, tracer: "Tracer", fn: Any, args: list, kwargs: dict) -> None:
+        heap = tracer.heap
+        self.writes = (len(heap.written), len(heap.structures), len(heap.mutated))
+        self.handed: list[tuple[Any, Any]] = []
+        if _traced(fn):
+            for value in (*args, *kwargs.values()):
+                self._remember(value)
+
+    def _remember(self, value: Any) -> None:
+        if isinstance(value, (list, tuple)):
+            if type(value) is list:
+                self.handed.append((value, _snapshot(value)))
+            for item in value:
+                self._remember(item)
+        elif type(value) is dict:
+            self.handed.append((value, _snapshot(value)))
+            for item in value.values():
+                self._remember(item)
+        elif isinstance(value, SymIter):
+            self.handed.append((value, _snapshot(value)))
+
+    def left_changes(self, tracer: "Tracer") -> str | None:
+        """Why the failed call cannot simply run in Python now (None: nothing was changed)."""
+        heap = tracer.heap
+        if (len(heap.written), len(heap.structures), len(heap.mutated)) != self.writes:
+            return "the callee's trace wrote the heap before it failed"
+        if not all(_same(_snapshot(value), before) for value, before in self.handed):
+            return "the callee's trace changed a list, dict or iterator it was handed"
+        return None
+
+
+def _snapshot(value: Any) -> list:
+    """The items (by identity) a list, dict or iterator of the trace holds now."""
+    if isinstance(value, SymIter):
+        return [value.pos, *value.items]
+    return [x for item in value.items() for x in item] if type(value) is dict else list(value)
+
+
+def _same(now: list, before: list) -> bool:
+    """Equal by identity (graph values refuse ``==``)."""
+    return len(now) == len(before) and all(a is b for a, b in zip(now, before))
+
+
+def end_segment(tracer: "Tracer", frame: Frame, ins: Instr, fn: Any, args: list, kwargs: dict,
+                reason: NotConvertible, attempt: Attempt) -> None:
+    """Raise ``SegmentEnd`` when the failed call can be a boundary; otherwise re-raise ``reason``."""
+    if not tracer.splitting or tracer.depth != 1 or not tracer.heap.at_root() or tracer.heap.scope is not None:
+        raise reason
+    why = why_not_resumable(frame.bc.code, ins.offset) or attempt.left_changes(tracer)
+    try:
+        end = SegmentEnd(frame, ins, fn, args, kwargs, reason) if why is None else None
+    except NotConvertible as e:
+        why = str(e)
+    if why is not None:
+        raise NotConvertible(f"{reason} (no split there: {why})", any_signature=reason.any_signature) from None
+    raise end
+
+
+def _traced(fn: Any) -> bool:
+    """Whether the tracer steps into ``fn`` (a partial trace of it may have run)."""
+    return isinstance(fn, (types.FunctionType, types.MethodType, SymFunction)) or hasattr(fn, "janus_trace")
+
+

@@ -1,0 +1,425 @@
+"""Co-execution (``segments``): what the tracer cannot convert runs in Python between
+compiled segments. Each program runs plain and jitted in lockstep, on equal fresh state:
+results, printed output, heap state, logs and Generator streams must agree call by call,
+and the array work must have run compiled (segment calls counted along the chain).
+
+Data are small integers in float64, so compiled and NumPy arithmetic agree exactly and
+printed values compare as text.
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+import struct
+import warnings
+import zlib
+
+import numpy as np
+import pytest
+
+import janus
+from tests.helpers import assert_same, returns
+
+CALLS = 5
+
+
+def segment_calls(jf) -> list[int]:
+    """Compiled calls per segment depth along the chain of resume functions (segment 1 first)."""
+    counts: list[int] = []
+    level, seen = [jf], set()
+    while level:
+        counts.append(sum(v.calls for f in level for v in f.versions.values()))
+        seen.update(map(id, level))
+        level = [v.resume for f in level for v in f.versions.values() if v.resume is not None and id(v.resume) not in seen]
+    return counts
+
+
+def lockstep(fn, states, argument_lists, capsys, warmup: int = 1):
+    """Run ``fn`` plainly on ``states[0]`` and jitted on ``states[1]``, call by call; the jit
+    function. ``argument_lists``: per call, a function of the state giving the arguments."""
+    jf = janus.jit(fn, warmup=warmup, fallback="silent")
+    for make in argument_lists:
+        outcomes = []
+        for f, state in ((fn, states[0]), (jf, states[1])):
+            try:
+                outcomes.append(("value", f(*make(state))))
+            except Exception as e:  # the Python part raises: the same type and message
+                outcomes.append(("raised", (type(e), str(e))))
+            outcomes.append(capsys.readouterr().out)
+        (kind, want), printed, (got_kind, got), got_printed = outcomes
+        assert (got_kind, got_printed) == (kind, printed)
+        assert_same(got, want) if kind == "value" else (got == want or pytest.fail(f"{got} != {want}"))
+    return jf
+
+
+# ---- printing, host randomness, opaque library calls ---------------------------------------
+
+def printed(x):
+    y = x * 2.0 + 1.0
+    print("sum", y.sum())
+    z = y @ y
+    print("dot", z, y.max())
+    return z - y
+
+
+def formatted(x):
+    y = x * 2.0 + 1.0
+    print(f"total {y.sum():.2f}, last {y[-1]!r}, rows {x.shape[0]}")  # the text is made in Python
+    return y * y
+
+
+def test_print_of_computed_values_splits_between_compiled_segments(capsys):
+    jf = lockstep(printed, [None, None], [lambda s, i=i: (np.arange(4.0) + i,) for i in range(CALLS)], capsys)
+    assert all(segment_calls(jf)), janus.explain(jf)
+    assert len(segment_calls(jf)) == 3  # two prints: three segments
+    jf = lockstep(formatted, [None, None], [lambda s, i=i: (np.arange(4.0) + i,) for i in range(CALLS)], capsys)
+    assert segment_calls(jf) == [CALLS - 1, CALLS - 2], janus.explain(jf)
+
+
+class Agent:
+    def __init__(self):
+        self.rng = np.random.default_rng(7)
+        self.W = np.arange(9.0).reshape(3, 3)
+        self.log = []
+        self.history = {}
+
+    def act(self, x):
+        h = x @ self.W
+        noise = self.rng.integers(0, 5, size=3)
+        y = h + noise
+        self.log.append(float(y.sum()))
+        self.history.update(last=float(y[0]))
+        self.W = self.W + 1.0
+        return y * 2.0
+
+
+def test_generator_in_an_attribute_and_logs_on_the_heap(capsys):
+    agents = [Agent(), Agent()]
+    jf = lockstep(Agent.act, agents, [lambda a, i=i: (a, np.arange(3.0) + i) for i in range(2 * CALLS)], capsys)
+    plain, jitted = agents
+    assert jitted.log == plain.log and jitted.history == plain.history
+    assert_same(jitted.W, plain.W)
+    assert jitted.rng.bit_generator.state == plain.rng.bit_generator.state
+    assert all(segment_calls(jf)), janus.explain(jf)
+
+
+rng = np.random.default_rng(3)
+
+
+def drawn_from_global(x):
+    y = x * 3.0
+    u = rng.integers(0, 10)
+    return y + u
+
+
+def drawn_from_argument(x, gen):
+    scale = gen.random()
+    return x * scale + np.float64(gen.integers(0, 3))
+
+
+def test_generator_as_a_global_and_as_an_argument(capsys):
+    states = [np.random.default_rng(3), np.random.default_rng(3)]
+
+    def global_args(state):
+        global rng
+        rng = state
+        return (np.arange(2.0),)
+
+    jf = lockstep(drawn_from_global, states, [global_args] * CALLS, capsys)
+    assert states[0].bit_generator.state == states[1].bit_generator.state
+    assert all(segment_calls(jf)), janus.explain(jf)
+    states = [np.random.default_rng(4), np.random.default_rng(4)]
+    jf = lockstep(drawn_from_argument, states, [lambda g: (np.arange(3.0), g)] * (CALLS + 2), capsys)
+    assert states[0].bit_generator.state == states[1].bit_generator.state
+    assert segment_calls(jf)[0], janus.explain(jf)  # the draws' results: a relaxed float, then an int by value
+
+
+def checksummed(x):
+    y = x * 2.0
+    checksum = zlib.crc32(y.tobytes())  # two Python operations in a row: the bytes pass between them
+    return y + checksum % 7
+
+
+def serialized(x):
+    y = x + 1.0
+    text = json.dumps({"first": float(y[0])})  # json's encoder is traced, fails, and runs in Python whole
+    return y * len(text)
+
+
+def packed(x):
+    y = x * 3.0
+    size = struct.calcsize("<" + "d" * int(y.shape[0]))
+    return y + size
+
+
+def test_zlib_json_and_struct_calls_run_in_python(capsys):
+    for fn in (checksummed, serialized, packed):
+        jf = lockstep(fn, [None, None], [lambda s, i=i: (np.arange(3.0) + i % 2,) for i in range(2 * CALLS)], capsys)
+        assert all(segment_calls(jf)), janus.explain(jf)
+
+
+def logged_locally(x):
+    log = []
+    for k in range(2):
+        y = x * k
+        log.append(float(y.sum()))  # the list of the trace is rebuilt at each boundary
+    return x + 1.0, log
+
+
+def test_a_local_list_used_as_a_log(capsys):
+    jf = lockstep(logged_locally, [None, None], [lambda s, i=i: (np.arange(2.0) + i,) for i in range(CALLS + 2)], capsys)
+    assert segment_calls(jf)[0] and sum(segment_calls(jf)) > CALLS, janus.explain(jf)
+
+
+def scaled_rows(m):
+    for row in m:
+        yield row * 2.0
+
+
+def generator_driven(m):
+    rows = list(scaled_rows(m))  # a generator consumed whole is run eagerly in the trace
+    print("rows", len(rows), rows[0].sum())
+    return rows[0] + rows[-1]
+
+
+def test_a_generator_driving_array_work(capsys):
+    jf = lockstep(generator_driven, [None, None], [lambda s, i=i: (np.arange(6.0).reshape(3, 2) + i,) for i in range(CALLS)],
+                  capsys)
+    assert all(segment_calls(jf)), janus.explain(jf)
+
+
+# ---- exceptions and guard failures after the first segment ---------------------------------
+
+class Counter:
+    def __init__(self):
+        self.count = np.zeros(2)
+
+
+def check_positive(v):
+    if float(v) < 0:
+        raise ValueError(f"negative total {float(v)}")
+    return v
+
+
+def counted(c, x):
+    c.count = c.count + 1.0
+    total = check_positive(x.sum())  # the callee runs in Python (float of an array value)
+    return x * total
+
+
+def test_an_exception_raised_by_the_python_part(capsys):
+    counters = [Counter(), Counter()]
+    inputs = [1.0, 2.0, 1.0, -1.0, 3.0, -2.0]
+    jf = lockstep(counted, counters, [lambda c, v=v: (c, np.full(2, v)) for v in inputs], capsys)
+    assert_same(counters[1].count, counters[0].count)  # the first segment's write happened before the raise
+    assert segment_calls(jf)[0] >= 3, janus.explain(jf)
+    tracebacks = []
+    for f in (counted, jf):
+        with pytest.raises(ValueError) as raised:
+            f(Counter(), np.full(2, -1.0))
+        tracebacks.append([(t.name, t.lineno) for t in traceback.extract_tb(raised.value.__traceback__)
+                           if t.filename == __file__])
+    plain, jitted = tracebacks
+    assert len(plain) >= 2 and jitted[-2:] == plain[-2:]  # the line in counted calling the helper, then the raise in it
+
+
+def three_segments(x):
+    y = x * 2.0
+    print("first", y.sum())
+    if y.sum() > 0:  # speculated in segment 2
+        z = y + 1.0
+    else:
+        z = y - 1.0
+    print("second", z.sum())
+    if z.max() > 10:  # speculated in segment 3
+        return z * 2.0
+    return z / 2.0
+
+
+def test_guard_failures_in_the_second_and_third_segments(capsys):
+    values = [1.0] * 4 + [-1.0, 1.0, 1.0, 9.0, 1.0, -1.0]
+    jf = lockstep(three_segments, [None, None], [lambda s, v=v: (np.full(2, v),) for v in values], capsys)
+    second, third = jf.resumes.values()  # made in this order: after the first print, after the second
+    for segment in (second, third):
+        assert any(" failed for " in e for e in segment.events), segment.events  # its guard failed: Python from there
+    assert all(segment_calls(jf)), janus.explain(jf)
+
+
+# ---- loops, callees, gradients -------------------------------------------------------------
+
+def looped(h):
+    for i in range(3):
+        h = h * 2.0 + i
+        print(i, h.sum())
+    return h
+
+
+def test_a_split_inside_an_unrolled_loop(capsys):
+    """Each iteration's print runs in Python; the array work around it runs compiled, in a
+    resume function (at one point for all iterations) keyed by the iterations left."""
+    jf = lockstep(looped, [None, None], [lambda s: (np.ones(2),)] * CALLS, capsys)
+    assert len(jf.resumes) == 1, janus.explain(jf)
+    (resume,) = jf.resumes.values()
+    assert len(resume.versions) == 3 and all(v.calls for v in resume.versions.values()), janus.explain(jf)
+
+
+def noisy_helper(v):
+    print("helper sees", v.sum())
+    return v * 2.0
+
+
+def calls_a_helper(x):
+    y = x + 1.0
+    z = noisy_helper(y)
+    return z @ y
+
+
+def test_a_callee_that_cannot_be_converted_runs_in_python(capsys):
+    jf = lockstep(calls_a_helper, [None, None], [lambda s, i=i: (np.arange(3.0) + i,) for i in range(CALLS)], capsys)
+    assert all(segment_calls(jf)), janus.explain(jf)
+    assert "noisy_helper" in janus.explain(jf)
+
+
+def printed_loss(w, x):
+    print("loss input", x.sum())
+    return np.sum((x @ w) ** 2)
+
+
+loss_grad = janus.grad(printed_loss)
+
+
+def train_step(w, x):
+    h = x * 2.0
+    g = loss_grad(w, h)
+    return w - 0.01 * g
+
+
+def test_a_split_inside_janus_grad_runs_the_gradient_in_python(capsys):
+    """The gradient function's trace cannot split (its own function): the call of it is the
+    Python operation, the step around it stays compiled."""
+    w = np.arange(6.0).reshape(3, 2)
+    jf = lockstep(train_step, [None, None], [lambda s, i=i: (w, np.arange(3.0) + i) for i in range(CALLS)], capsys)
+    assert all(segment_calls(jf)), janus.explain(jf)
+
+
+# ---- visibility, and where no split is made ------------------------------------------------
+
+def test_explain_lists_segments_and_a_split_warns_once_per_site(capsys):
+    jf = janus.jit(printed, warmup=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(CALLS):
+            jf(np.arange(4.0) + i)
+    splits = [w for w in caught if issubclass(w.category, janus.SplitWarning)]
+    assert len(splits) == 2 and all("janus.explain" in str(w.message) for w in splits)
+    report = janus.explain(jf).splitlines()
+    python_lines = [line.strip() for line in report if line.strip().startswith("python: print at")]
+    assert len(python_lines) == 2 and all(__file__ in line for line in python_lines)
+    assert sum(line.strip().startswith("compiled") for line in report) >= 3
+    assert any("s in Python" in line for line in report)
+
+
+def guarded_print(x):
+    y = x * 2.0
+    try:
+        print("inside try", y.sum())
+    except ValueError:
+        pass
+    return y
+
+
+def test_no_split_inside_a_try_block(capsys):
+    jf = lockstep(guarded_print, [None, None], [lambda s: (np.arange(2.0),)] * 3, capsys)
+    assert not jf.versions and "try" in janus.explain(jf)
+
+
+class Rows:
+    def __init__(self):
+        self.W = np.arange(6.0).reshape(2, 3)
+
+
+def row_view(m):
+    row = m.W[0]  # a view of m.W in Python
+    print("row", row.sum())
+    row += 1.0  # updates m.W through the view
+    return row * 2.0
+
+
+def test_no_split_while_a_view_is_live(capsys):
+    rows = [Rows(), Rows()]
+    jf = lockstep(row_view, rows, [lambda m: (m,)] * 3, capsys)
+    assert_same(rows[1].W, rows[0].W)
+    assert not jf.versions and "view" in janus.explain(jf)
+
+
+def shuffled(x, gen):
+    gen.shuffle(x)  # the Python operation changes the caller's array in place
+    return x * 2.0
+
+
+def test_the_caller_s_array_is_passed_by_identity(capsys):
+    data = [np.arange(5.0), np.arange(5.0)]
+    gens = [np.random.default_rng(2), np.random.default_rng(2)]
+    jf = lockstep(shuffled, [0, 1], [lambda i: (data[i], gens[i])] * CALLS, capsys)
+    assert_same(data[1], data[0])
+    assert all(segment_calls(jf)), janus.explain(jf)
+
+
+# ---- a REINFORCE agent written the ordinary way --------------------------------------------
+
+class Reinforce:
+    """A Generator in an attribute, the trajectory in lists, returns from a helper module."""
+
+    def __init__(self):
+        self.rng = np.random.default_rng(0)
+        init = np.random.default_rng(1)
+        self.W1 = init.standard_normal((4, 8)) * 0.1
+        self.W2 = init.standard_normal((8, 2)) * 0.1
+        self.observations, self.actions, self.rewards = [], [], []
+
+    def act(self, obs):
+        h = np.tanh(obs @ self.W1)
+        logits = h @ self.W2
+        p = np.exp(logits - logits.max())
+        p = p / p.sum()
+        action = self.rng.choice(2, p=p)
+        self.observations.append(obs)
+        self.actions.append(action)
+        return action
+
+    def update(self, lr):
+        advantages = returns.discounted(self.rewards, 0.99)
+        X = np.array(self.observations)
+        h = np.tanh(X @ self.W1)
+        logits = h @ self.W2
+        p = np.exp(logits - logits.max(axis=1, keepdims=True))
+        p = p / p.sum(axis=1, keepdims=True)
+        dlogits = (p - np.eye(2)[np.array(self.actions)]) * advantages[:, None]
+        dh = dlogits @ self.W2.T * (1 - h ** 2)
+        self.W2 = self.W2 - lr * (h.T @ dlogits)
+        self.W1 = self.W1 - lr * (X.T @ dh)
+        self.observations, self.actions, self.rewards = [], [], []
+
+
+def episodes(act, update, agent, count=5, steps=6):
+    env, actions = np.random.default_rng(5), []
+    for _ in range(count):
+        obs = env.standard_normal(4)
+        for _ in range(steps):
+            action = act(agent, obs)
+            actions.append(int(action))
+            obs = obs * 0.9 + (0.1 if action else -0.1)
+            agent.rewards.append(1.0)
+        update(agent, 0.01)
+    return actions
+
+
+def test_a_reinforce_agent_written_the_ordinary_way_runs_partly_compiled():
+    plain, jitted = Reinforce(), Reinforce()
+    act, update = janus.jit(Reinforce.act, fallback="silent"), janus.jit(Reinforce.update, fallback="silent")
+    assert episodes(act, update, jitted) == episodes(Reinforce.act, Reinforce.update, plain)
+    assert_same(jitted.W1, plain.W1)
+    assert_same(jitted.W2, plain.W2)
+    assert jitted.rng.bit_generator.state == plain.rng.bit_generator.state
+    assert segment_calls(act)[0] > 20 and segment_calls(update)[0], (janus.explain(act), janus.explain(update))

@@ -1,0 +1,112 @@
+"""Resume functions (``trace.resume``): Python carries on from the middle of a function,
+with the frame's locals and stack given back, on the running interpreter's bytecode."""
+
+from __future__ import annotations
+
+import dis
+import math
+
+from janus.frontend.trace import resume
+from janus.frontend.trace.resume import CONSTANT, ITERATOR, METHOD, ABSORBED, NULL, VALUE, ResumePoint
+
+# the tests name instructions by position: the ``n``-th instruction with this opname (and argval)
+
+
+def _after(fn, opname: str, argval=None, n: int = 0) -> int:
+    """The offset of the instruction after the ``n``-th ``opname`` (with ``argval``) of ``fn``."""
+    instrs = [i for i in dis.get_instructions(fn) if i.opname != "CACHE"]
+    hits = [k for k, i in enumerate(instrs) if i.opname == opname and (argval is None or i.argval == argval)]
+    return instrs[hits[n] + 1].offset
+
+
+def _call_of(fn, n: int) -> int:
+    """The offset where the ``n``-th call's arguments are all on the stack (its ``PRECALL`` on 3.11)."""
+    instrs = [i for i in dis.get_instructions(fn) if i.opname != "CACHE"]
+    k = [j for j, i in enumerate(instrs) if i.opname == "CALL"][n]
+    return instrs[k - 1].offset if instrs[k - 1].opname == "PRECALL" else instrs[k].offset
+
+
+def _locals(fn, **values) -> list:
+    return [values.get(name) for name in fn.__code__.co_varnames]
+
+
+def program(a, b, *rest, k=3):
+    x = a * 2
+    y = a + len([b, x])
+    for i in range(3):
+        y += i
+    try:
+        z = 1 / (y - y)
+    except ZeroDivisionError:
+        z = -1
+    return x, y, z, rest, k
+
+
+def test_resumes_with_stack_values_after_a_call():
+    point = ResumePoint(program.__code__, _after(program, "CALL"), ("y", "i", "z"), (VALUE, VALUE))
+    rest = resume.resume_function(point, globals())
+    assert rest(*_locals(program, a=5, b=1, rest=(9,), k=4, x=10), 5, 2) == program(5, 1, 9, k=4)
+
+
+def test_resumes_inside_a_loop_from_the_items_left():
+    point = ResumePoint(program.__code__, _after(program, "STORE_FAST", "y", n=1), ("z",), (ITERATOR,))
+    rest = resume.resume_function(point, globals())
+    assert rest(*_locals(program, a=5, b=1, rest=(9,), k=4, x=10, y=10, i=0), [1, 2]) == (10, 13, -1, (9,), 4)
+
+
+def test_the_exception_table_moves_with_the_code():
+    point = ResumePoint(program.__code__, _after(program, "STORE_FAST", "x"), ("y", "i", "z"), ())
+    rest = resume.resume_function(point, globals())
+    assert rest(*_locals(program, a=5, b=1, rest=(), k=3, x=10)) == program(5, 1)  # the except clause still catches
+    assert resume._shifted_exception_table(program.__code__, 0) == program.__code__.co_exceptiontable
+
+
+def test_no_resumption_inside_a_try_block_a_generator_or_with_cells():
+    inside = next(i.offset for i in dis.get_instructions(program) if i.opname == "BINARY_OP" and i.argrepr == "/")
+    assert "try" in resume.why_not_resumable(program.__code__, inside)
+
+    def gen(x):
+        yield x
+
+    def outer(x):
+        return lambda: x
+
+    assert "generator" in resume.why_not_resumable(gen.__code__, 0)
+    assert "closure" in resume.why_not_resumable(outer.__code__, 0)
+    assert resume.why_not_resumable(program.__code__, _after(program, "STORE_FAST", "x")) is None
+
+
+def scaled(values, log):
+    total = math.fsum(values)
+    log.append(total)
+    return total * 2
+
+
+def test_constants_nulls_and_methods_are_put_back():
+    """``math.fsum`` is a constant on the stack, the NULL beside it pushed again; ``log.append``
+    is loaded again from its receiver, passed boxed in its place."""
+    code = scaled.__code__
+    call = _after(scaled, "LOAD_FAST", "values")  # the stack holds math.fsum and its NULL marker
+    assert dis.opname[code.co_code[call]] in ("CALL", "PRECALL")
+    order = (NULL, (CONSTANT, math.fsum)) if not _null_after_callable() else ((CONSTANT, math.fsum), NULL)
+    point = ResumePoint(code, call, ("total",), (*order, VALUE))
+    assert resume.resume_function(point, globals())(None, [], None, [1.0, 2.5]) == 7.0
+    log = []
+    method = (ABSORBED, (METHOD, "append")) if not _null_after_callable() else ((METHOD, "append"), ABSORBED)
+    point = ResumePoint(code, _call_of(scaled, 1), (), (*method, VALUE))  # the stack: the method's pair, total
+    assert resume.resume_function(point, globals())([1.0], log, 3.5, resume.Box(log), 3.5) == 7.0
+    assert log == [3.5]
+
+
+def _null_after_callable() -> bool:
+    from janus.frontend.trace.versions import DIALECT
+
+    return DIALECT.null_after_callable
+
+
+def test_a_resume_function_knows_where_it_comes_from():
+    point = ResumePoint(program.__code__, _after(program, "STORE_FAST", "x"), ("y", "i", "z"), ())
+    code = resume.resume_code(point)
+    offset = point.offset + resume.ORIGINS[code][1]
+    assert resume.origin(code, offset) == (program.__code__, point.offset)
+    assert resume.origin(program.__code__, 4) == (program.__code__, 4)
