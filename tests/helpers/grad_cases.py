@@ -45,7 +45,7 @@ UFUNC_CASES: dict[str, Case] = {
     "power": (lambda x, y: x ** 2 + np.power(x, y) + x ** 3.0, [positive(2, 3), signed(3)]),
     "float_power": (np.float_power, [positive(2, 3), signed(3)]),
     **{name: (getattr(np, name), [signed(2, 3), signed(3)]) for name in (
-        "arctan2", "copysign", "fmax", "fmin", "remainder", "fmod", "floor_divide")},
+        "arctan2", "copysign", "fmax", "fmin", "remainder", "fmod", "floor_divide", "hypot", "logaddexp", "logaddexp2")},
     "heaviside": (lambda x: np.heaviside(x, 0.5) * x, [signed(2, 3)]),
     **{name: (lambda x, f=getattr(np, name): np.where(f(x), x, 0.0), [signed(3)]) for name in (
         "isnan", "isinf", "isfinite", "signbit")},
@@ -121,11 +121,18 @@ CASES: dict[str, Case] = {
     "hstack": (lambda x, v: np.hstack((x, x)) + np.hstack([v, v]).sum(), [signed(2, 3), signed(3)]),
     "average": (lambda x: np.average(x, axis=0) * np.average(x), [signed(3, 4)]),
     "ravel": (lambda x: np.ravel(x) * 2.0, [signed(2, 3)]),
+    "flatten": (lambda x: x.flatten() * x.ravel(), [signed(2, 3)]),
     "squeeze": (lambda x: np.squeeze(x, axis=0) * np.squeeze(x), [signed(1, 3)]),
     "expand_dims": (lambda x: np.expand_dims(x, (0, 2)) * 2.0, [signed(2, 3)]),
     "swapaxes": (lambda x: np.swapaxes(x, 0, 2) * np.swapaxes(x, 2, 0), [signed(2, 3, 4)]),
     "moveaxis": (lambda x: np.moveaxis(x, 0, -1) * 2.0, [signed(2, 3, 4)]),
     "prod": (lambda x: np.prod(x, axis=0) + np.prod(x), [signed(3, 4)]),
+    "norm": (lambda x: np.linalg.norm(x) * np.linalg.norm(x, 1, axis=0) + np.linalg.norm(x, np.inf, axis=1, keepdims=True)
+             + np.linalg.norm(x, -np.inf) + np.linalg.norm(x, 3, axis=0) + np.linalg.norm(x, 1) + np.linalg.norm(x, -np.inf, (1, 0)),
+             [signed(3, 4)]),
+    "kron": (lambda a, b: np.kron(a, b) * 2.0 + np.kron(b[0], a).sum(), [signed(2, 3), signed(3, 2)]),
+    "cumsum": (lambda x: np.cumsum(x, axis=0) * x + x.cumsum().reshape(3, 4), [signed(3, 4)]),
+    "cumprod": (lambda x: np.cumprod(x, axis=1) + x.cumprod().reshape(3, 4) * 0.5, [signed(3, 4)]),
     "all": (lambda x: np.where(np.all(x > 0, axis=0), x, 0.0), [signed(3, 4)]),
     "any": (lambda x: np.where(np.any(x > 0, axis=0), x, 0.0), [signed(3, 4)]),
     "var": (lambda x: np.var(x, axis=0) + np.var(x, ddof=1), [signed(3, 4)]),

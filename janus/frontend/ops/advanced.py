@@ -43,7 +43,7 @@ def _split(x: Tensor, key: Any) -> tuple[list[Any], tuple[int, ...]]:
     lead = 0
     while lead < len(keys) and (_is_array(keys[lead]) or isinstance(keys[lead], (int, np.integer, Tensor))):
         lead += 1
-    if lead > x.ndim or any(k != slice(None) for k in keys[lead:]):
+    if lead > x.ndim or not all(isinstance(k, slice) and k == slice(None) for k in keys[lead:]):
         raise NotConvertible("advanced indexing other than int arrays on the leading axes, then full slices")
     indices = []
     for k in keys[:lead]:

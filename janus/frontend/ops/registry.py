@@ -65,6 +65,8 @@ BY_FUNCTION: dict[Any, Op] = {}
 METHODS: dict[str, tuple[Op, Callable[..., Args]]] = {}
 #: Python operators (``BINARY_OP``/``COMPARE_OP`` symbols) -> op
 OPERATORS: dict[str, Op] = {}
+#: Python's unary operators on arrays (``UNARY_NEGATIVE``, ``UNARY_INVERT``) -> op
+UNARY_OPERATORS: dict[str, Op] = {}
 
 
 def register(*ops: Op) -> None:

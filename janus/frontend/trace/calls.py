@@ -67,6 +67,8 @@ class Calls:
         if op is not None:
             return registry.apply(self.em, op, args, kwargs) if traced else op.eager(*args, **kwargs)
         folded = builtin_calls.folded(fn, args, kwargs, traced)
+        if folded is NULL:
+            folded = builtin_calls.static_method_call(fn, args, kwargs, traced, registry.METHODS)
         if folded is not NULL:
             return folded
         if fn is abs and traced:

@@ -221,7 +221,7 @@ class Opcodes:
         if isinstance(x, Weak):  # Python's -x, through the guarded scalar arithmetic (-0.0 kept)
             frame.stack.append(self.binary("*", -1.0, x) if x.dtype.kind == "f" else self.binary("-", 0, x))
             return
-        frame.stack.append(registry.apply(self.em, registry.OPS["negative"], [x], {}) if isinstance(x, Tensor) else -x)
+        frame.stack.append(registry.apply(self.em, registry.UNARY_OPERATORS["-"], [x], {}) if isinstance(x, Tensor) else -x)
 
     def TO_BOOL(self, frame: Frame, ins: Instr) -> None:
         """truth of a static value; before a conditional jump, nothing (the jump takes the truth, as on 3.11)"""
@@ -243,6 +243,16 @@ class Opcodes:
         if isinstance(x, Tensor) and x.dtype.kind == "b":
             raise NotConvertible("unary + of a bool value (NumPy raises, Python makes an int)")
         frame.stack.append(x if isinstance(x, Tensor) else operator.pos(x))
+
+    def UNARY_INVERT(self, frame: Frame, ins: Instr) -> None:
+        """`~x`: the op table's invert on graph values (NumPy raises on floats: then Python runs it); Python's on static values"""
+        x = frame.stack.pop()
+        if isinstance(x, Weak):
+            if x.dtype.kind != "i":
+                raise NotConvertible(f"~ of a traced Python {x.python_type.__name__} (only ints are traced)")
+            frame.stack.append(self.binary("-", -1, x))  # Python's ~n is -1 - n
+            return
+        frame.stack.append(registry.apply(self.em, registry.UNARY_OPERATORS["~"], [x], {}) if isinstance(x, Tensor) else ~x)
 
     def FORMAT_VALUE(self, frame: Frame, ins: Instr) -> None:
         """f-string field of a static number, string, bool or None (an array value has no static text)"""

@@ -96,3 +96,19 @@ def assign_pairs(x, rows, cols, v):
 def test_scatter_pairs_with_duplicates():
     """Index pairs, the same pair written twice: the last value wins, then ``+=`` reads it."""
     check_compiled(assign_pairs, rand(4, 5), np.array([0, 3, 0, 2, 0]), np.array([1, 4, 1, -1, 2]), rand(5))
+
+
+def index_arrays_after_a_slice(x):
+    rows = np.arange(3).reshape(-1, 1)
+    return x[:, rows, np.ones((3, 2), int)], x[np.array([0, 1]), ...]
+
+
+def test_index_arrays_after_a_slice_or_before_an_ellipsis_run_imperatively_with_the_reason():
+    """Forms the gather does not take: Python's results, and a reason (not NumPy's
+    ``ValueError`` from comparing an index array with ``slice(None)`` or ``...``)."""
+    x = rand(2, 3, 4)
+    jf = janus.jit(index_arrays_after_a_slice, warmup=1, fallback="silent")
+    for _ in range(2):
+        assert_same(jf(x), index_arrays_after_a_slice(x))
+    assert not jf.versions
+    assert "advanced indexing other than int arrays on the leading axes" in janus.explain(jf)
