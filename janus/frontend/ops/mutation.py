@@ -23,6 +23,7 @@ import numpy as np
 from janus.frontend.ops import advanced
 from janus.frontend.ops import indexing
 from janus.frontend.ops import op_table
+from janus.frontend.ops import registry
 from janus.frontend.trace.branches import Cell, SymFunction, SymIter
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor
 
@@ -56,6 +57,28 @@ def inplace(tracer: "Tracer", frame: "Frame", offset: int, symbol: str, a: Any, 
     return result
 
 
+#: NumPy functions that call a ufunc, so that their ``out=`` casts as a ufunc's does
+UFUNC_WRAPPERS = (np.clip,)
+
+
+def with_out(tracer: "Tracer", op: Any, args: list[Any], kwargs: dict[str, Any]) -> Tensor:
+    """``op(..., out=a)``: the result written into ``a`` as ``a[...] = result`` would (a
+    ufunc's result broadcasts to ``a``, another op's must have its shape), and ``a`` returned."""
+    rest = {k: v for k, v in kwargs.items() if k != "out"}
+    out = kwargs["out"][0] if isinstance(kwargs["out"], tuple) and len(kwargs["out"]) == 1 else kwargs["out"]
+    what = f"{op.name}(out=)"
+    if isinstance(out, np.ndarray) and tracer.local_arrays.get(id(out)) is out:
+        out = as_graph_constant(tracer, out, what)
+    if not isinstance(out, Tensor) or isinstance(out, Weak):
+        raise NotConvertible(f"{what} into a value other than an array local to the trace")
+    result = registry.apply(tracer.em, op, args, rest)
+    if not isinstance(op.eager, np.ufunc) and op.eager not in UFUNC_WRAPPERS and (op_table.shape_of(result), result.dtype) != (out.shape, out.dtype):
+        raise NotConvertible(f"{what}: a {result.dtype} {op_table.shape_of(result)} result into a {out.dtype} {out.shape} array")
+    new = op_table.conform(tracer.em, result, out, what)
+    replace(tracer, out, new, what)
+    return new
+
+
 def setitem(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> None:
     """``target[key] = value`` on an array local to the trace."""
     if isinstance(target, Weak):
@@ -66,6 +89,30 @@ def setitem(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> None:
     else:
         updated = _insert(tracer, target, key, value)
     replace(tracer, target, updated, what)
+
+
+def setitem_local_array(tracer: "Tracer", array: np.ndarray, key: Any, value: Any) -> None:
+    """``array[key] = value`` into a NumPy array the trace made from static values (a
+    one-hot ``x = np.zeros(n); x[i] = 1``). Static key and value, outside loop and branch
+    regions: NumPy's write, now (the contents become a graph constant). Otherwise the array
+    becomes a graph constant everywhere the trace sees it, updated as a local array."""
+    symbolic = tracer.loops.active or any(f.forking for f in tracer.frames)
+    if not symbolic and not contains_tensor(key) and not contains_tensor(value):
+        array[key] = value
+        return
+    setitem(tracer, as_graph_constant(tracer, array, "item assignment"), key, value)
+
+
+def as_graph_constant(tracer: "Tracer", array: np.ndarray, what: str) -> Tensor:
+    """A NumPy array the trace made, as a local graph constant wherever the trace sees it
+    (so that a graph value can be written into it)."""
+    if _found_in(tracer.heap.values.values(), array):
+        raise NotConvertible(f"{what} into an array made from static values, also stored on the heap in this call")
+    tensor = tracer.em.literal(array)
+    tracer.em.provenance[tensor] = None
+    substitute(tracer, array, tensor, what)  # type: ignore[arg-type]
+    del tracer.local_arrays[id(array)]
+    return tensor
 
 
 def _insert(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> Tensor:

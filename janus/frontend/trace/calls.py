@@ -4,6 +4,7 @@ non-heap objects (a module's are its globals, guarded as such), and iteration ov
 
 from __future__ import annotations
 
+import inspect
 import types
 from typing import Any
 
@@ -31,6 +32,13 @@ BAKED = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, 
 
 class Calls:
     """The ``Tracer``'s calls, attribute reads and iteration (a mixin)."""
+
+    def fold(self, op: registry.Op, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """``op`` on static values: NumPy's result; a new array that owns its memory is local to the trace."""
+        result = op.eager(*args, **kwargs)
+        if isinstance(result, np.ndarray) and result.base is None and not any(result is a for a in [*args, *kwargs.values()]):
+            self.local_arrays[id(result)] = result
+        return result
 
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
         trace = getattr(fn, "janus_trace", None)
@@ -64,8 +72,10 @@ class Calls:
         if holds_ref(args) or holds_ref(kwargs):
             raise NotConvertible(f"a heap object is passed to {getattr(fn, '__qualname__', type(fn).__name__)} (only inlined code may use it)")
         op = registry.BY_FUNCTION.get(fn) if _hashable(fn) else None
+        if op is not None and traced and kwargs.get("out") is not None and accepts_out(op):
+            return mutation.with_out(self, op, args, kwargs)
         if op is not None:
-            return registry.apply(self.em, op, args, kwargs) if traced else op.eager(*args, **kwargs)
+            return registry.apply(self.em, op, args, kwargs) if traced else self.fold(op, args, kwargs)
         folded = builtin_calls.folded(fn, args, kwargs, traced)
         if folded is NULL:
             folded = builtin_calls.static_method_call(fn, args, kwargs, traced, registry.METHODS)
@@ -169,6 +179,16 @@ class Calls:
             return list(value)
         except TypeError as e:
             raise NotConvertible(f"iteration: {e}") from None
+
+
+def accepts_out(op: registry.Op) -> bool:
+    """Whether NumPy's function takes ``out=`` (a ufunc, or a parameter of that name)."""
+    if isinstance(op.eager, np.ufunc):
+        return True
+    try:
+        return "out" in inspect.signature(op.eager).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _hashable(value: Any) -> bool:

@@ -7,6 +7,8 @@ import dataclasses
 import operator
 from typing import Any, Callable
 
+import numpy as np
+
 from janus.frontend.heap.access import HeapRef
 from janus.frontend.ops import indexing, mutation, registry
 from janus.frontend.recursion import results as recursion_results
@@ -315,6 +317,8 @@ class Opcodes:
             return self.heap.write(container, "item", key, value)
         if isinstance(container, Tensor):
             return mutation.setitem(self, container, key, value)
+        if self.local_arrays.get(id(container)) is container:
+            return mutation.setitem_local_array(self, container, key, value)
         if not isinstance(container, (list, dict)) or isinstance(container, ArgumentList) or contains_tensor(key):
             raise NotConvertible(f"item assignment on a {type(container).__name__} (a heap write)")
         container[key] = value

@@ -134,3 +134,66 @@ def test_view_of_a_view_is_refused():
     for _ in range(4):
         assert_same(jf(rand(6)), view_of_view_then_update(rand(6)))
     assert not jf.versions and "live view" in janus.explain(jf)
+
+
+# ---- arrays the trace made from static values (``np.zeros(n)``), and ``out=`` ---------------
+def one_hot_steps(w, ids):
+    total = np.zeros((3, 1))
+    hs = {}
+    for t in range(len(ids)):
+        hs[t] = np.zeros((4, 1))
+        hs[t][ids[t]] = 1  # a graph index once the ids are relaxed
+        total = total + w @ hs[t]
+    marks = np.zeros(4)
+    marks[1] = 2.0  # a static write, made while tracing
+    return total, marks
+
+
+def test_one_hot_into_a_static_array_static_then_traced_index():
+    w = rand(3, 4, dtype=np.float64)
+    jf = janus.jit(one_hot_steps, warmup=1)
+    for ids in ([0, 3, 1], [2, 2, 0], [1, 0, 3], [3, 1, 2]):
+        assert_same(jf(w, ids), one_hot_steps(w, ids))
+    (version,) = jf.versions.values()
+    assert version.calls >= 2 and "any value" in janus.explain(jf)
+
+
+def static_array_written_in_a_loop(x, n):
+    counts = np.zeros(3)
+    for i in range(n):  # a loop in the graph: its body is traced once
+        counts[0] += 1.0
+        counts[1] = x[i]
+    return counts
+
+
+def test_static_array_written_in_a_graph_loop_is_refused_or_right():
+    jf = janus.jit(static_array_written_in_a_loop, warmup=1, fallback="silent")
+    x = rand(5, dtype=np.float64)
+    for n in (2, 3, 4, 5):
+        assert_same(jf(x, n), static_array_written_in_a_loop(x, n))
+
+
+def clipped_in_place(x, w):
+    grads = [x * 2.0, w @ x]
+    for g in grads:
+        np.clip(g, -0.5, 0.5, out=g)
+    total = np.zeros_like(x)
+    np.add(total, x, out=total)
+    np.multiply(total, 3, out=(total,))
+    return grads, total, np.sum(w, axis=0, out=np.zeros(4, np.float32))
+
+
+def test_out_argument_writes_into_a_local_array():
+    check_compiled(clipped_in_place, rand(4), rand(4, 4))
+
+
+def dot_into_wrong_dtype(x):
+    out = np.zeros((2, 2))
+    np.dot(x, x.T, out=out)
+    return out
+
+
+def test_out_of_another_dtype_raises_numpys_error():
+    jf = janus.jit(dot_into_wrong_dtype, fallback="silent")
+    with pytest.raises(ValueError, match="output array is not acceptable"):
+        jf(rand(2, 3))
