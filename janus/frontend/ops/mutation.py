@@ -91,6 +91,17 @@ def setitem(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> None:
     replace(tracer, target, updated, what)
 
 
+def fill(tracer: "Tracer", target: Any, args: list[Any], kwargs: dict[str, Any]) -> None:
+    """``a.fill(value)``: ``a[...] = value`` of one scalar (an array local to the trace, or
+    one the trace made from static values)."""
+    value = args[0] if len(args) == 1 else None
+    if kwargs or len(args) != 1 or (value.ndim if isinstance(value, Tensor) else np.ndim(value)) != 0:
+        raise NotConvertible("ndarray.fill takes one scalar")
+    if isinstance(target, np.ndarray):
+        return setitem_local_array(tracer, target, Ellipsis, args[0])
+    return setitem(tracer, target, Ellipsis, args[0])
+
+
 def setitem_local_array(tracer: "Tracer", array: np.ndarray, key: Any, value: Any) -> None:
     """``array[key] = value`` into a NumPy array the trace made from static values (a
     one-hot ``x = np.zeros(n); x[i] = 1``). Static key and value, outside loop and branch
@@ -249,6 +260,8 @@ class _AddAt:
         target, key, value = args
         if not contains_tensor(args):
             return self(target, key, value)
+        if isinstance(target, np.ndarray) and tracer.local_arrays.get(id(target)) is target:
+            target = as_graph_constant(tracer, target, "np.add.at")
         if not isinstance(target, Tensor) or isinstance(target, Weak) or not advanced.is_advanced(key):
             raise NotConvertible("np.add.at into a traced array with integer-array indices only")
         replace(tracer, target, advanced.scatter(tracer, target, key, value, accumulate=True), "np.add.at")

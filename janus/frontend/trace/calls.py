@@ -50,6 +50,9 @@ class Calls:
         if special is not loops.NOT_HANDLED:
             return special
         traced = contains_tensor(args) or contains_tensor(kwargs)
+        if isinstance(fn, BoundTensorMethod) and fn.name == "fill" or _local_array_fill(self, fn):
+            receiver = fn.receiver if isinstance(fn, BoundTensorMethod) else fn.__self__
+            return mutation.fill(self, receiver, args, kwargs)
         if isinstance(fn, BoundTensorMethod):
             if fn.name not in registry.METHODS:
                 raise NotConvertible(f"array method .{fn.name}() is not in the op table")
@@ -179,6 +182,12 @@ class Calls:
             return list(value)
         except TypeError as e:
             raise NotConvertible(f"iteration: {e}") from None
+
+
+def _local_array_fill(tracer: Any, fn: Any) -> bool:
+    """Whether ``fn`` is ``.fill`` of a NumPy array the trace made."""
+    receiver = getattr(fn, "__self__", None)
+    return isinstance(fn, types.BuiltinMethodType) and fn.__name__ == "fill" and tracer.local_arrays.get(id(receiver)) is receiver
 
 
 def accepts_out(op: registry.Op) -> bool:

@@ -197,3 +197,29 @@ def test_out_of_another_dtype_raises_numpys_error():
     jf = janus.jit(dot_into_wrong_dtype, fallback="silent")
     with pytest.raises(ValueError, match="output array is not acceptable"):
         jf(rand(2, 3))
+
+
+def filled(x, v):
+    a = x * 2.0
+    a.fill(v)
+    b = np.zeros(3)
+    b.fill(1.5)
+    c = np.empty((2, 2))
+    c.fill(x[0])
+    return a, b, c, x.sum()
+
+
+def test_fill_of_local_and_static_arrays():
+    check_compiled(filled, rand(3, dtype=np.float64), 0.25)
+
+
+def fill_an_argument(x):
+    x.fill(0.0)
+    return x
+
+
+def test_fill_of_an_argument_runs_in_python():
+    jf = janus.jit(fill_an_argument, warmup=1, fallback="silent")
+    for _ in range(3):
+        assert_same(jf(rand(3)), fill_an_argument(rand(3)))
+    assert not jf.versions and "not known to be local" in janus.explain(jf)
