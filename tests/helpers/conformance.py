@@ -109,6 +109,8 @@ WRITTEN: dict[str, list[str]] = {
                         "np.take_along_axis(x, np.array([[0], [3], [-1]]), 1)", "np.take_along_axis(x, np.array([[2, 0, 1, 1]]), axis=0)",
                         "np.take_along_axis(y, np.array([3, 0, 0]), 0)", "np.take_along_axis(x[:, :1], np.zeros((3, 2), int), axis=0)"],
     "split": ["np.split(x, 2, axis=1)[1]", "np.split(x, [1, 3], axis=1)[2]", "np.split(x, [2, 1])[1]", "np.split(y, 4)[3]"],
+    "hsplit": ["np.hsplit(x, 2)[1]", "np.hsplit(y, [1, 3])[1]"],
+    "vsplit": ["np.vsplit(x, [1])[1]", "np.vsplit(x, 3)[2]"],
     "array_split": ["np.array_split(y, 3)[0]", "np.array_split(x, 3, axis=-1)[2]", "np.array_split(x, 5)[4]"],
     "norm": ["np.linalg.norm(x)", "np.linalg.norm(x, axis=1)", "np.linalg.norm(x, 1)", "np.linalg.norm(x, np.inf, keepdims=True)",
              "np.linalg.norm(y, -np.inf)", "np.linalg.norm(y, 0)", "np.linalg.norm(x, 3, axis=0)", "np.linalg.norm(x, 'fro')",

@@ -134,6 +134,8 @@ CASES: dict[str, Case] = {
     "kron": (lambda a, b: np.kron(a, b) * 2.0 + np.kron(b[0], a).sum(), [signed(2, 3), signed(3, 2)]),
     "split": (lambda x: np.split(x, [1, 3], axis=1)[2] * 2.0 + np.split(x, 3)[0][:, :1] * np.split(x, 3)[2][:, 1:2],
               [signed(3, 4)]),
+    "hsplit": (lambda x: np.hsplit(x, 2)[1] * np.hsplit(x[0], [1, 3])[1], [signed(3, 4)]),
+    "vsplit": (lambda x: np.vsplit(x, [1])[1] * 3.0, [signed(3, 4)]),
     "array_split": (lambda x: np.array_split(x, 3, axis=1)[1] * np.array_split(x, 3, axis=1)[0], [signed(3, 4)]),
     "take_along_axis": (lambda x: np.take_along_axis(x, np.array([[0, 3, 3], [1, 1, 0], [2, 0, 0]]), axis=1) * 2.0, [signed(3, 4)]),
     "sort": (lambda x: np.sort(x, axis=0) * np.arange(4.0) + np.sort(x, axis=None, kind="stable")[:4], [signed(3, 4)]),

@@ -51,7 +51,8 @@ def _class_attribute(cls: type, name: str) -> Any:
 
 
 def attribute_problem(obj: Any, name: str, write: bool) -> str | None:
-    """Why ``obj.name`` is not a plain instance-dict location (None when it is)."""
+    """Why ``obj.name`` is not a plain instance-dict location, or a plain class attribute
+    read through the instance (None when it is)."""
     cls = type(obj)
     if cls is types.CellType:
         return None if name == "cell_contents" else f"a closure cell has no attribute {name}"
@@ -73,8 +74,10 @@ def attribute_problem(obj: Any, name: str, write: bool) -> str | None:
         kind = "property" if isinstance(found, property) else "descriptor" if hasattr(type(found), "__get__") else None
         if kind is not None:
             return f"{cls.__name__}.{name} is a {kind}"
-        if name not in vars(obj):
+        if write and name not in vars(obj):  # the write would make an instance attribute shadowing it
             return f"{cls.__name__}.{name} is a class attribute"
+        if name not in vars(obj):
+            return None  # read through the instance: a plain value of the class (``step`` looks it up as Python does)
     if not write and name not in vars(obj):
         return f"{cls.__name__} object has no attribute {name}"
     return None
@@ -103,7 +106,10 @@ def step(value: Any, kind: str, key: Key, write: bool = False) -> Any:
         return None
     if kind == "item":
         return value[key]
-    return value.cell_contents if type(value) is types.CellType else vars(value)[key]
+    if type(value) is types.CellType:
+        return value.cell_contents
+    own = vars(value)
+    return own[key] if key in own else _class_attribute(type(value), key)
 
 
 def resolve(objects: list[Any], path: AccessPath, write: bool = False) -> Any:

@@ -35,6 +35,8 @@ def _checked(args: Args) -> tuple[Tensor, int | None, bool]:
     a, axis = args["a"], args["axis"]
     if not isinstance(a, Tensor) or args["order"] is not None or args["kind"] not in KINDS or args["stable"] not in (None, True, False):
         raise NotConvertible("sort of a traced array by value, with a NumPy sort kind and no order=")
+    if args["kind"] is not None and args["stable"] is not None:
+        raise NotConvertible("sort with both kind= and stable= (NumPy raises)")
     if axis is not None:
         axis = normalize_axis(axis, a.ndim)
     return a, axis, args["stable"] is True or args["kind"] in ("mergesort", "stable")

@@ -1,4 +1,5 @@
-"""``np.split`` and ``np.array_split``: the op table's multi-result entries.
+"""``np.split``, ``np.array_split``, ``np.hsplit`` and ``np.vsplit``: the op table's
+multi-result entries.
 
 The result is a list of pieces, each a basic slice of the operand along the axis (as in
 NumPy, a view), so the lowering applies ``getitem`` once per piece and janus-autodiff
@@ -24,6 +25,26 @@ def _bind(ary: Any, indices_or_sections: Any, axis: Any = 0) -> Args:
     return {"a": ary, "indices_or_sections": indices_or_sections, "axis": axis}
 
 
+def _ndim(ary: Any) -> int:
+    """The rank of a graph, tape-traced or NumPy array (without NumPy's dispatch)."""
+    return ary.ndim if hasattr(ary, "ndim") else np.ndim(ary)
+
+
+def _hsplit_bind(ary: Any, indices_or_sections: Any) -> Args:
+    """Along axis 1 (axis 0 of a 1-d array), as ``np.split``."""
+    ndim = _ndim(ary)
+    if ndim == 0:
+        raise NotConvertible("hsplit of a 0-d array (NumPy raises)")
+    return _bind(ary, indices_or_sections, 1 if ndim > 1 else 0)
+
+
+def _vsplit_bind(ary: Any, indices_or_sections: Any) -> Args:
+    """Along axis 0 of an array of 2 or more dims, as ``np.split``."""
+    if _ndim(ary) < 2:
+        raise NotConvertible("vsplit of an array of less than 2 dims (NumPy raises)")
+    return _bind(ary, indices_or_sections, 0)
+
+
 def _keys(numpy: Callable[..., list], args: Args) -> list[tuple]:
     """The basic index of each piece (``numpy``'s split of the positions along the axis)."""
     shape, where = shape_of(args["a"]), args["indices_or_sections"]
@@ -38,8 +59,10 @@ def _keys(numpy: Callable[..., list], args: Args) -> list[tuple]:
     return [lead + (slice(int(p[0]), int(p[0]) + p.size) if p.size else slice(0, 0),) for p in pieces]
 
 
-def splitting(name: str, numpy: Callable[..., list]) -> Op:
-    """A split by ``numpy`` (``np.split`` or ``np.array_split``) into getitem pieces."""
+def splitting(name: str, numpy: Callable[..., list], eager: Callable[..., list] | None = None,
+              bind: Callable[..., Args] = _bind) -> Op:
+    """A split by ``numpy`` (``np.split`` or ``np.array_split``) into getitem pieces
+    (``eager``: the NumPy function, ``numpy`` by default; ``bind`` says the axis)."""
 
     def rule(args: Args) -> list[tuple]:
         if not isinstance(args["a"], Tensor):
@@ -55,7 +78,12 @@ def splitting(name: str, numpy: Callable[..., list]) -> Op:
         d[_keys(numpy, args)[args["piece"]]] = g
         return {"a": d}
 
-    return Op(name, numpy, _bind, rule, lower, vjp=vjp)  # type: ignore[arg-type]
+    return Op(name, eager or numpy, bind, rule, lower, vjp=vjp)  # type: ignore[arg-type]
 
 
-register(splitting("split", np.split), splitting("array_split", np.array_split))
+register(
+    splitting("split", np.split),
+    splitting("array_split", np.array_split),
+    splitting("hsplit", np.split, np.hsplit, _hsplit_bind),
+    splitting("vsplit", np.split, np.vsplit, _vsplit_bind),
+)

@@ -321,3 +321,58 @@ def test_reads_see_earlier_writes_of_the_same_call():
         assert_same(jitted.h, plain.h)
     (version,) = versions(Layer.step)
     assert version.calls == 2 and version.graph.text.count('"janus.get_attr"') == 1
+
+
+def double(x):
+    return x * 2.0
+
+
+def negate(x):
+    return -x
+
+
+class WithClassTable:
+    """Class-level tables read through ``self`` (hipsternet's ``self.loss_funs[self.loss]``)."""
+
+    steps = {"double": double, "negate": negate}
+    scale = 3.0
+    offset = np.float32(0.5)
+
+    def __init__(self, kind):
+        self.kind = kind
+
+    def forward(self, x):
+        return self.steps[self.kind](x) * self.scale + self.offset
+
+    def set_scale(self, x):
+        self.scale = x * 2.0  # a write shadowing the class attribute stays with Python
+        return x * self.scale
+
+
+def test_class_attributes_read_through_the_instance_follow_python_lookup():
+    jf = janus.jit(WithClassTable.forward, warmup=1)
+    model, x = WithClassTable("double"), rand(3)
+    for _ in range(2):
+        assert_same(jf(model, x), WithClassTable.forward(model, x))
+    (version,) = jf.versions.values()
+    model.scale = 5.0  # an instance attribute now shadows the class's
+    assert_same(jf(model, x), WithClassTable.forward(model, x))
+    del model.scale
+    WithClassTable.steps["double"] = negate  # the class's table changed
+    try:
+        assert_same(jf(model, x), WithClassTable.forward(model, x))
+    finally:
+        WithClassTable.steps["double"] = double
+    assert_same(jf(model, x), WithClassTable.forward(model, x))
+    assert version.calls >= 1
+
+
+def test_a_write_shadowing_a_class_attribute_runs_in_python():
+    """On a fresh object the write would create the instance attribute: Python runs it
+    (a version built on an object that has one already is not used)."""
+    jf = janus.jit(WithClassTable.set_scale, warmup=1, fallback="silent")
+    for _ in range(3):
+        plain, jitted = WithClassTable("double"), WithClassTable("double")
+        assert_same(jf(jitted, rand(3)), WithClassTable.set_scale(plain, rand(3)))
+        assert_same(vars(jitted)["scale"], vars(plain)["scale"])
+    assert all(version.calls == 0 for version in jf.versions.values())
