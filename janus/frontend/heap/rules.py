@@ -137,6 +137,8 @@ class Spec:
     dtype: np.dtype | None = None
     shape: tuple = ()
     length: int | None = None
+    #: a dict's keys, in order, where the traced code listed them (``model.keys()``)
+    keys: tuple | None = None
 
     def matches(self, v: Any) -> bool:
         if self.kind == "write":
@@ -149,7 +151,7 @@ class Spec:
             return v.dtype == self.dtype and v.shape == self.shape
         if self.kind == "value":
             return bool(v == self.value)
-        return self.length is None or len(v) == self.length
+        return (self.length is None or len(v) == self.length) and (self.keys is None or tuple(v) == self.keys)
 
     def describe(self) -> str:
         if self.kind == "array":
@@ -157,7 +159,8 @@ class Spec:
         if self.kind in ("value", "identity"):
             return f"{self.kind} {self.value!r}"
         if self.kind == "object":
-            return f"{self.type_.__name__} object" + (f" of length {self.length}" if self.length is not None else "")
+            return (f"{self.type_.__name__} object" + (f" of length {self.length}" if self.length is not None else "")
+                    + (f" with keys {list(self.keys)}" if self.keys is not None else ""))
         return "written"
 
 

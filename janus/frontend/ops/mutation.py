@@ -84,7 +84,9 @@ def setitem(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> None:
     if isinstance(target, Weak):
         raise NotConvertible("item assignment on a Python scalar")
     what = "item assignment"
-    if advanced.is_advanced(key):
+    if _is_mask(target, key):
+        updated = _masked(tracer, target, key, value)
+    elif advanced.is_advanced(key):
         updated = advanced.scatter(tracer, target, key, value)
     else:
         updated = _insert(tracer, target, key, value)
@@ -126,6 +128,27 @@ def as_graph_constant(tracer: "Tracer", array: np.ndarray, what: str) -> Tensor:
     return tensor
 
 
+def _is_mask(target: Tensor, key: Any) -> bool:
+    """Whether ``key`` is one boolean array over the leading dims of ``target``."""
+    dtype = key.dtype if isinstance(key, (Tensor, np.ndarray)) else None
+    return dtype is not None and dtype.kind == "b" and 0 < key.ndim <= target.ndim and tuple(key.shape) == target.shape[: key.ndim]
+
+
+def _masked(tracer: "Tracer", target: Tensor, mask: Any, value: Any) -> Tensor:
+    """``target[mask] = value`` of one scalar: ``value`` where the mask is set (its dims
+    broadcast over the trailing ones), ``target`` elsewhere. An array value must have as
+    many elements as the mask selects: a count the graph does not know, so refused."""
+    if (value.ndim if isinstance(value, Tensor) else np.ndim(value)) != 0:
+        raise NotConvertible("boolean-mask assignment of an array (only of one scalar)")
+    em = tracer.em
+    fill = op_table.conform(em, value, Tensor("", (), target.dtype), "boolean-mask assignment")
+    if not isinstance(mask, Tensor):
+        mask = em.literal(mask)
+    if mask.ndim < target.ndim:
+        mask = em.reshape(mask, mask.shape + (1,) * (target.ndim - mask.ndim))
+    return em.elementwise([mask, fill, target], target.shape, target.dtype, lambda b, v: b.select(v[0], v[1], v[2], target.dtype))
+
+
 def _insert(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> Tensor:
     """Basic indexing (static or traced ints, slices): ``tensor.insert_slice``."""
     keys = key if isinstance(key, tuple) else (key,)
@@ -150,13 +173,20 @@ def replace(tracer: "Tracer", old: Tensor, new: Tensor, what: str) -> None:
         raise NotConvertible(f"{what} on a local array inside a data-dependent branch or loop region")
     if old not in provenance:
         raise NotConvertible(f"{what} on an array not known to be local to the trace (an argument, a loop or branch result)")
-    if provenance[old] is not None:
+    if provenance[old] is not None and _base_alive(tracer, old):
         raise NotConvertible(f"{what} on an array that may be a view of another array (slice, reshape, transpose)")
     if _found_in(tracer.heap.values.values(), old):
         raise NotConvertible(f"{what} on an array also stored on the heap in this call")
     check_views(tracer, old, what)
     substitute(tracer, old, new, what)
     provenance[new] = None
+
+
+def _base_alive(tracer: "Tracer", view: Tensor) -> bool:
+    """Whether the array ``view`` is a view of can still be seen: the base itself, or another
+    view of it (``softmax(x).T`` written into is a view of a dead temporary: it is not)."""
+    base, provenance = tracer.em.provenance[view], tracer.em.provenance
+    return any(v is base or v is not view and isinstance(v, Tensor) and provenance.get(v) is base for v in _walk(_roots(tracer)))
 
 
 def check_views(tracer: "Tracer", base: Tensor, what: str) -> None:

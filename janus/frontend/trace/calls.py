@@ -126,6 +126,8 @@ class Calls:
             return trees.attribute(self, obj, name)
         if isinstance(obj, supercall.SymSuper):
             return obj.attribute(self, name)
+        if isinstance(obj, HeapRef) and type(obj.obj) is dict and name in DictView.KINDS:
+            return DictView(obj, name)
         if isinstance(obj, HeapRef):
             method = self.heap.method(obj, name)  # ``self.loss`` passed along (to janus.grad): bound here
             return types.MethodType(method, obj) if method is not None else self.heap.read(obj, "attr", name)
@@ -182,6 +184,25 @@ class Calls:
             return list(value)
         except TypeError as e:
             raise NotConvertible(f"iteration: {e}") from None
+
+
+class DictView:
+    """``d.keys()``, ``d.values()`` or ``d.items()`` of a heap dict: lists of its keys (which
+    the version then assumes, ``HeapTracker.dict_keys``) and of its items read as locations."""
+
+    KINDS = ("keys", "values", "items")
+
+    def __init__(self, ref: HeapRef, kind: str) -> None:
+        self.ref, self.kind = ref, kind
+
+    def janus_trace(self, tracer: Any, args: list, kwargs: dict) -> list:
+        if args or kwargs:
+            raise NotConvertible(f"dict.{self.kind}() takes no arguments")
+        keys = tracer.heap.dict_keys(self.ref)
+        if self.kind == "keys":
+            return keys
+        values = [tracer.heap.read(self.ref, "item", k) for k in keys]
+        return values if self.kind == "values" else list(zip(keys, values))
 
 
 def _local_array_fill(tracer: Any, fn: Any) -> bool:

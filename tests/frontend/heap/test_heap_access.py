@@ -376,3 +376,45 @@ def test_a_write_shadowing_a_class_attribute_runs_in_python():
         assert_same(jf(jitted, rand(3)), WithClassTable.set_scale(plain, rand(3)))
         assert_same(vars(jitted)["scale"], vars(plain)["scale"])
     assert all(version.calls == 0 for version in jf.versions.values())
+
+
+class DictModel:
+    """Parameters in a dict, iterated as hipsternet's regularizer does."""
+
+    def __init__(self):
+        self.model = {"W1": rand(3, 3, seed=4), "b1": rand(3, seed=5), "W2": rand(3, 3, seed=6)}
+
+    def penalty(self, x):
+        total = sum(np.sum(self.model[k] ** 2) for k in self.model.keys() if k.startswith("W"))
+        scaled = [v * 2.0 for v in self.model.values()]
+        named = {k: v.sum() for k, v in self.model.items()}
+        return x * total + scaled[1], named
+
+
+def test_keys_values_items_of_a_heap_dict_guard_its_keys():
+    jf = janus.jit(DictModel.penalty, warmup=1)
+    plain, jitted, x = DictModel(), DictModel(), rand(3)
+    for _ in range(2):
+        assert_same(jf(jitted, x), DictModel.penalty(plain, x))
+    (version,) = jf.versions.values()
+    assert version.calls == 1
+    for obj in (plain, jitted):  # a new key: the version's assumption fails, Python runs it
+        obj.model["W3"] = rand(3, 3, seed=7)
+    assert_same(jf(jitted, x), DictModel.penalty(plain, x))
+    assert version.calls == 1
+
+
+def listed_after_a_new_key(d, x):
+    d["new"] = x * 2.0
+    return [k for k in d.keys()]
+
+
+def test_listing_keys_after_writing_a_new_one_runs_in_python():
+    """Every call gets a dict without the key it adds: no version (each assumes the keys it
+    listed) runs on one, and Python gives every answer."""
+    jf = janus.jit(listed_after_a_new_key, warmup=1, fallback="silent")
+    for _ in range(4):
+        plain, jitted = {"a": rand(2)}, {"a": rand(2)}
+        assert_same(jf(jitted, rand(2)), listed_after_a_new_key(plain, rand(2)))
+        assert list(jitted) == list(plain)
+    assert all(version.calls == 0 for version in jf.versions.values())

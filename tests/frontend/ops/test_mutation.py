@@ -223,3 +223,61 @@ def test_fill_of_an_argument_runs_in_python():
     for _ in range(3):
         assert_same(jf(rand(3)), fill_an_argument(rand(3)))
     assert not jf.versions and "not known to be local" in janus.explain(jf)
+
+
+def masked_writes(dout, cache, rows):
+    dx = dout.copy()
+    dx[cache <= 0] = 0  # ReLU's backward, as written by hand
+    dy = dout * 1.0
+    dy[rows] = -1.5  # a mask over the leading axis: whole rows
+    dz = dout + 0.0
+    dz[np.array([[True, False, True, False]] * 3)] = cache[0, 0]
+    return dx, dy, dz
+
+
+def test_boolean_mask_assignment_of_a_scalar():
+    check_compiled(masked_writes, rand(3, 4, dtype=np.float64), rand(3, 4, dtype=np.float64, seed=1), np.array([True, False, True]))
+
+
+def masked_array_write(x):
+    y = x * 1.0
+    y[x > 0] = np.arange(4.0)  # as many values as the mask selects: a count the graph does not know
+    return y
+
+
+def test_boolean_mask_assignment_of_an_array_runs_in_python():
+    x = np.array([[1.0, -1.0, 2.0, 3.0], [4.0, -2.0, -3.0, -4.0]])
+    jf = janus.jit(masked_array_write, warmup=1, fallback="silent")
+    for _ in range(3):
+        assert_same(jf(x), masked_array_write(x))
+    assert not jf.versions and "boolean-mask assignment of an array" in janus.explain(jf)
+
+
+def softmax_rows(x):
+    e = np.exp((x.T - np.max(x, axis=1)).T)
+    return (e.T / e.sum(axis=1)).T  # a transpose: a view of a temporary nothing else holds
+
+
+def written_view_of_a_dead_temporary(x, labels):
+    grad = softmax_rows(x)
+    grad[range(x.shape[0]), labels] -= 1.0
+    reg = np.sum([np.sum(x * x), np.sum(np.abs(x))])  # np.sum of a list of graph scalars
+    return grad, reg
+
+
+def test_write_into_a_view_of_a_dead_temporary_and_reductions_of_lists():
+    check_compiled(written_view_of_a_dead_temporary, rand(4, 3, dtype=np.float64), np.array([0, 2, 1, 1]))
+
+
+def view_with_a_live_sibling(x):
+    base = x * 1.0
+    t, row = base.T, base[0]
+    t[0, 0] = 5.0  # NumPy writes through to row as well
+    return row
+
+
+def test_write_into_a_view_whose_sibling_view_is_alive_runs_in_python():
+    jf = janus.jit(view_with_a_live_sibling, warmup=1, fallback="silent")
+    for _ in range(3):
+        assert_same(jf(rand(2, 3)), view_with_a_live_sibling(rand(2, 3)))
+    assert not jf.versions and "may be a view" in janus.explain(jf)
