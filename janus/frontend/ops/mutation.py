@@ -104,6 +104,21 @@ def fill(tracer: "Tracer", target: Any, args: list[Any], kwargs: dict[str, Any])
     return setitem(tracer, target, Ellipsis, args[0])
 
 
+def sort(tracer: "Tracer", target: Any, args: list[Any], kwargs: dict[str, Any]) -> None:
+    """``a.sort(...)``: ``a`` replaced by ``np.sort(a, ...)`` (the op table's entry)."""
+    if isinstance(target, np.ndarray):
+        if contains_tensor(args) or contains_tensor(kwargs):
+            raise NotConvertible("ndarray.sort of an array made from static values, with graph arguments")
+        target = as_graph_constant(tracer, target, "ndarray.sort")
+    if isinstance(target, Weak):
+        raise NotConvertible("ndarray.sort of a Python scalar")
+    replace(tracer, target, registry.apply(tracer.em, registry.OPS["sort"], [target, *args], kwargs), "ndarray.sort")
+
+
+#: ndarray methods that update their array in place
+ARRAY_MUTATORS = {"fill": fill, "sort": sort}
+
+
 def setitem_local_array(tracer: "Tracer", array: np.ndarray, key: Any, value: Any) -> None:
     """``array[key] = value`` into a NumPy array the trace made from static values (a
     one-hot ``x = np.zeros(n); x[i] = 1``). Static key and value, outside loop and branch

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from janus.frontend.emitter import Body, Emitter
+from janus.frontend.emitter import Body, Emitter, affine_map
 from janus.frontend.ops.op_table import normalize_axis
 from janus.frontend.ops.registry import METHODS, Args, Op, Spec, register
 from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor
@@ -58,9 +58,7 @@ def _tie(b: Body, t: np.dtype, x: str, y: str) -> str:
 def _sorted(em: Emitter, x: Tensor, axis: int) -> tuple[Tensor, Tensor]:
     """(values, positions) of ``x`` sorted along ``axis``, ties in position order."""
     t = x.dtype
-    every = [f"d{i}" for i in range(x.ndim)]
-    positions = em.generic(x.ndim, (), [], em.empty(x.shape, _I64), every,
-                           lambda b, v: b.index_cast(b.loop_index(axis), "index", "i64"))
+    x, positions = _with_positions(em, x, axis)
     element = ELEMENT_TYPES[t.name]
     a, c, ia, ic = em.argument(element), em.argument(element), em.argument("i64"), em.argument("i64")
     b = Body(em)
@@ -72,6 +70,29 @@ def _sorted(em: Emitter, x: Tensor, axis: int) -> tuple[Tensor, Tensor]:
     em.append(f"{name}:2 = iree_linalg_ext.sort dimension({axis}) outs({x.name}, {positions.name} : {types}) {region}",
               [(x.name, x.type), (positions.name, positions.type)], [(f"{name}#0", x.type), (f"{name}#1", positions.type)])
     return Tensor(f"{name}#0", x.shape, t), Tensor(f"{name}#1", x.shape, _I64)
+
+
+def _with_positions(em: Emitter, x: Tensor, axis: int) -> tuple[Tensor, Tensor]:
+    """A copy of ``x`` and each element's position along ``axis``, made by one generic.
+    The sort works in place on its ``outs``; given ``x`` itself (or a plain copy, which
+    IREE elides), IREE 3.13 also returned the sorted buffer for ``x`` where the function
+    returned ``x`` unchanged."""
+    every = affine_map(x.ndim, [f"d{i}" for i in range(x.ndim)])
+    values, positions = em.empty(x.shape, x.dtype), em.empty(x.shape, _I64)
+    element = ELEMENT_TYPES[x.dtype.name]
+    v, p0, p1 = em.argument(element), em.argument(element), em.argument("i64")
+    b = Body(em)
+    position = b.index_cast(b.loop_index(axis), "index", "i64")
+    name = em.fresh()
+    types = f"{values.type}, {positions.type}"
+    iterators = ", ".join(['"parallel"'] * x.ndim)
+    region = "\n".join(["{", f"^bb0({v}: {element}, {p0}: {element}, {p1}: i64):", *b.lines,
+                        f"linalg.yield {v}, {position} : {element}, i64", f"}} -> ({types})"])
+    em.append(f"{name}:2 = linalg.generic {{indexing_maps = [{every}, {every}, {every}], iterator_types = [{iterators}]}} "
+              f"ins({x.name} : {x.type}) outs({values.name}, {positions.name} : {types}) {region}",
+              [(x.name, x.type), (values.name, values.type), (positions.name, positions.type)],
+              [(f"{name}#0", values.type), (f"{name}#1", positions.type)])
+    return Tensor(f"{name}#0", x.shape, x.dtype), Tensor(f"{name}#1", x.shape, _I64)
 
 
 def _require(em: Emitter, inputs: list[Tensor], found: Any, what: str) -> None:

@@ -34,9 +34,12 @@ class Calls:
     """The ``Tracer``'s calls, attribute reads and iteration (a mixin)."""
 
     def fold(self, op: registry.Op, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        """``op`` on static values: NumPy's result; a new array that owns its memory is local to the trace."""
-        result = op.eager(*args, **kwargs)
-        if isinstance(result, np.ndarray) and result.base is None and not any(result is a for a in [*args, *kwargs.values()]):
+        """``op`` on static values: NumPy's result."""
+        return self.local_result(op.eager(*args, **kwargs), [*args, *kwargs.values()])
+
+    def local_result(self, result: Any, sources: list[Any]) -> Any:
+        """``result`` of a call on static ``sources``: a new array that owns its memory is local to the trace."""
+        if isinstance(result, np.ndarray) and result.base is None and not any(result is a for a in sources):
             self.local_arrays[id(result)] = result
         return result
 
@@ -50,9 +53,9 @@ class Calls:
         if special is not loops.NOT_HANDLED:
             return special
         traced = contains_tensor(args) or contains_tensor(kwargs)
-        if isinstance(fn, BoundTensorMethod) and fn.name == "fill" or _local_array_fill(self, fn):
-            receiver = fn.receiver if isinstance(fn, BoundTensorMethod) else fn.__self__
-            return mutation.fill(self, receiver, args, kwargs)
+        if isinstance(fn, BoundTensorMethod) and fn.name in mutation.ARRAY_MUTATORS or _local_array_mutator(self, fn):
+            receiver, name = (fn.receiver, fn.name) if isinstance(fn, BoundTensorMethod) else (fn.__self__, fn.__name__)
+            return mutation.ARRAY_MUTATORS[name](self, receiver, args, kwargs)
         if isinstance(fn, BoundTensorMethod):
             if fn.name not in registry.METHODS:
                 raise NotConvertible(f"array method .{fn.name}() is not in the op table")
@@ -82,6 +85,7 @@ class Calls:
         folded = builtin_calls.folded(fn, args, kwargs, traced)
         if folded is NULL:
             folded = builtin_calls.static_method_call(fn, args, kwargs, traced, registry.METHODS)
+            self.local_result(folded, [getattr(fn, "__self__", None), *args, *kwargs.values()])
         if folded is not NULL:
             return folded
         if fn is abs and traced:
@@ -205,10 +209,11 @@ class DictView:
         return values if self.kind == "values" else list(zip(keys, values))
 
 
-def _local_array_fill(tracer: Any, fn: Any) -> bool:
-    """Whether ``fn`` is ``.fill`` of a NumPy array the trace made."""
+def _local_array_mutator(tracer: Any, fn: Any) -> bool:
+    """Whether ``fn`` is an in-place method (``.fill``, ``.sort``) of a NumPy array the trace made."""
     receiver = getattr(fn, "__self__", None)
-    return isinstance(fn, types.BuiltinMethodType) and fn.__name__ == "fill" and tracer.local_arrays.get(id(receiver)) is receiver
+    return (isinstance(fn, types.BuiltinMethodType) and fn.__name__ in mutation.ARRAY_MUTATORS
+            and tracer.local_arrays.get(id(receiver)) is receiver)
 
 
 def accepts_out(op: registry.Op) -> bool:

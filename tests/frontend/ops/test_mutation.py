@@ -281,3 +281,17 @@ def test_write_into_a_view_whose_sibling_view_is_alive_runs_in_python():
     for _ in range(3):
         assert_same(jf(rand(2, 3)), view_with_a_live_sibling(rand(2, 3)))
     assert not jf.versions and "may be a view" in janus.explain(jf)
+
+
+def sorted_in_place(x):
+    a = x * 1.0
+    a.sort(axis=0, kind="stable")
+    b = np.array([3.0, 1.0, 2.0])
+    b.sort()
+    c = np.arange(4.0)[::-1].copy()
+    c.sort()
+    return a, b, c, x
+
+
+def test_sort_method_of_local_and_static_arrays():
+    check_compiled(sorted_in_place, rand(3, 4, dtype=np.float64))

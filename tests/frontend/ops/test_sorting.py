@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 import janus
-from tests.helpers import assert_same
+from tests.helpers import assert_same, check_compiled
 
 
 def orders(x):
@@ -28,3 +28,15 @@ def test_ties_negative_zeros_and_nans_run_in_numpy_the_version_kept():
     assert list(jf.versions.values()) == [version] and version.calls == 1
     assert_same(jf(distinct + 1.0), orders(distinct + 1.0))
     assert version.calls == 2
+
+
+def sorted_beside_the_argument(x):
+    """The sort works in place on its ``outs``: the argument, returned too, must not see it."""
+    a = x * 1.0
+    a.sort(axis=0, kind="stable")
+    return np.sort(x, axis=1, kind="stable"), x, a, np.argsort(x, axis=None, kind="stable")
+
+
+def test_sorting_leaves_a_returned_argument_unsorted():
+    x = np.random.default_rng(3).standard_normal((3, 4))
+    check_compiled(sorted_beside_the_argument, x)
