@@ -22,8 +22,10 @@ from janus.dialects.opdef import JanusOp, Typed
 from janus.ir import unit_dims_reassociation
 from janus.frontend.values import ELEMENT_TYPES, EmissionError, NotConvertible, Shape, Tensor, check_dtype, tensor_type
 
-#: literal arrays larger than this (and not splats) are not inlined into the module
+#: literal arrays larger than this (and not splats) are written as hex bytes, not nested lists
 MAX_LITERAL_SIZE = 4096
+#: literal arrays of more bytes than this are not inlined into the module
+MAX_HEX_LITERAL_BYTES = 1 << 20
 
 
 def scalar_literal(value: object, dtype: np.dtype) -> str:
@@ -251,6 +253,8 @@ class Emitter:
             text = scalar_literal(flat[0], dtype)
         elif array.size <= MAX_LITERAL_SIZE:
             text = _nested_literal(array)
+        elif dtype.kind != "b" and array.nbytes <= MAX_HEX_LITERAL_BYTES:  # MLIR's dense hex form: little-endian bytes
+            text = f'"0x{np.ascontiguousarray(array, dtype.newbyteorder("<")).tobytes().hex().upper()}"'
         else:
             raise NotConvertible(f"a constant array of {array.size} elements is too large to inline")
         ttype = tensor_type(array.shape, dtype)

@@ -50,10 +50,17 @@ class Tape:
 
     def apply(self, op: Op | None, name: str, eager: Callable[..., Any], args: tuple, kwargs: dict,
               bind: Callable[..., dict] | None = None) -> Any:
-        """Run ``eager`` on the unwrapped arguments; record it if the result is a float."""
+        """Run ``eager`` on the unwrapped arguments; record it if the result is a float (each
+        piece of a list result, as ``np.split``'s, on its own, with its position as ``piece``)."""
         if op is None:
             raise TapeError(f"janus.grad: {name} is not in the op table, so it has no VJP rule")
         out = eager(*unwrap(args), **unwrap(kwargs))
+        if isinstance(out, list):
+            return [self.record(op, piece, args, kwargs, bind, {"piece": i}) for i, piece in enumerate(out)]
+        return self.record(op, out, args, kwargs, bind, {})
+
+    def record(self, op: Op, out: Any, args: tuple, kwargs: dict, bind: Callable[..., dict] | None, extra: dict) -> Any:
+        """``out`` of ``op`` as a node of the tape, if it is a float result of traced operands."""
         if np.result_type(out).kind != "f":
             return out
         if op.vjp is None:
@@ -65,7 +72,7 @@ class Tape:
         parents = [(path, t.index) for path, t in traced_leaves(bound) if self.owns(t)]
         if not parents:
             return out
-        self.nodes.append(Node(op, out, unwrap(bound), parents))
+        self.nodes.append(Node(op, out, {**unwrap(bound), **extra}, parents))
         return Traced(out, self, len(self.nodes) - 1)
 
     def owns(self, t: "Traced") -> bool:

@@ -95,3 +95,29 @@ def test_compiled_results_are_unchanged() -> None:
     jf(X, W)
     np.testing.assert_allclose(jf(X, W), product(X, W), rtol=1e-6)
     assert jf.versions
+
+
+def large_constants(x):
+    table = np.arange(6000, dtype=np.float32).reshape(60, 100) * 0.5 - 7.25
+    ids = (np.arange(5000) * 7) % 100
+    return x + table, x[0, ids] * np.linspace(-1.0, 1.0, 5000)
+
+
+def too_large_constant(x):
+    return x[0, 0] * np.arange(2 ** 17 + 1.0)
+
+
+def test_large_constants_are_inlined_as_hex_bytes_up_to_a_limit() -> None:
+    """Arrays past the nested-list limit are MLIR's little-endian hex form (exact values,
+    float32, int64 and float64 alike); past ``MAX_HEX_LITERAL_BYTES`` the call runs in Python."""
+    x = np.ones((60, 100), np.float32)
+    em = Emitter()
+    em.literal(np.arange(5000, dtype=np.int64))
+    assert 'dense<"0x00000000000000000100000000000000' in "\n".join(em.lines)
+    jf = janus.jit(large_constants, warmup=1)
+    for _ in range(3):
+        for got, want in zip(jf(x), large_constants(x)):
+            np.testing.assert_array_equal(got, want)
+    assert jf.versions
+    with pytest.raises(NotConvertible, match="too large to inline"):
+        generate(too_large_constant, (x,), Profile())

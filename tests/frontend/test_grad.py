@@ -98,8 +98,8 @@ def test_value_and_grad_with_aux_keeps_dtypes() -> None:
 
 def test_errors_name_the_problem() -> None:
     x = signed(3)
-    with pytest.raises(TapeError, match="np.cumsum is not in the op table"):
-        janus.grad(lambda v: np.sum(np.cumsum(v)))(x)
+    with pytest.raises(TapeError, match="np.nancumsum is not in the op table"):
+        janus.grad(lambda v: np.sum(np.nancumsum(v)))(x)
     with pytest.raises(TypeError, match="scalar float"):
         janus.grad(lambda v: v * 2.0)(x)
     with pytest.raises(TapeError, match="float\\(\\) of a traced value"):
@@ -110,8 +110,8 @@ def test_errors_name_the_problem() -> None:
         janus.grad(lambda v: np.sum(v * 1.0))(np.arange(3))
     with pytest.raises(TypeError, match="argnums"):
         janus.grad(lambda v: np.sum(v), argnums=1)(x)
-    with pytest.raises(TapeError, match="ndarray.flatten\\(\\) is not in the op table"):
-        janus.grad(lambda v: v.flatten().sum())(x)
+    with pytest.raises(TapeError, match="ndarray.compress\\(\\) is not in the op table"):
+        janus.grad(lambda v: v.compress([True, False, True]).sum())(x)
 
 
 @pytest.mark.parametrize("name", sorted(registry.METHODS))

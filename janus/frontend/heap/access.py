@@ -238,6 +238,19 @@ class HeapTracker:
         self.values[path] = value
         return value
 
+    def dict_keys(self, ref: HeapRef) -> list[Key]:
+        """The keys of the heap dict ``ref``, listed by the traced code: from now on the
+        version assumes exactly these keys, in this order (checked on entry)."""
+        spec = self.checks.get(ref.path)
+        if type(ref.obj) is not dict or spec is None or spec.kind != "object" or self.scope is not None:
+            raise NotConvertible(f"listing the keys of {ref.label} (only of a dict argument or attribute)")
+        added = [key for p, (parent, kind, key) in self.parents.items() if parent is ref and kind == "item" and key not in ref.obj
+                 and p in self.values]
+        if added:
+            raise NotConvertible(f"listing the keys of {ref.label} after new keys were written ({added[0]!r})")
+        self.checks[ref.path] = dataclasses.replace(spec, keys=tuple(ref.obj))
+        return list(ref.obj)
+
     def write(self, ref: HeapRef, kind: str, key: Key, value: Any) -> None:
         """``ref.attr = value`` / ``ref[key] = value`` on the shadow heap (committed after the call)."""
         path = ref.path.child(kind, key)

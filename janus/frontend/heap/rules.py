@@ -58,7 +58,8 @@ def _class_attribute(cls: type, name: str) -> Any:
 
 
 def attribute_problem(obj: Any, name: str, write: bool) -> str | None:
-    """Why ``obj.name`` is not a plain instance-dict location (None when it is)."""
+    """Why ``obj.name`` is not a plain instance-dict location, or a plain class attribute
+    read through the instance (None when it is)."""
     cls = type(obj)
     if cls is types.CellType:
         return None if name == "cell_contents" else f"a closure cell has no attribute {name}"
@@ -80,8 +81,10 @@ def attribute_problem(obj: Any, name: str, write: bool) -> str | None:
         kind = "property" if isinstance(found, property) else "descriptor" if hasattr(type(found), "__get__") else None
         if kind is not None:
             return f"{cls.__name__}.{name} is a {kind}"
-        if name not in vars(obj):
+        if write and name not in vars(obj):  # the write would make an instance attribute shadowing it
             return f"{cls.__name__}.{name} is a class attribute"
+        if name not in vars(obj):
+            return None  # read through the instance: a plain value of the class (``step`` looks it up as Python does)
     if not write and name not in vars(obj):
         return f"{cls.__name__} object has no attribute {name}"
     return None
@@ -110,7 +113,10 @@ def step(value: Any, kind: str, key: Key, write: bool = False) -> Any:
         return None
     if kind == "item":
         return value[key]
-    return value.cell_contents if type(value) is types.CellType else vars(value)[key]
+    if type(value) is types.CellType:
+        return value.cell_contents
+    own = vars(value)
+    return own[key] if key in own else _class_attribute(type(value), key)
 
 
 def resolve(objects: list[Any], path: AccessPath, write: bool = False) -> Any:
@@ -138,6 +144,8 @@ class Spec:
     dtype: np.dtype | None = None
     shape: tuple = ()
     length: int | None = None
+    #: a dict's keys, in order, where the traced code listed them (``model.keys()``)
+    keys: tuple | None = None
 
     def matches(self, v: Any) -> bool:
         if self.kind == "write":
@@ -150,7 +158,7 @@ class Spec:
             return v.dtype == self.dtype and v.shape == self.shape
         if self.kind == "value":
             return bool(v == self.value)
-        return self.length is None or len(v) == self.length
+        return (self.length is None or len(v) == self.length) and (self.keys is None or tuple(v) == self.keys)
 
     def describe(self) -> str:
         if self.kind == "array":
@@ -158,7 +166,8 @@ class Spec:
         if self.kind in ("value", "identity"):
             return f"{self.kind} {self.value!r}"
         if self.kind == "object":
-            return f"{self.type_.__name__} object" + (f" of length {self.length}" if self.length is not None else "")
+            return (f"{self.type_.__name__} object" + (f" of length {self.length}" if self.length is not None else "")
+                    + (f" with keys {list(self.keys)}" if self.keys is not None else ""))
         return "written"
 
 

@@ -1,8 +1,10 @@
 """The NumPy op library: one record per op (bind, shape/dtype rule, lowering, VJPs).
 
 Importing the package registers every op (``registry``): the NumPy entries by family
-(``op_table``, ``ufuncs``, ``reductions``, ``shape``, ``linalg``), the advanced-indexing
-gather (``advanced``) and the ``janus.nn`` entries (``nn_ops``).
+(``op_table``, ``ufuncs``, ``reductions``, ``cumulative``, ``shape``, ``selection``,
+``sorting``, ``splitting``, ``linalg``, ``norms``), the advanced-indexing gather (``advanced``) and the
+``janus.nn`` entries (``nn_ops``).
 """
 
-from janus.frontend.ops import advanced, linalg, nn_ops, op_table, reductions, selection, shape, ufuncs  # noqa: F401  (registers the ops)
+from janus.frontend.ops import (advanced, cumulative, linalg, nn_ops, norms, op_table, reductions,  # noqa: F401  (registers the ops)
+                                selection, shape, sorting, splitting, ufuncs)

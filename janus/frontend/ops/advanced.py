@@ -1,8 +1,9 @@
 """Advanced (integer-array) indexing: ``E[ids]`` and ``p[rows, cols]``, read and written.
 
-The supported form is NumPy's simplest: integer arrays (or ints) on the leading axes,
-broadcast together, then only full slices. The result has the broadcast index shape
-followed by the remaining dims, and is a copy. Indices are wrapped as NumPy wraps
+The supported form: full slices, then integer arrays (or ints) on adjacent axes,
+broadcast together, then only full slices. The result has the sliced dims, the broadcast
+index shape, then the remaining dims, and is a copy (``np.take_along_axis`` is a gather
+too). Indices are wrapped as NumPy wraps
 negatives and guarded in range (kind ``raise``: out of range, Python raises the real
 IndexError). Assignment ``a[idx] = v`` is exact for duplicate targets too: the last
 write wins, as in NumPy (every update aimed at a target carries its last value).
@@ -29,7 +30,7 @@ _I64 = np.dtype(np.int64)
 
 
 def _is_array(k: Any) -> bool:
-    return isinstance(k, Tensor) and k.ndim > 0 or isinstance(k, (np.ndarray, list))
+    return isinstance(k, Tensor) and k.ndim > 0 or isinstance(k, (np.ndarray, list, range))
 
 
 def is_advanced(key: Any) -> bool:
@@ -37,14 +38,22 @@ def is_advanced(key: Any) -> bool:
     return any(_is_array(k) for k in (key if isinstance(key, tuple) else (key,)))
 
 
-def _split(x: Tensor, key: Any) -> tuple[list[Any], tuple[int, ...]]:
-    """The leading index arrays and their broadcast shape (NotConvertible for other forms)."""
+def _full(k: Any) -> bool:
+    return isinstance(k, slice) and k == slice(None)
+
+
+def _split(x: Tensor, key: Any) -> tuple[int, list[Any], tuple[int, ...]]:
+    """(the number of leading full slices, the index arrays after them, their broadcast
+    shape); NotConvertible for other forms. Adjacent index arrays put their dims in place
+    of the axes they index (NumPy's rule), after the sliced ones."""
     keys = list(key) if isinstance(key, tuple) else [key]
+    sliced = next((i for i, k in enumerate(keys) if not _full(k)), len(keys))
+    keys, x = keys[sliced:], Tensor(x.name, x.shape[sliced:], x.dtype)
     lead = 0
     while lead < len(keys) and (_is_array(keys[lead]) or isinstance(keys[lead], (int, np.integer, Tensor))):
         lead += 1
-    if lead > x.ndim or any(k != slice(None) for k in keys[lead:]):
-        raise NotConvertible("advanced indexing other than int arrays on the leading axes, then full slices")
+    if lead > x.ndim or not all(_full(k) for k in keys[lead:]):
+        raise NotConvertible("advanced indexing other than full slices, then int arrays on adjacent axes, then full slices")
     indices = []
     for k in keys[:lead]:
         k = k if isinstance(k, Tensor) else np.asarray(k)
@@ -54,7 +63,7 @@ def _split(x: Tensor, key: Any) -> tuple[list[Any], tuple[int, ...]]:
     shape = op_table.broadcast_shapes(*(op_table.shape_of(k) for k in indices))
     if not op_table.is_static(shape):
         raise NotConvertible("advanced indexing with ? dims")
-    return indices, shape  # type: ignore[return-value]
+    return sliced, indices, shape  # type: ignore[return-value]
 
 
 def _wrapped(em: Emitter, index: Any, size: int, shape: tuple[int, ...]) -> Tensor:
@@ -84,29 +93,78 @@ def _loop_i64(b: Body, dim: int) -> str:
 # ---- gather: the op-table entry -----------------------------------------------------------
 def _rule(args: Args) -> Spec:
     x = args["a"]
-    indices, shape = _split(x, args["key"])
-    return shape + x.shape[len(indices) :], x.dtype
+    sliced, indices, shape = _split(x, args["key"])
+    return x.shape[:sliced] + shape + x.shape[sliced + len(indices) :], x.dtype
 
 
 def _lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     x, (shape, dtype) = args["a"], spec
-    indices, bshape = _split(x, args["key"])
+    s, indices, bshape = _split(x, args["key"])
     n, r = len(indices), len(bshape)
-    wrapped = [_wrapped(em, k, x.shape[i], bshape) for i, k in enumerate(indices)]
+    wrapped = [_wrapped(em, k, x.shape[s + i], bshape) for i, k in enumerate(indices)]
 
     def body(b: Body, a: list[str]) -> str:
-        coords = [b.index_cast(a[i], "i64", "index") for i in range(n)]
-        for d in range(len(shape) - r):
-            coords.append(b.loop_index(r + d))
+        coords = [b.loop_index(d) for d in range(s)] + [b.index_cast(a[i], "i64", "index") for i in range(n)]
+        coords += [b.loop_index(s + r + d) for d in range(len(shape) - s - r)]
         return b.extract(x, coords)
 
     every = [f"d{i}" for i in range(len(shape))]
-    return em.generic(len(shape), (), [(w, every[:r]) for w in wrapped], em.empty(shape, dtype), every, body)
+    return em.generic(len(shape), (), [(w, every[s : s + r]) for w in wrapped], em.empty(shape, dtype), every, body)
 
 
 GATHER = Op("gather", operator.getitem, op_table._getitem_bind, _rule, _lower, vjp=vjp_numpy.getitem_vjp,
             no_mlir_vjp=op_table.GATHER_HAS_NO_RULE)
 registry.register(GATHER)
+
+
+# ---- take_along_axis: element i of the result reads the operand at i, its axis coordinate
+# replaced by the index there -------------------------------------------------------------
+def _along_bind(arr: Any, indices: Any, axis: Any = -1) -> Args:
+    return {"a": arr, "indices": indices, "axis": axis}
+
+
+def _along_plan(args: Args) -> tuple[int, tuple[int, ...]]:
+    """(the axis, the result shape: the indices and the operand's other dims broadcast)."""
+    a, indices, axis = args["a"], args["indices"], args["axis"]
+    index_shape = op_table.shape_of(indices)
+    dtype = indices.dtype if isinstance(indices, Tensor) else np.asarray(indices).dtype
+    if not isinstance(a, Tensor) or axis is None or dtype.kind not in "iu" or len(index_shape) != a.ndim:
+        raise NotConvertible("take_along_axis needs a traced array, an int axis and integer indices of its rank")
+    axis = op_table.normalize_axis(axis, a.ndim)
+    others = tuple(1 if d == axis else n for d, n in enumerate(a.shape))
+    return axis, op_table.broadcast_shapes(index_shape, others)
+
+
+def _along_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+    a, (shape, dtype) = args["a"], spec
+    axis, _ = _along_plan(args)
+    index = _wrapped(em, args["indices"], a.shape[axis], shape)
+
+    def body(b: Body, v: list[str]) -> str:
+        coords = [b.index_cast(v[0], "i64", "index") if d == axis else b.loop_index(d) if a.shape[d] != 1
+                  else b.constant(0, "index") for d in range(a.ndim)]
+        return b.extract(a, coords)
+
+    every = [f"d{i}" for i in range(len(shape))]
+    return em.generic(len(shape), (), [(index, every)], em.empty(shape, dtype), every, body)
+
+
+def _along_vjp(g: np.ndarray, out: Any, args: Args) -> dict[str, Any]:
+    """Scatter-add at the read positions (NumPy's fancy index of take_along_axis)."""
+    a = np.asarray(args["a"])
+    axis = int(args["axis"]) % a.ndim
+    indices = np.asarray(args["indices"])
+    key = tuple(indices if d == axis else np.arange(n).reshape([-1 if e == d else 1 for e in range(a.ndim)])
+                for d, n in enumerate(a.shape))
+    d = np.zeros(a.shape, np.result_type(g))
+    np.add.at(d, key, g)
+    return {"a": d}
+
+
+TAKE_ALONG_AXIS = Op("take_along_axis", np.take_along_axis, _along_bind,
+                     lambda args: (_along_plan(args)[1], args["a"].dtype), _along_lower, vjp=_along_vjp,
+                     no_mlir_vjp=op_table.GATHER_HAS_NO_RULE)
+registry.register(TAKE_ALONG_AXIS)
 
 
 def gather(tracer: "Tracer", x: Tensor, key: Any) -> Tensor:
@@ -123,7 +181,9 @@ def scatter(tracer: "Tracer", target: Tensor, key: Any, value: Any, accumulate: 
     embedding gradient, 1000x128 x 32 compares per step, 45% of its time)."""
 
     em = tracer.em
-    indices, bshape = _split(target, key)
+    sliced, indices, bshape = _split(target, key)
+    if sliced:
+        return _scatter_after_slices(tracer, target, key, value, accumulate, sliced, len(indices), bshape)
     n = len(indices)
     trailing = target.shape[n:]
     count = int(np.prod(bshape, dtype=np.int64))
@@ -149,6 +209,21 @@ def scatter(tracer: "Tracer", target: Tensor, key: Any, value: Any, accumulate: 
         f"iree_linalg_ext.scatter dimension_map = [{dims}] unique_indices(false) "
         f"ins({values.name}, {coords.name} : {values.type}, {coords.type}) outs({target.name} : {target.type}) {region}",
         target.shape, target.dtype, [values, coords, target])
+
+
+def _scatter_after_slices(tracer: "Tracer", target: Tensor, key: tuple, value: Any, accumulate: bool, sliced: int,
+                          indexed: int, bshape: tuple[int, ...]) -> Tensor:
+    """``target[:, ..., idx...] = value``: the sliced axes moved last, scattered at the
+    leading index arrays, moved back."""
+    em, nd = tracer.em, target.ndim
+    perm = list(range(sliced, nd)) + list(range(sliced))
+    moved = em.transpose(target, perm)
+    rest = target.shape[sliced + indexed :]
+    shape = target.shape[:sliced] + bshape + rest
+    values = op_table.conform(em, value, Tensor("", shape, target.dtype), "item assignment")
+    values = em.transpose(values, list(range(sliced, len(shape))) + list(range(sliced)))
+    updated = scatter(tracer, moved, tuple(key[sliced:]), values, accumulate)
+    return em.transpose(updated, [int(i) for i in np.argsort(perm)])
 
 
 def _final_values(em: Emitter, flat: list[Tensor], values: Tensor) -> Tensor:

@@ -15,7 +15,7 @@ import numpy as np
 from janus.frontend.generate import generate
 from janus.frontend.ops import gradients
 from janus.frontend.profiler import Profile
-from janus.frontend.ops.registry import BY_FUNCTION, METHODS, OPERATORS, OPS, Op
+from janus.frontend.ops.registry import BY_FUNCTION, METHODS, OPERATORS, OPS, UNARY_OPERATORS, Op
 from janus.frontend.values import NotConvertible
 
 #: the dtypes probed for ufunc entries
@@ -29,16 +29,21 @@ def numpy_ops() -> list[Op]:
 
 
 def names(op: Op) -> list[str]:
-    """How a program calls ``op``: ``np.f``, ``x.m()``, ``a op b``."""
-    found = [f"np.{getattr(f, '__name__', '?')}" for f, o in BY_FUNCTION.items() if o is op and _is_numpy(f)]
+    """How a program calls ``op``: ``np.f`` (``np.linalg.f``), ``x.m()``, ``a op b``, ``op a``."""
+    found = [_numpy_name(f) for f, o in BY_FUNCTION.items() if o is op and _numpy_name(f)]
     found += [f"x.{m}()" for m, (o, _) in METHODS.items() if o is op]
     found += [f"a {symbol} b" for symbol, o in OPERATORS.items() if o is op]
+    found += [f"{symbol}a" for symbol, o in UNARY_OPERATORS.items() if o is op]
     return found or [op.name]
 
 
-def _is_numpy(f: Any) -> bool:
+def _numpy_name(f: Any) -> str:
+    """``np.name`` or ``np.linalg.name`` where ``f`` is that NumPy function, else ''."""
     name = getattr(f, "__name__", None)
-    return name is not None and getattr(np, name, None) is f
+    for prefix, module in (("np", np), ("np.linalg", np.linalg)):
+        if name is not None and getattr(module, name, None) is f:
+            return f"{prefix}.{name}"
+    return ""
 
 
 def traced_dtypes(op: Op) -> str:
@@ -66,7 +71,7 @@ def traced_dtypes(op: Op) -> str:
 def compiled_cell(op: Op) -> str:
     if op.no_grad.startswith("static arguments"):
         return "folded to a constant (static arguments)"
-    if isinstance(op.eager, np.ufunc) and op.eager.signature is None and _is_numpy(op.eager):
+    if isinstance(op.eager, np.ufunc) and op.eager.signature is None and _numpy_name(op.eager):
         return traced_dtypes(op)
     return "yes"
 

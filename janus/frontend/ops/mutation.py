@@ -23,6 +23,7 @@ import numpy as np
 from janus.frontend.ops import advanced
 from janus.frontend.ops import indexing
 from janus.frontend.ops import op_table
+from janus.frontend.ops import registry
 from janus.frontend.trace.branches import Cell, SymFunction, SymIter
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor
 
@@ -56,16 +57,111 @@ def inplace(tracer: "Tracer", frame: "Frame", offset: int, symbol: str, a: Any, 
     return result
 
 
+#: NumPy functions that call a ufunc, so that their ``out=`` casts as a ufunc's does
+UFUNC_WRAPPERS = (np.clip,)
+
+
+def with_out(tracer: "Tracer", op: Any, args: list[Any], kwargs: dict[str, Any]) -> Tensor:
+    """``op(..., out=a)``: the result written into ``a`` as ``a[...] = result`` would (a
+    ufunc's result broadcasts to ``a``, another op's must have its shape), and ``a`` returned."""
+    rest = {k: v for k, v in kwargs.items() if k != "out"}
+    out = kwargs["out"][0] if isinstance(kwargs["out"], tuple) and len(kwargs["out"]) == 1 else kwargs["out"]
+    what = f"{op.name}(out=)"
+    if isinstance(out, np.ndarray) and tracer.local_arrays.get(id(out)) is out:
+        out = as_graph_constant(tracer, out, what)
+    if not isinstance(out, Tensor) or isinstance(out, Weak):
+        raise NotConvertible(f"{what} into a value other than an array local to the trace")
+    result = registry.apply(tracer.em, op, args, rest)
+    if not isinstance(op.eager, np.ufunc) and op.eager not in UFUNC_WRAPPERS and (op_table.shape_of(result), result.dtype) != (out.shape, out.dtype):
+        raise NotConvertible(f"{what}: a {result.dtype} {op_table.shape_of(result)} result into a {out.dtype} {out.shape} array")
+    new = op_table.conform(tracer.em, result, out, what)
+    replace(tracer, out, new, what)
+    return new
+
+
 def setitem(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> None:
     """``target[key] = value`` on an array local to the trace."""
     if isinstance(target, Weak):
         raise NotConvertible("item assignment on a Python scalar")
     what = "item assignment"
-    if advanced.is_advanced(key):
+    if _is_mask(target, key):
+        updated = _masked(tracer, target, key, value)
+    elif advanced.is_advanced(key):
         updated = advanced.scatter(tracer, target, key, value)
     else:
         updated = _insert(tracer, target, key, value)
     replace(tracer, target, updated, what)
+
+
+def fill(tracer: "Tracer", target: Any, args: list[Any], kwargs: dict[str, Any]) -> None:
+    """``a.fill(value)``: ``a[...] = value`` of one scalar (an array local to the trace, or
+    one the trace made from static values)."""
+    value = args[0] if len(args) == 1 else None
+    if kwargs or len(args) != 1 or (value.ndim if isinstance(value, Tensor) else np.ndim(value)) != 0:
+        raise NotConvertible("ndarray.fill takes one scalar")
+    if isinstance(target, np.ndarray):
+        return setitem_local_array(tracer, target, Ellipsis, args[0])
+    return setitem(tracer, target, Ellipsis, args[0])
+
+
+def sort(tracer: "Tracer", target: Any, args: list[Any], kwargs: dict[str, Any]) -> None:
+    """``a.sort(...)``: ``a`` replaced by ``np.sort(a, ...)`` (the op table's entry)."""
+    if isinstance(target, np.ndarray):
+        if contains_tensor(args) or contains_tensor(kwargs):
+            raise NotConvertible("ndarray.sort of an array made from static values, with graph arguments")
+        target = as_graph_constant(tracer, target, "ndarray.sort")
+    if isinstance(target, Weak):
+        raise NotConvertible("ndarray.sort of a Python scalar")
+    replace(tracer, target, registry.apply(tracer.em, registry.OPS["sort"], [target, *args], kwargs), "ndarray.sort")
+
+
+#: ndarray methods that update their array in place
+ARRAY_MUTATORS = {"fill": fill, "sort": sort}
+
+
+def setitem_local_array(tracer: "Tracer", array: np.ndarray, key: Any, value: Any) -> None:
+    """``array[key] = value`` into a NumPy array the trace made from static values (a
+    one-hot ``x = np.zeros(n); x[i] = 1``). Static key and value, outside loop and branch
+    regions: NumPy's write, now (the contents become a graph constant). Otherwise the array
+    becomes a graph constant everywhere the trace sees it, updated as a local array."""
+    symbolic = tracer.loops.active or any(f.forking for f in tracer.frames)
+    if not symbolic and not contains_tensor(key) and not contains_tensor(value):
+        array[key] = value
+        return
+    setitem(tracer, as_graph_constant(tracer, array, "item assignment"), key, value)
+
+
+def as_graph_constant(tracer: "Tracer", array: np.ndarray, what: str) -> Tensor:
+    """A NumPy array the trace made, as a local graph constant wherever the trace sees it
+    (so that a graph value can be written into it)."""
+    if _found_in(tracer.heap.values.values(), array):
+        raise NotConvertible(f"{what} into an array made from static values, also stored on the heap in this call")
+    tensor = tracer.em.literal(array)
+    tracer.em.provenance[tensor] = None
+    substitute(tracer, array, tensor, what)  # type: ignore[arg-type]
+    del tracer.local_arrays[id(array)]
+    return tensor
+
+
+def _is_mask(target: Tensor, key: Any) -> bool:
+    """Whether ``key`` is one boolean array over the leading dims of ``target``."""
+    dtype = key.dtype if isinstance(key, (Tensor, np.ndarray)) else None
+    return dtype is not None and dtype.kind == "b" and 0 < key.ndim <= target.ndim and tuple(key.shape) == target.shape[: key.ndim]
+
+
+def _masked(tracer: "Tracer", target: Tensor, mask: Any, value: Any) -> Tensor:
+    """``target[mask] = value`` of one scalar: ``value`` where the mask is set (its dims
+    broadcast over the trailing ones), ``target`` elsewhere. An array value must have as
+    many elements as the mask selects: a count the graph does not know, so refused."""
+    if (value.ndim if isinstance(value, Tensor) else np.ndim(value)) != 0:
+        raise NotConvertible("boolean-mask assignment of an array (only of one scalar)")
+    em = tracer.em
+    fill = op_table.conform(em, value, Tensor("", (), target.dtype), "boolean-mask assignment")
+    if not isinstance(mask, Tensor):
+        mask = em.literal(mask)
+    if mask.ndim < target.ndim:
+        mask = em.reshape(mask, mask.shape + (1,) * (target.ndim - mask.ndim))
+    return em.elementwise([mask, fill, target], target.shape, target.dtype, lambda b, v: b.select(v[0], v[1], v[2], target.dtype))
 
 
 def _insert(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> Tensor:
@@ -92,7 +188,7 @@ def replace(tracer: "Tracer", old: Tensor, new: Tensor, what: str) -> None:
         raise NotConvertible(f"{what} on a local array inside a data-dependent branch or loop region")
     if old not in provenance:
         raise NotConvertible(f"{what} on an array not known to be local to the trace (an argument, a loop or branch result)")
-    if provenance[old] is not None:
+    if provenance[old] is not None and _base_alive(tracer, old):
         raise NotConvertible(f"{what} on an array that may be a view of another array (slice, reshape, transpose)")
     if _found_in(tracer.heap.values.values(), old):
         raise NotConvertible(f"{what} on an array also stored on the heap in this call")
@@ -101,6 +197,13 @@ def replace(tracer: "Tracer", old: Tensor, new: Tensor, what: str) -> None:
     check_views(tracer, old, what)
     substitute(tracer, old, new, what)
     provenance[new] = None
+
+
+def _base_alive(tracer: "Tracer", view: Tensor) -> bool:
+    """Whether the array ``view`` is a view of can still be seen: the base itself, or another
+    view of it (``softmax(x).T`` written into is a view of a dead temporary: it is not)."""
+    base, provenance = tracer.em.provenance[view], tracer.em.provenance
+    return any(v is base or v is not view and isinstance(v, Tensor) and provenance.get(v) is base for v in _walk(_roots(tracer)))
 
 
 def check_views(tracer: "Tracer", base: Tensor, what: str) -> None:
@@ -205,6 +308,8 @@ class _AddAt:
         target, key, value = args
         if not contains_tensor(args):
             return self(target, key, value)
+        if isinstance(target, np.ndarray) and tracer.local_arrays.get(id(target)) is target:
+            target = as_graph_constant(tracer, target, "np.add.at")
         if not isinstance(target, Tensor) or isinstance(target, Weak) or not advanced.is_advanced(key):
             raise NotConvertible("np.add.at into a traced array with integer-array indices only")
         replace(tracer, target, advanced.scatter(tracer, target, key, value, accumulate=True), "np.add.at")

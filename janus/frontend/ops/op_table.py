@@ -502,11 +502,16 @@ def _getitem_bind(a: Any, key: Any) -> Args:
     return {"a": a, "key": key}
 
 
+def ellipsis_at(key: tuple) -> int | None:
+    """Where ``...`` is in ``key`` (by identity: ``tuple.index`` would compare index arrays with ``==``)."""
+    return next((i for i, k in enumerate(key) if k is Ellipsis), None)
+
+
 def slice_plan(shape: tuple[int, ...], key: Any) -> tuple[list[int], list[int], list[int], list[int]]:
     """Offsets, sizes, strides and the kept dims of a basic (int/slice) index."""
     key = key if isinstance(key, tuple) else (key,)
-    if key.count(Ellipsis) == 1:
-        at = key.index(Ellipsis)
+    if ellipsis_at(key) is not None:
+        at = ellipsis_at(key)
         key = key[:at] + (slice(None),) * (len(shape) - len(key) + 1) + key[at + 1 :]
     if len(key) > len(shape):
         raise NotConvertible(f"too many indices for an array of shape {shape}")
@@ -531,8 +536,8 @@ def slice_plan(shape: tuple[int, ...], key: Any) -> tuple[list[int], list[int], 
 def split_newaxes(ndim: int, key: Any) -> tuple[tuple, list[int]]:
     """``key`` without its ``None`` (``np.newaxis``) entries, and the result dims they add."""
     key = key if isinstance(key, tuple) else (key,)
-    if key.count(Ellipsis) == 1:
-        at = key.index(Ellipsis)
+    if ellipsis_at(key) is not None:
+        at = ellipsis_at(key)
         real = sum(k is not None for k in key) - 1
         key = key[:at] + (slice(None),) * max(ndim - real, 0) + key[at + 1 :]
     added, position = [], 0

@@ -65,6 +65,8 @@ BY_FUNCTION: dict[Any, Op] = {}
 METHODS: dict[str, tuple[Op, Callable[..., Args]]] = {}
 #: Python operators (``BINARY_OP``/``COMPARE_OP`` symbols) -> op
 OPERATORS: dict[str, Op] = {}
+#: Python's unary operators on arrays (``UNARY_NEGATIVE``, ``UNARY_INVERT``) -> op
+UNARY_OPERATORS: dict[str, Op] = {}
 
 
 def register(*ops: Op) -> None:
@@ -84,6 +86,8 @@ def apply(em: Emitter, op: Op, args: Sequence[Any], kwargs: dict[str, Any], bind
         bound = (bind or op.bind)(*args, **kwargs)
     except TypeError as e:
         raise NotConvertible(f"{op.name}: unsupported arguments ({e})") from None
+    if isinstance(bound.get("a"), (list, tuple)) and _tensors(list(bound["a"])) and op.name != "array":
+        bound = {**bound, "a": apply(em, OPS["array"], [bound["a"]], {})}  # NumPy's asarray of the operand
     result = op.lower(em, bound, op.rule(bound))
     record(em, op.name, bound, result)
     return result

@@ -14,7 +14,7 @@ import numpy as np
 
 from janus.frontend.emitter import Emitter
 from janus.frontend.ops.op_table import conform, normalize_axis
-from janus.frontend.ops.registry import Args, Op, Spec, register
+from janus.frontend.ops.registry import METHODS, OPS, Args, Op, Spec, register
 from janus.frontend.values import NotConvertible, Shape, Tensor
 
 #: a plan step: a reshape to a shape, or (axis, [(start, stop), ...]): those runs joined along axis
@@ -286,3 +286,5 @@ OTHERS = [
 ]
 
 register(*REARRANGING, *OTHERS)
+#: ndarray methods with NumPy's function signature less the array (``x.take(idx, axis)``)
+METHODS.update({name: (OPS[name], OPS[name].bind) for name in ("take", "repeat", "diagonal")})

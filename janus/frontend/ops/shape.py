@@ -114,8 +114,14 @@ def _size(args: Args) -> Shape:
     return (args["a"].size,)
 
 
+def _flatten(a: Any, order: str = "C") -> Any:
+    """``ndarray.flatten`` as a function (always a copy, where ``ravel`` may be a view)."""
+    return np.asarray(a).flatten(order)
+
+
 SHAPE_OPS = [
     reshaping("ravel", np.ravel, _ravel_bind, _size),
+    reshaping("flatten", _flatten, _ravel_bind, _size),
     reshaping("squeeze", np.squeeze, _squeeze_bind, _squeezed),
     reshaping("expand_dims", np.expand_dims, _expand_dims_bind, _expanded),
     permuting("swapaxes", np.swapaxes, _swapaxes_bind, _swapped),
@@ -123,7 +129,7 @@ SHAPE_OPS = [
 ]
 
 register(*SHAPE_OPS)
-METHODS.update({name: (OPS[name], OPS[name].bind) for name in ("ravel", "squeeze", "swapaxes")})
+METHODS.update({name: (OPS[name], OPS[name].bind) for name in ("ravel", "flatten", "squeeze", "swapaxes")})
 
 
 # ---- vstack / hstack: each operand reshaped as NumPy's atleast_2d / atleast_1d, then joined

@@ -17,7 +17,7 @@ import numpy as np
 from janus.frontend.emitter import Body, Emitter
 from janus.frontend.ops import vjp_numpy as v
 from janus.frontend.ops.op_table import BOOL_RESULT, ScalarFn, by_kind, cast, elementwise, f32_only as _f32_only
-from janus.frontend.ops.registry import BY_FUNCTION, METHODS, OPERATORS, OPS, Args, Op, Spec, register
+from janus.frontend.ops.registry import BY_FUNCTION, METHODS, OPERATORS, OPS, UNARY_OPERATORS, Args, Op, Spec, register
 from janus.frontend.values import NotConvertible, Tensor, check_dtype
 
 BOOL = np.dtype(bool)
@@ -294,6 +294,36 @@ def _powf_scalar_exponent(b: Body, t: np.dtype, xs: list[str]) -> str:
     return b.select(half, b.op("math.sqrt", [xs[0]], t), _powf(b, t, xs), t)
 
 
+def _hypot(b: Body, t: np.dtype, xs: list[str]) -> str:
+    """C's ``hypot`` without overflow: big·sqrt(1 + (small/big)²); 0 at (0, 0), inf when
+    either side is infinite (NaN included, as C's), NaN otherwise propagating."""
+    big_small = [b.op("math.absf", [x], t) for x in xs]
+    big, small = b.op("arith.maximumf", big_small, t), b.op("arith.minimumf", big_small, t)
+    one, zero = b.constant(1, t), b.constant(0, t)
+    ratio = b.op("arith.divf", [small, big], t)
+    value = b.op("arith.mulf", [big, b.op("math.sqrt", [b.op("arith.addf", [one, b.op("arith.mulf", [ratio, ratio], t)], t)], t)], t)
+    value = b.select(b.cmp(t, _f("oeq"), big, zero), zero, value, t)
+    infinite = b.op("arith.ori", [_abs_compare("oeq", False)(b, t, [x]) for x in xs], "i1")
+    return b.select(infinite, b.constant(np.inf, t), value, t)
+
+
+def _logaddexp(base2: bool) -> ScalarFn:
+    """NumPy's ``npy_logaddexp(2)``: x + log(2) (1 in base 2) where x == y (infinities
+    included), else max(x, y) + log1p(b**-|x - y|) (in base 2, over ln 2); NaN propagates."""
+
+    def body(b: Body, t: np.dtype, xs: list[str]) -> str:
+        x, y = xs
+        gap = b.op("arith.negf", [b.op("math.absf", [b.op("arith.subf", [x, y], t)], t)], t)
+        term = b.op("math.log1p", [b.op("math.exp2" if base2 else "math.exp", [gap], t)], t)
+        if base2:
+            term = b.op("arith.divf", [term, b.constant(np.log(2.0), t)], t)
+        value = b.op("arith.addf", [b.op("arith.maximumf", [x, y], t), term], t)
+        equal = b.op("arith.addf", [x, b.constant(1.0 if base2 else np.log(2.0), t)], t)
+        return b.select(b.cmp(t, _f("oeq"), x, y), equal, value, t)
+
+    return body
+
+
 POWF = elementwise("power", np.power, _powf, 2, vjp=v.power)
 POWF_SCALAR_EXPONENT = elementwise("power", np.power, _powf_scalar_exponent, 2, vjp=v.power)
 
@@ -346,6 +376,12 @@ def _clip_method(a: Any, min: Any = None, max: Any = None, out: Any = None) -> A
     return _clip_bind(a, min, max, out)
 
 
+def _round_method(a: Any, decimals: Any = 0, out: Any = None) -> Args:
+    if decimals != 0 or out is not None:
+        raise TypeError("round with decimals or out= (only to integers)")
+    return {"xs": (a,)}
+
+
 CLIP = replace(elementwise("clip", np.clip, _clip, 3, vjp=v.clip), bind=_clip_bind)
 
 
@@ -386,6 +422,9 @@ UFUNCS = [
     elementwise("round", np.round, _rounding("math.roundeven"), 1, vjp=v.zero),
     elementwise("float_power", np.float_power, _powf, 2, vjp=v.power),
     elementwise("arctan2", np.arctan2, _atan2, 2, vjp=v.arctan2),
+    elementwise("hypot", np.hypot, _hypot, 2, vjp=v.hypot),
+    elementwise("logaddexp", np.logaddexp, _logaddexp(base2=False), 2, vjp=v.logaddexp),
+    elementwise("logaddexp2", np.logaddexp2, _logaddexp(base2=True), 2, vjp=v.logaddexp2),
     elementwise("copysign", np.copysign, _float_only("math.copysign"), 2, vjp=v.copysign),
     elementwise("heaviside", np.heaviside, _heaviside, 2, vjp=v.zero),
     elementwise("fmax", np.fmax, _maxnum("arith.maxnumf", "arith.maxsi"), 2, vjp=v.fmax),
@@ -409,6 +448,8 @@ register(*UFUNCS)
 #: NumPy's other names for the same functions
 BY_FUNCTION.update({np.mod: OPS["remainder"], np.around: OPS["round"], np.bitwise_not: OPS["invert"]})
 METHODS["clip"] = (CLIP, _clip_method)
+UNARY_OPERATORS.update({"-": OPS["negative"], "~": OPS["invert"]})
+METHODS["round"] = (OPS["round"], _round_method)
 OPERATORS.update({
     symbol: OPS[name]
     for symbol, name in {

@@ -19,7 +19,7 @@ from janus.frontend.heap.access import HeapRef
 from janus.frontend.trace import generators
 from janus.frontend.trace.branches import SymFunction
 from janus.frontend.trace.frame import NULL, local_dict
-from janus.frontend.values import NotConvertible, Tensor, Weak
+from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor
 
 if TYPE_CHECKING:
     from janus.frontend.trace.interpreter import Tracer
@@ -183,6 +183,22 @@ def folded(fn: Any, args: list, kwargs: dict, traced: bool) -> Any:
     if traced:
         raise NotConvertible(FOLDED_MODULES[module].format(name=fn.__name__))
     return fn(*args, **kwargs)
+
+
+#: values whose methods never change them: a method of a static one folds to Python's result
+IMMUTABLE = (bool, int, float, complex, str, bytes, tuple, frozenset, np.generic)
+
+
+def static_method_call(fn: Any, args: list, kwargs: dict, traced: bool, array_methods: Any) -> Any:
+    """A method of a static value with static arguments, folded (``h.is_integer()``,
+    ``np.arange(3).reshape(-1, 1)``): every method of an immutable value, and the ndarray
+    methods of the op table (``array_methods``: none of them writes to its array); NULL otherwise."""
+    receiver = getattr(fn, "__self__", None)
+    if traced or not isinstance(fn, types.BuiltinMethodType) or isinstance(receiver, types.ModuleType) or contains_tensor(receiver):
+        return NULL
+    if isinstance(receiver, IMMUTABLE) or isinstance(receiver, np.ndarray) and fn.__name__ in array_methods:
+        return fn(*args, **kwargs)
+    return NULL
 
 
 def record_type(cls: type) -> str | None:

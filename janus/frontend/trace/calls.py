@@ -4,6 +4,7 @@ non-heap objects (a module's are its globals, guarded as such), and iteration ov
 
 from __future__ import annotations
 
+import inspect
 import types
 from typing import Any
 
@@ -33,6 +34,16 @@ BAKED = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, 
 class Calls:
     """The ``Tracer``'s calls, attribute reads and iteration (a mixin)."""
 
+    def fold(self, op: registry.Op, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """``op`` on static values: NumPy's result."""
+        return self.local_result(op.eager(*args, **kwargs), [*args, *kwargs.values()])
+
+    def local_result(self, result: Any, sources: list[Any]) -> Any:
+        """``result`` of a call on static ``sources``: a new array that owns its memory is local to the trace."""
+        if isinstance(result, np.ndarray) and result.base is None and not any(result is a for a in sources):
+            self.local_arrays[id(result)] = result
+        return result
+
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
         trace = getattr(fn, "janus_trace", None)
         if trace is not None:  # a callable that traces its own calls (janus.grad and what it returns)
@@ -45,6 +56,9 @@ class Calls:
         traced = contains_tensor(args) or contains_tensor(kwargs)
         if isinstance(fn, HostMethod):
             raise NotConvertible(f"{fn.describe()}() is a method of a host object (it runs in Python)")
+        if isinstance(fn, BoundTensorMethod) and fn.name in mutation.ARRAY_MUTATORS or _local_array_mutator(self, fn):
+            receiver, name = (fn.receiver, fn.name) if isinstance(fn, BoundTensorMethod) else (fn.__self__, fn.__name__)
+            return mutation.ARRAY_MUTATORS[name](self, receiver, args, kwargs)
         if isinstance(fn, BoundTensorMethod):
             if fn.name not in registry.METHODS:
                 raise NotConvertible(f"array method .{fn.name}() is not in the op table")
@@ -67,9 +81,14 @@ class Calls:
         if holds_ref(args) or holds_ref(kwargs):
             raise NotConvertible(f"a heap object is passed to {getattr(fn, '__qualname__', type(fn).__name__)} (only inlined code may use it)")
         op = registry.BY_FUNCTION.get(fn) if _hashable(fn) else None
+        if op is not None and traced and kwargs.get("out") is not None and accepts_out(op):
+            return mutation.with_out(self, op, args, kwargs)
         if op is not None:
-            return registry.apply(self.em, op, args, kwargs) if traced else op.eager(*args, **kwargs)
+            return registry.apply(self.em, op, args, kwargs) if traced else self.fold(op, args, kwargs)
         folded = builtin_calls.folded(fn, args, kwargs, traced)
+        if folded is NULL:
+            folded = builtin_calls.static_method_call(fn, args, kwargs, traced, registry.METHODS)
+            self.local_result(folded, [getattr(fn, "__self__", None), *args, *kwargs.values()])
         if folded is not NULL:
             return folded
         if fn is abs and traced:
@@ -116,6 +135,8 @@ class Calls:
             return trees.attribute(self, obj, name)
         if isinstance(obj, supercall.SymSuper):
             return obj.attribute(self, name)
+        if isinstance(obj, HeapRef) and type(obj.obj) is dict and name in DictView.KINDS:
+            return DictView(obj, name)
         if isinstance(obj, HeapRef):
             method = self.heap.method(obj, name)  # ``self.loss`` passed along (to janus.grad): bound here
             return types.MethodType(method, obj) if method is not None else self.heap.read(obj, "attr", name)
@@ -175,6 +196,42 @@ class Calls:
             return list(value)
         except TypeError as e:
             raise NotConvertible(f"iteration: {e}") from None
+
+
+class DictView:
+    """``d.keys()``, ``d.values()`` or ``d.items()`` of a heap dict: lists of its keys (which
+    the version then assumes, ``HeapTracker.dict_keys``) and of its items read as locations."""
+
+    KINDS = ("keys", "values", "items")
+
+    def __init__(self, ref: HeapRef, kind: str) -> None:
+        self.ref, self.kind = ref, kind
+
+    def janus_trace(self, tracer: Any, args: list, kwargs: dict) -> list:
+        if args or kwargs:
+            raise NotConvertible(f"dict.{self.kind}() takes no arguments")
+        keys = tracer.heap.dict_keys(self.ref)
+        if self.kind == "keys":
+            return keys
+        values = [tracer.heap.read(self.ref, "item", k) for k in keys]
+        return values if self.kind == "values" else list(zip(keys, values))
+
+
+def _local_array_mutator(tracer: Any, fn: Any) -> bool:
+    """Whether ``fn`` is an in-place method (``.fill``, ``.sort``) of a NumPy array the trace made."""
+    receiver = getattr(fn, "__self__", None)
+    return (isinstance(fn, types.BuiltinMethodType) and fn.__name__ in mutation.ARRAY_MUTATORS
+            and tracer.local_arrays.get(id(receiver)) is receiver)
+
+
+def accepts_out(op: registry.Op) -> bool:
+    """Whether NumPy's function takes ``out=`` (a ufunc, or a parameter of that name)."""
+    if isinstance(op.eager, np.ufunc):
+        return True
+    try:
+        return "out" in inspect.signature(op.eager).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _hashable(value: Any) -> bool:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import types
 from typing import Any
 
+import numpy as np
+
 from janus.frontend import speculation
 from janus.frontend.emitter import Emitter
 from janus.frontend.heap.access import HeapTracker
@@ -65,6 +67,9 @@ class Tracer(Opcodes, Branching, Calls):
         self.needs_autodiff = False
         #: an unconvertible call in the traced function ends the trace there (``split.SegmentEnd``)
         self.splitting = False
+        #: NumPy arrays the trace made itself from static values (``np.zeros(n)``), by id:
+        #: no other code holds them, so an item assignment of static values runs at trace time
+        self.local_arrays: dict[int, np.ndarray] = {}
 
     # ---- driver -----------------------------------------------------------------------
     def run(self, code: types.CodeType, globals_: dict, arguments: dict[str, Any], closure: tuple = ()) -> Any:

@@ -7,6 +7,8 @@ import dataclasses
 import operator
 from typing import Any, Callable
 
+import numpy as np
+
 from janus.frontend.heap.access import HeapRef
 from janus.frontend.ops import indexing, mutation, registry
 from janus.frontend.recursion import results as recursion_results
@@ -234,7 +236,7 @@ class Opcodes:
         if isinstance(x, Weak):  # Python's -x, through the guarded scalar arithmetic (-0.0 kept)
             frame.stack.append(self.binary("*", -1.0, x) if x.dtype.kind == "f" else self.binary("-", 0, x))
             return
-        frame.stack.append(registry.apply(self.em, registry.OPS["negative"], [x], {}) if isinstance(x, Tensor) else -x)
+        frame.stack.append(registry.apply(self.em, registry.UNARY_OPERATORS["-"], [x], {}) if isinstance(x, Tensor) else -x)
 
     def TO_BOOL(self, frame: Frame, ins: Instr) -> None:
         """truth of a static value; before a conditional jump, nothing (the jump takes the truth, as on 3.11)"""
@@ -256,6 +258,16 @@ class Opcodes:
         if isinstance(x, Tensor) and x.dtype.kind == "b":
             raise NotConvertible("unary + of a bool value (NumPy raises, Python makes an int)")
         frame.stack.append(x if isinstance(x, Tensor) else operator.pos(x))
+
+    def UNARY_INVERT(self, frame: Frame, ins: Instr) -> None:
+        """`~x`: the op table's invert on graph values (NumPy raises on floats: then Python runs it); Python's on static values"""
+        x = frame.stack.pop()
+        if isinstance(x, Weak):
+            if x.dtype.kind != "i":
+                raise NotConvertible(f"~ of a traced Python {x.python_type.__name__} (only ints are traced)")
+            frame.stack.append(self.binary("-", -1, x))  # Python's ~n is -1 - n
+            return
+        frame.stack.append(registry.apply(self.em, registry.UNARY_OPERATORS["~"], [x], {}) if isinstance(x, Tensor) else ~x)
 
     def FORMAT_VALUE(self, frame: Frame, ins: Instr) -> None:
         """f-string field of a static number, string, bool or None; of an array value, text made in Python at a segment boundary"""
@@ -324,6 +336,8 @@ class Opcodes:
             return self.heap.write(container, "item", key, value)
         if isinstance(container, Tensor):
             return mutation.setitem(self, container, key, value)
+        if self.local_arrays.get(id(container)) is container:
+            return mutation.setitem_local_array(self, container, key, value)
         if not isinstance(container, (list, dict)) or isinstance(container, ArgumentList) or contains_tensor(key):
             raise NotConvertible(f"item assignment on a {type(container).__name__} (a heap write)")
         container[key] = value

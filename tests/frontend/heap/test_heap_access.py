@@ -321,3 +321,100 @@ def test_reads_see_earlier_writes_of_the_same_call():
         assert_same(jitted.h, plain.h)
     (version,) = versions(Layer.step)
     assert version.calls == 2 and version.graph.text.count('"janus.get_attr"') == 1
+
+
+def double(x):
+    return x * 2.0
+
+
+def negate(x):
+    return -x
+
+
+class WithClassTable:
+    """Class-level tables read through ``self`` (hipsternet's ``self.loss_funs[self.loss]``)."""
+
+    steps = {"double": double, "negate": negate}
+    scale = 3.0
+    offset = np.float32(0.5)
+
+    def __init__(self, kind):
+        self.kind = kind
+
+    def forward(self, x):
+        return self.steps[self.kind](x) * self.scale + self.offset
+
+    def set_scale(self, x):
+        self.scale = x * 2.0  # a write shadowing the class attribute stays with Python
+        return x * self.scale
+
+
+def test_class_attributes_read_through_the_instance_follow_python_lookup():
+    jf = janus.jit(WithClassTable.forward, warmup=1)
+    model, x = WithClassTable("double"), rand(3)
+    for _ in range(2):
+        assert_same(jf(model, x), WithClassTable.forward(model, x))
+    (version,) = jf.versions.values()
+    model.scale = 5.0  # an instance attribute now shadows the class's
+    assert_same(jf(model, x), WithClassTable.forward(model, x))
+    del model.scale
+    WithClassTable.steps["double"] = negate  # the class's table changed
+    try:
+        assert_same(jf(model, x), WithClassTable.forward(model, x))
+    finally:
+        WithClassTable.steps["double"] = double
+    assert_same(jf(model, x), WithClassTable.forward(model, x))
+    assert version.calls >= 1
+
+
+def test_a_write_shadowing_a_class_attribute_runs_in_python():
+    """On a fresh object the write would create the instance attribute: Python runs it
+    (a version built on an object that has one already is not used)."""
+    jf = janus.jit(WithClassTable.set_scale, warmup=1, fallback="silent")
+    for _ in range(3):
+        plain, jitted = WithClassTable("double"), WithClassTable("double")
+        assert_same(jf(jitted, rand(3)), WithClassTable.set_scale(plain, rand(3)))
+        assert_same(vars(jitted)["scale"], vars(plain)["scale"])
+    assert all(version.calls == 0 for version in jf.versions.values())
+
+
+class DictModel:
+    """Parameters in a dict, iterated as hipsternet's regularizer does."""
+
+    def __init__(self):
+        self.model = {"W1": rand(3, 3, seed=4), "b1": rand(3, seed=5), "W2": rand(3, 3, seed=6)}
+
+    def penalty(self, x):
+        total = sum(np.sum(self.model[k] ** 2) for k in self.model.keys() if k.startswith("W"))
+        scaled = [v * 2.0 for v in self.model.values()]
+        named = {k: v.sum() for k, v in self.model.items()}
+        return x * total + scaled[1], named
+
+
+def test_keys_values_items_of_a_heap_dict_guard_its_keys():
+    jf = janus.jit(DictModel.penalty, warmup=1)
+    plain, jitted, x = DictModel(), DictModel(), rand(3)
+    for _ in range(2):
+        assert_same(jf(jitted, x), DictModel.penalty(plain, x))
+    (version,) = jf.versions.values()
+    assert version.calls == 1
+    for obj in (plain, jitted):  # a new key: the version's assumption fails, Python runs it
+        obj.model["W3"] = rand(3, 3, seed=7)
+    assert_same(jf(jitted, x), DictModel.penalty(plain, x))
+    assert version.calls == 1
+
+
+def listed_after_a_new_key(d, x):
+    d["new"] = x * 2.0
+    return [k for k in d.keys()]
+
+
+def test_listing_keys_after_writing_a_new_one_runs_in_python():
+    """Every call gets a dict without the key it adds: no version (each assumes the keys it
+    listed) runs on one, and Python gives every answer."""
+    jf = janus.jit(listed_after_a_new_key, warmup=1, fallback="silent")
+    for _ in range(4):
+        plain, jitted = {"a": rand(2)}, {"a": rand(2)}
+        assert_same(jf(jitted, rand(2)), listed_after_a_new_key(plain, rand(2)))
+        assert list(jitted) == list(plain)
+    assert all(version.calls == 0 for version in jf.versions.values())

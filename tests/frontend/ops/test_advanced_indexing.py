@@ -96,3 +96,36 @@ def assign_pairs(x, rows, cols, v):
 def test_scatter_pairs_with_duplicates():
     """Index pairs, the same pair written twice: the last value wins, then ``+=`` reads it."""
     check_compiled(assign_pairs, rand(4, 5), np.array([0, 3, 0, 2, 0]), np.array([1, 4, 1, -1, 2]), rand(5))
+
+
+def index_arrays_apart_or_before_an_ellipsis(x):
+    return x[np.array([0, 1]), :, np.array([0, 1])], x[np.array([0, 1]), ...]
+
+
+def test_index_arrays_apart_or_before_an_ellipsis_run_imperatively_with_the_reason():
+    """Forms the gather does not take: Python's results, and a reason (not NumPy's
+    ``ValueError`` from comparing an index array with ``slice(None)`` or ``...``)."""
+    x = rand(2, 3, 4)
+    jf = janus.jit(index_arrays_apart_or_before_an_ellipsis, warmup=1, fallback="silent")
+    for _ in range(2):
+        assert_same(jf(x), index_arrays_apart_or_before_an_ellipsis(x))
+    assert not jf.versions
+    assert "advanced indexing other than full slices, then int arrays on adjacent axes" in janus.explain(jf)
+
+
+def im2col_like(x, w):
+    """Columns gathered after a full slice (im2col), and scattered back with np.add.at into
+    an array made from static values (col2im); ``range`` as an index array."""
+    k = np.repeat(np.arange(2), 4).reshape(-1, 1)
+    i = np.tile(np.repeat(np.arange(2), 2), 2).reshape(-1, 1) + np.repeat(np.arange(2), 2).reshape(1, -1)
+    j = np.tile(np.arange(2), 4).reshape(-1, 1) + np.tile(np.arange(2), 2).reshape(1, -1)
+    cols = x[:, k, i, j]
+    back = np.zeros(x.shape)
+    np.add.at(back, (slice(None), k, i, j), cols * w)
+    written = x * 1.0
+    written[:, 1, [2, 0]] = w[0, :2, :1]
+    return cols, back, written, cols[0][range(3), 1]
+
+
+def test_index_arrays_after_full_slices_gather_and_scatter():
+    check_compiled(im2col_like, rand(2, 2, 3, 3), rand(2, 8, 4))

@@ -134,3 +134,164 @@ def test_view_of_a_view_is_refused():
     for _ in range(4):
         assert_same(jf(rand(6)), view_of_view_then_update(rand(6)))
     assert not jf.versions and "live view" in janus.explain(jf)
+
+
+# ---- arrays the trace made from static values (``np.zeros(n)``), and ``out=`` ---------------
+def one_hot_steps(w, ids):
+    total = np.zeros((3, 1))
+    hs = {}
+    for t in range(len(ids)):
+        hs[t] = np.zeros((4, 1))
+        hs[t][ids[t]] = 1  # a graph index once the ids are relaxed
+        total = total + w @ hs[t]
+    marks = np.zeros(4)
+    marks[1] = 2.0  # a static write, made while tracing
+    return total, marks
+
+
+def test_one_hot_into_a_static_array_static_then_traced_index():
+    w = rand(3, 4, dtype=np.float64)
+    jf = janus.jit(one_hot_steps, warmup=1)
+    for ids in ([0, 3, 1], [2, 2, 0], [1, 0, 3], [3, 1, 2]):
+        assert_same(jf(w, ids), one_hot_steps(w, ids))
+    (version,) = jf.versions.values()
+    assert version.calls >= 2 and "any value" in janus.explain(jf)
+
+
+def static_array_written_in_a_loop(x, n):
+    counts = np.zeros(3)
+    for i in range(n):  # a loop in the graph: its body is traced once
+        counts[0] += 1.0
+        counts[1] = x[i]
+    return counts
+
+
+def test_static_array_written_in_a_graph_loop_is_refused_or_right():
+    jf = janus.jit(static_array_written_in_a_loop, warmup=1, fallback="silent")
+    x = rand(5, dtype=np.float64)
+    for n in (2, 3, 4, 5):
+        assert_same(jf(x, n), static_array_written_in_a_loop(x, n))
+
+
+def clipped_in_place(x, w):
+    grads = [x * 2.0, w @ x]
+    for g in grads:
+        np.clip(g, -0.5, 0.5, out=g)
+    total = np.zeros_like(x)
+    np.add(total, x, out=total)
+    np.multiply(total, 3, out=(total,))
+    return grads, total, np.sum(w, axis=0, out=np.zeros(4, np.float32))
+
+
+def test_out_argument_writes_into_a_local_array():
+    check_compiled(clipped_in_place, rand(4), rand(4, 4))
+
+
+def dot_into_wrong_dtype(x):
+    out = np.zeros((2, 2))
+    np.dot(x, x.T, out=out)
+    return out
+
+
+def test_out_of_another_dtype_raises_numpys_error():
+    jf = janus.jit(dot_into_wrong_dtype, fallback="silent")
+    with pytest.raises(ValueError, match="output array is not acceptable"):
+        jf(rand(2, 3))
+
+
+def filled(x, v):
+    a = x * 2.0
+    a.fill(v)
+    b = np.zeros(3)
+    b.fill(1.5)
+    c = np.empty((2, 2))
+    c.fill(x[0])
+    return a, b, c, x.sum()
+
+
+def test_fill_of_local_and_static_arrays():
+    check_compiled(filled, rand(3, dtype=np.float64), 0.25)
+
+
+def fill_an_argument(x):
+    x.fill(0.0)
+    return x
+
+
+def test_fill_of_an_argument_runs_in_python():
+    jf = janus.jit(fill_an_argument, warmup=1, fallback="silent")
+    for _ in range(3):
+        assert_same(jf(rand(3)), fill_an_argument(rand(3)))
+    assert not jf.versions and "not known to be local" in janus.explain(jf)
+
+
+def masked_writes(dout, cache, rows):
+    dx = dout.copy()
+    dx[cache <= 0] = 0  # ReLU's backward, as written by hand
+    dy = dout * 1.0
+    dy[rows] = -1.5  # a mask over the leading axis: whole rows
+    dz = dout + 0.0
+    dz[np.array([[True, False, True, False]] * 3)] = cache[0, 0]
+    return dx, dy, dz
+
+
+def test_boolean_mask_assignment_of_a_scalar():
+    check_compiled(masked_writes, rand(3, 4, dtype=np.float64), rand(3, 4, dtype=np.float64, seed=1), np.array([True, False, True]))
+
+
+def masked_array_write(x):
+    y = x * 1.0
+    y[x > 0] = np.arange(4.0)  # as many values as the mask selects: a count the graph does not know
+    return y
+
+
+def test_boolean_mask_assignment_of_an_array_runs_in_python():
+    x = np.array([[1.0, -1.0, 2.0, 3.0], [4.0, -2.0, -3.0, -4.0]])
+    jf = janus.jit(masked_array_write, warmup=1, fallback="silent")
+    for _ in range(3):
+        assert_same(jf(x), masked_array_write(x))
+    assert not jf.versions and "boolean-mask assignment of an array" in janus.explain(jf)
+
+
+def softmax_rows(x):
+    e = np.exp((x.T - np.max(x, axis=1)).T)
+    return (e.T / e.sum(axis=1)).T  # a transpose: a view of a temporary nothing else holds
+
+
+def written_view_of_a_dead_temporary(x, labels):
+    grad = softmax_rows(x)
+    grad[range(x.shape[0]), labels] -= 1.0
+    reg = np.sum([np.sum(x * x), np.sum(np.abs(x))])  # np.sum of a list of graph scalars
+    return grad, reg
+
+
+def test_write_into_a_view_of_a_dead_temporary_and_reductions_of_lists():
+    check_compiled(written_view_of_a_dead_temporary, rand(4, 3, dtype=np.float64), np.array([0, 2, 1, 1]))
+
+
+def view_with_a_live_sibling(x):
+    base = x * 1.0
+    t, row = base.T, base[0]
+    t[0, 0] = 5.0  # NumPy writes through to row as well
+    return row
+
+
+def test_write_into_a_view_whose_sibling_view_is_alive_runs_in_python():
+    jf = janus.jit(view_with_a_live_sibling, warmup=1, fallback="silent")
+    for _ in range(3):
+        assert_same(jf(rand(2, 3)), view_with_a_live_sibling(rand(2, 3)))
+    assert not jf.versions and "may be a view" in janus.explain(jf)
+
+
+def sorted_in_place(x):
+    a = x * 1.0
+    a.sort(axis=0, kind="stable")
+    b = np.array([3.0, 1.0, 2.0])
+    b.sort()
+    c = np.arange(4.0)[::-1].copy()
+    c.sort()
+    return a, b, c, x
+
+
+def test_sort_method_of_local_and_static_arrays():
+    check_compiled(sorted_in_place, rand(3, 4, dtype=np.float64))

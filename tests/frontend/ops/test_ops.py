@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
+
+import janus
 
 from tests.helpers import check_compiled, rand
 from janus.frontend.ops.op_table import OPS
@@ -14,7 +18,9 @@ from janus.frontend.ops.ufuncs import UFUNCS
 UFUNC_NAMES = [op.name for op in UFUNCS]
 #: entries tested by the conformance suite alone
 CONFORMANCE_ONLY = ("average", "vstack", "hstack", "einsum", "inner", "tensordot", "trace", "argmax", "argmin", "ravel", "squeeze", "expand_dims", "swapaxes", "moveaxis", "prod", "all", "any", "var", "std",
-                    "flip", "fliplr", "flipud", "roll", "tile", "repeat", "take", "triu", "tril", "broadcast_to", "diagonal", "diag")
+                    "flip", "fliplr", "flipud", "roll", "tile", "repeat", "take", "triu", "tril", "broadcast_to", "diagonal", "diag",
+                    "cumsum", "cumprod", "norm", "kron", "flatten", "split", "array_split",
+                    "take_along_axis", "sort", "argsort", "hsplit", "vsplit")
 
 f32, f64, i64 = np.float32, np.float64, np.int64
 x23, y23, v3 = rand(2, 3), rand(2, 3, seed=1), rand(3)
@@ -133,3 +139,27 @@ def test_every_table_entry_is_exercised() -> None:
     covered |= set(UFUNC_NAMES) | set(CONFORMANCE_ONLY)  # tests/frontend/ops/test_conformance.py
     covered.add("gather")  # advanced indexing: tests/frontend/ops/test_advanced_indexing.py
     assert covered == set(OPS)
+
+
+#: calls NumPy rejects, of entries that check arguments in their rules
+REJECTED = [
+    lambda x: np.split(x, 3, axis=1),  # 4 columns: not an equal division
+    lambda x: np.linalg.norm(x, "nuc", axis=0),
+    lambda x: np.linalg.norm(x, 0),  # a matrix norm of order 0
+    lambda x: np.take_along_axis(x, np.ones((2, 2)), axis=1),  # float indices
+    lambda x: np.pad(x, 1, mode="edge", constant_values=1),
+    lambda x: np.sort(x, kind="stable", stable=True),
+    lambda x: np.cumsum(x, axis=2),
+    lambda x: np.kron(x, np.ones(2)) @ np.ones(3),  # shapes do not align
+]
+
+
+@pytest.mark.parametrize("fn", REJECTED)
+def test_arguments_numpy_rejects_raise_numpys_error(fn) -> None:
+    x = rand(2, 4, dtype=f64)
+    with pytest.raises(Exception) as want:
+        fn(x)
+    jf = janus.jit(fn, warmup=1, fallback="silent")
+    for _ in range(2):
+        with pytest.raises(type(want.value), match=re.escape(str(want.value))):
+            jf(x)

@@ -10,6 +10,7 @@ import math
 import operator
 
 import numpy as np
+import pytest
 
 import janus
 import tests.helpers as helpers_package
@@ -90,6 +91,33 @@ def builtins_on_python_values(x):
 
 def test_builtins_on_python_values():
     check_compiled(builtins_on_python_values, rand(3))
+
+
+def inverted(x, n, mask):
+    return x * ~n + ~3, ~mask, ~(x > 0)
+
+
+def test_invert_operator_on_traced_ints_and_arrays():
+    jf = check_compiled(inverted, rand(3), 5, np.array([0, -1, 7]))
+    assert_same(jf(rand(3), -(2**40), np.array([1, 2, 3])), inverted(rand(3), -(2**40), np.array([1, 2, 3])))
+
+
+def test_invert_operator_on_a_float_array_raises_numpys_error():
+    jf = janus.jit(lambda x: ~x, warmup=1)
+    with pytest.raises(TypeError, match="ufunc 'invert' not supported"):
+        jf(rand(3))
+
+
+def methods_of_static_values(x, size, stride):
+    steps = (size - 3) / stride + 1
+    if not steps.is_integer():
+        raise ValueError("size and stride do not fit")
+    offsets = np.repeat(np.arange(3), 2).reshape(-1, 1) + np.arange(2).reshape(1, -1)
+    return x[: int(steps)] * offsets.sum() + "a,b".split(",").index("b") + (2.5).as_integer_ratio()[1]
+
+
+def test_methods_of_static_values_fold():
+    check_compiled(methods_of_static_values, rand(4), 7, 2)
 
 
 def builtins_on_arrays(x, y):
