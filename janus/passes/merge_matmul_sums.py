@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from iree.compiler.dialects import tensor
 
 from janus.ir import ir
+from janus.passes.matmuls import blocks, concat_type, owner, plain_matmul, single_use, static
 from janus.passes.registry import ModulePass, register_pass
 
 _ADDS = frozenset({"arith.addf", "arith.addi"})
@@ -43,62 +44,12 @@ class Link:
         return self.add.operands[self.other_index]
 
 
-def _owner(value: ir.Value) -> ir.Operation | None:
-    """The op defining ``value`` (None for a block argument)."""
-    owner = value.owner
-    return None if isinstance(owner, ir.Block) else owner.operation
-
-
-def _single_use(value: ir.Value) -> bool:
-    return len(list(value.uses)) == 1
-
-
-def _is_zero(value: ir.Value) -> bool:
-    """A ``linalg.fill`` of constant zero, or a zero splat constant."""
-    op = _owner(value)
-    if op is None:
-        return False
-    if op.name == "linalg.fill":
-        scalar = _owner(op.operands[0])
-        return scalar is not None and scalar.name == "arith.constant" and _zero_attr(scalar.attributes["value"])
-    return op.name == "arith.constant" and _zero_attr(op.attributes["value"])
-
-
-def _zero_attr(attr: ir.Attribute) -> bool:
-    if isinstance(attr, ir.FloatAttr):
-        return attr.value == 0.0
-    if isinstance(attr, ir.IntegerAttr):
-        return attr.value == 0
-    if isinstance(attr, ir.DenseElementsAttr) and attr.is_splat:
-        return _zero_attr(attr.get_splat_value())
-    return False
-
-
-def _static(t: ir.Type) -> bool:
-    return isinstance(t, ir.RankedTensorType) and t.has_static_shape
-
-
 def _plain_matmul(value: ir.Value, block: ir.Block) -> ir.Operation | None:
-    """The plain zero-init ``linalg.matmul`` in ``block`` whose only use is the add, if ``value`` is one."""
-    op = _owner(value)
-    if op is None or op.name != "linalg.matmul" or op.block != block or not _single_use(value):
-        return None
-    if "cast" in op.attributes or len(op.operands) != 3 or not _default_maps(op):
-        return None
-    if not all(_static(v.type) for v in op.operands) or not _is_zero(op.operands[2]):
+    """The plain matmul in ``block`` whose only use is the add, if ``value`` is one."""
+    op = owner(value)
+    if op is None or op.block != block or not single_use(value) or not plain_matmul(op):
         return None
     return op
-
-
-#: ``linalg.matmul``'s maps when none are given: C[m, n] += A[m, k] * B[k, n]
-_MATMUL_MAPS = ("(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d2, d1)", "(d0, d1, d2) -> (d0, d1)")
-
-
-def _default_maps(matmul: ir.Operation) -> bool:
-    if "indexing_maps" not in matmul.attributes:
-        return True
-    maps = [str(ir.AffineMapAttr(m).value) for m in ir.ArrayAttr(matmul.attributes["indexing_maps"])]
-    return tuple(maps) == _MATMUL_MAPS
 
 
 def _is_elementwise_add(op: ir.Operation) -> bool:
@@ -106,7 +57,7 @@ def _is_elementwise_add(op: ir.Operation) -> bool:
     if op.name != "linalg.generic" or len(op.operands) != 3 or len(op.results) != 1:
         return False
     t = op.results[0].type
-    if not _static(t) or any(v.type != t for v in op.operands):
+    if not static(t) or any(v.type != t for v in op.operands):
         return False
     maps = ir.ArrayAttr(op.attributes["indexing_maps"])
     identity = ir.AffineMap.get_identity(t.rank, context=op.context)
@@ -140,8 +91,8 @@ def _chains(block: ir.Block) -> list[list[Link]]:
             links[op.operation] = link
     previous: dict[ir.Operation, Link] = {}
     for op, link in links.items():
-        prev = _owner(link.other)
-        if prev is not None and prev in links and _single_use(link.other):
+        prev = owner(link.other)
+        if prev is not None and prev in links and single_use(link.other):
             previous[op] = links[prev]
     continued = {p.add for p in previous.values()}
     chains = []
@@ -163,8 +114,8 @@ def _merge(chain: list[Link]) -> None:
     rhs = [link.matmul.operands[1] for link in chain]
     at = ir.InsertionPoint(last.add)
     with last.add.location:
-        a = tensor.ConcatOp(_concat_type(lhs, 1), 1, lhs, ip=at).result
-        b = tensor.ConcatOp(_concat_type(rhs, 0), 0, rhs, ip=at).result
+        a = tensor.ConcatOp(concat_type(lhs, 1), 1, lhs, ip=at).result
+        b = tensor.ConcatOp(concat_type(rhs, 0), 0, rhs, ip=at).result
     merged = last.matmul
     merged.move_before(last.add)
     merged.operands[0] = a
@@ -175,27 +126,12 @@ def _merge(chain: list[Link]) -> None:
         link.matmul.erase()
 
 
-def _concat_type(values: list[ir.Value], dim: int) -> ir.RankedTensorType:
-    first = ir.RankedTensorType(values[0].type)
-    shape = list(first.shape)
-    shape[dim] = sum(ir.RankedTensorType(v.type).shape[dim] for v in values)
-    return ir.RankedTensorType.get(shape, first.element_type)
-
-
-def _blocks(op: ir.Operation):
-    for region in op.regions:
-        for block in region.blocks:
-            yield block
-            for inner in block.operations:
-                yield from _blocks(inner.operation)
-
-
 @register_pass
 class MergeMatmulSums(ModulePass):
     name = "janus-merge-matmul-sums"
     summary = "Merge a running sum of matmuls (acc += A_i @ B_i) into one matmul over the concatenated K."
 
     def apply(self, module_op: ir.Operation) -> None:
-        for block in list(_blocks(module_op)):
+        for block in list(blocks(module_op)):
             for chain in _chains(block):
                 _merge(chain)

@@ -14,9 +14,10 @@ STEPS = 3
 
 @janus.jit
 def recurrent(xs: np.ndarray, W: np.ndarray) -> np.ndarray:
-    h = np.zeros((xs.shape[1], W.shape[1]), np.float32)
+    """A recurrence: each step's matmul needs the last one's result, so none are merged."""
+    h = np.tanh(xs[0])
     for t in range(STEPS):
-        h = np.tanh(xs[t] @ W + h)
+        h = np.tanh(h @ W + xs[t])
     return h
 
 
@@ -33,8 +34,8 @@ def test_flops_from_dispatch_names(name: str, flops: int | None) -> None:
 
 def test_captured_call_replays_with_every_dispatch_timed() -> None:
     rng = np.random.default_rng(0)
-    xs = rng.standard_normal((STEPS, 8, 16)).astype(np.float32)
-    W = rng.standard_normal((16, 32)).astype(np.float32)
+    xs = rng.standard_normal((STEPS, 8, 32)).astype(np.float32)
+    W = rng.standard_normal((32, 32)).astype(np.float32)
     with capturing() as calls:
         for _ in range(4):  # profiled runs, then compiled calls
             recurrent(xs, W)
@@ -45,7 +46,7 @@ def test_captured_call_replays_with_every_dispatch_timed() -> None:
     rows = profile(call, repetitions=2)
     matmuls = [r for r in rows if "matmul" in r.name]
     assert matmuls and sum(r.count for r in matmuls) == STEPS
-    assert all(r.flops == r.count * 2 * 8 * 32 * 16 for r in matmuls)
+    assert all(r.flops == r.count * 2 * 8 * 32 * 32 for r in matmuls)
     assert all(r.seconds > 0 for r in rows)
     assert rows == sorted(rows, key=lambda r: -r.seconds)
 
