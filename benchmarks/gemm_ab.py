@@ -4,7 +4,8 @@
 no data tiling), "after" as the tree has it. Each round runs every model as plain Python,
 then compiled before, then compiled after (``janus.benchmark.measure.run``, fresh jit
 functions each time; the persistent compile cache makes later rounds compile nothing).
-Reported per model and variant: the lowest median step time over the rounds (min-of-N,
+A compiled run that raised or disagrees with the plain one (janus-bench's tolerances) is
+reported as WRONG instead of timed. Reported per model and variant: the lowest median step time over the rounds (min-of-N,
 wall clock) and the CPU seconds per step (process time over the steady steps, lowest over
 the rounds: the one number a loaded machine does not inflate much for local-sync runs),
 and the speed-up over plain Python of the same round.
@@ -21,6 +22,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from janus.benchmark import measure
+from janus.benchmark.compare import differences
 from janus.models import MODELS
 from janus.passes.registry import PIPELINES
 from janus.runtime import targets
@@ -46,8 +48,8 @@ def after() -> Iterator[None]:
     yield
 
 
-def timed(model: str, size: str, compiled: bool, min_seconds: float) -> tuple[float, float, str | None]:
-    """(median step seconds, CPU seconds per steady step, error) of one run. The steady
+def timed(model: str, size: str, compiled: bool, min_seconds: float) -> tuple[float, float, measure.Run]:
+    """(median step seconds, CPU seconds per steady step, the run) of one run. The steady
     steps are the last ones (compiles happen in the first), so the CPU time from the
     start of the first of them to the end of the run is theirs."""
     started: list[float] = []  # process time at the start of each step
@@ -55,7 +57,7 @@ def timed(model: str, size: str, compiled: bool, min_seconds: float) -> tuple[fl
                       min_seconds)
     steady = len(run.steady_times)
     cpu = (time.process_time() - started[-steady]) / steady if steady else float("nan")
-    return run.step_seconds or float("nan"), cpu, run.error
+    return run.step_seconds or float("nan"), cpu, run
 
 
 def main() -> None:
@@ -70,13 +72,15 @@ def main() -> None:
     best: dict[tuple[str, str], list[float]] = {}
     for r in range(args.rounds):
         for model in args.models.split(","):
-            plain, plain_cpu, _ = timed(model, size, False, args.min_seconds)
+            plain, _, reference = timed(model, size, False, args.min_seconds)
             row = [f"round {r} {model}: python {1e3 * plain:.2f} ms"]
             for name, variant in variants.items():
                 with variant():
-                    wall, cpu, error = timed(model, size, True, args.min_seconds)
-                if error:
-                    row.append(f"{name} ERROR {error.splitlines()[0]}")
+                    wall, cpu, run = timed(model, size, True, args.min_seconds)
+                wrong = run.error or "; ".join((differences(run.outputs, reference.outputs, "outputs")
+                                                + differences(run.state, reference.state, "state"))[:2])
+                if wrong:
+                    row.append(f"{name} WRONG {wrong.splitlines()[0]}")
                     continue
                 old = best.get((model, name), [float("inf"), float("inf"), 0.0])
                 best[(model, name)] = [min(old[0], wall), min(old[1], cpu), max(old[2], plain / wall)]
