@@ -12,17 +12,17 @@ from janus.runtime.module import CompiledModule
 from janus.runtime.targets import get_target
 
 
-def matmul_module(*shapes: tuple[int, int, int], transposed_lhs: bool = False) -> str:
+def matmul_module(*shapes: tuple[int, int, int], transposed_lhs: bool = False, dtype: str = "f32") -> str:
     """A function adding the products of (M, N, K) matmuls of its arguments, one result each."""
     args, body, results = [], [], []
     lhs_map = "affine_map<(d0, d1, d2) -> (d2, d0)>" if transposed_lhs else "affine_map<(d0, d1, d2) -> (d0, d2)>"
     maps = f"indexing_maps = [{lhs_map}, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]"
     for i, (m, n, k) in enumerate(shapes):
-        a = f"tensor<{k}x{m}xf32>" if transposed_lhs else f"tensor<{m}x{k}xf32>"
-        args += [f"%a{i}: {a}", f"%b{i}: tensor<{k}x{n}xf32>", f"%c{i}: tensor<{m}x{n}xf32>"]
-        body.append(f"%r{i} = linalg.matmul {maps} ins(%a{i}, %b{i} : {a}, tensor<{k}x{n}xf32>) "
-                    f"outs(%c{i} : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>")
-        results.append((f"%r{i}", f"tensor<{m}x{n}xf32>"))
+        a = f"tensor<{k}x{m}x{dtype}>" if transposed_lhs else f"tensor<{m}x{k}x{dtype}>"
+        b, c = f"tensor<{k}x{n}x{dtype}>", f"tensor<{m}x{n}x{dtype}>"
+        args += [f"%a{i}: {a}", f"%b{i}: {b}", f"%c{i}: {c}"]
+        body.append(f"%r{i} = linalg.matmul {maps} ins(%a{i}, %b{i} : {a}, {b}) outs(%c{i} : {c}) -> {c}")
+        results.append((f"%r{i}", c))
     return (f"func.func @f({', '.join(args)}) -> ({', '.join(t for _, t in results)}) {{\n  " + "\n  ".join(body)
             + f"\n  return {', '.join(r for r, _ in results)} : {', '.join(t for _, t in results)}\n}}")
 
@@ -46,12 +46,13 @@ def test_data_tiling_only_when_the_flops_are_in_large_matmuls(shapes: list, tile
     assert module_flags(get_target("vulkan"), module) == ()
 
 
-def test_a_data_tiled_module_computes_numpys_products() -> None:
-    text = matmul_module((64, 96, 80), (48, 64, 40), transposed_lhs=True)
+@pytest.mark.parametrize("dtype, numpy_dtype", [("f32", np.float32), ("f64", np.float64)])
+def test_a_data_tiled_module_computes_numpys_products(dtype: str, numpy_dtype: type) -> None:
+    text = matmul_module((64, 96, 80), (48, 64, 40), transposed_lhs=True, dtype=dtype)
     assert wants_data_tiling(parse_module(text))
     rng = np.random.default_rng(0)
-    a0, b0, c0 = (rng.standard_normal(s).astype(np.float32) for s in ((80, 64), (80, 96), (64, 96)))
-    a1, b1, c1 = (rng.standard_normal(s).astype(np.float32) for s in ((40, 48), (40, 64), (48, 64)))
+    a0, b0, c0 = (rng.standard_normal(s).astype(numpy_dtype) for s in ((80, 64), (80, 96), (64, 96)))
+    a1, b1, c1 = (rng.standard_normal(s).astype(numpy_dtype) for s in ((40, 48), (40, 64), (48, 64)))
     r0, r1 = CompiledModule.from_mlir(text, pipeline="canonicalize")["f"](a0, b0, c0, a1, b1, c1)
     np.testing.assert_allclose(r0, c0 + a0.T @ b0, rtol=1e-5, atol=1e-4)
     np.testing.assert_allclose(r1, c1 + a1.T @ b1, rtol=1e-5, atol=1e-4)
