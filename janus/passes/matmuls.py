@@ -66,9 +66,12 @@ def concat_type(values: list[ir.Value], dim: int) -> ir.RankedTensorType:
 
 
 def blocks(op: ir.Operation) -> Iterator[ir.Block]:
-    """Every block nested in ``op``."""
+    """Every block nested in ``op`` that holds ops on tensors: not the scalar bodies of
+    ``linalg`` ops, which the merging passes erase (a body listed before its op was erased
+    would be freed memory when its turn came)."""
     for region in op.regions:
         for block in region.blocks:
             yield block
             for inner in block.operations:
-                yield from blocks(inner.operation)
+                if not inner.operation.name.startswith("linalg."):
+                    yield from blocks(inner.operation)

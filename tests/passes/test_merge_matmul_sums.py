@@ -9,6 +9,7 @@ import numpy as np
 import janus
 from janus.ir import parse_module
 from janus.passes import run_pipeline
+from janus.passes.matmuls import blocks
 from janus.runtime.module import CompiledModule
 
 STEPS, BATCH, IN, OUT = 5, 3, 7, 4
@@ -71,3 +72,11 @@ def test_merged_chain_runs_to_numpy_result() -> None:
     w = rng.standard_normal((4, 5)).astype(np.float32)
     got = CompiledModule.from_mlir(str(module), pipeline="canonicalize")["f"](x1, x2, d1, d2, w)
     np.testing.assert_allclose(got, w + x1 @ d1 + x2 @ d2, rtol=1e-6, atol=1e-6)
+
+
+def test_blocks_skip_the_bodies_of_linalg_ops_the_passes_erase() -> None:
+    """A body listed before its op is erased would be freed memory when visited (a crash)."""
+    module = parse_module(CHAIN)
+    listed = list(blocks(module.operation))
+    assert len(listed) == 2  # the module's and the function's, not the adds' or matmuls' bodies
+    assert [b.owner.operation.name for b in listed] == ["builtin.module", "func.func"]
