@@ -84,7 +84,8 @@ def main() -> None:
                     continue
                 old = best.get((model, name), [float("inf"), float("inf"), 0.0])
                 best[(model, name)] = [min(old[0], wall), min(old[1], cpu), max(old[2], plain / wall)]
-                row.append(f"{name} {1e3 * wall:.2f} ms (cpu {1e3 * cpu:.2f}) {plain / wall:.2f}x")
+                compile_s = run.jit_summary()["compile_seconds"]
+                row.append(f"{name} {1e3 * wall:.2f} ms (cpu {1e3 * cpu:.2f}) {plain / wall:.2f}x, compile {compile_s:.1f} s")
             print(" | ".join(row), flush=True)
     print("\n| model | before ms (min of medians) | after ms | before CPU ms/step | after CPU ms/step | "
           "after/before | best speed-up before | best speed-up after |\n|---|---:|---:|---:|---:|---:|---:|---:|")

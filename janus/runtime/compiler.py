@@ -79,15 +79,33 @@ def compile_module(
     problems = ready_for_iree_problems(lowered.operation)
     if problems:
         raise CompileError([located("error", loc, message, filename) for loc, message in problems])
-    flags = preset.compile_flags(extra_flags, module_flags(preset, lowered))
+    chosen = module_flags(preset, lowered)
+    flags = preset.compile_flags(extra_flags, chosen)
     text = lowered.operation.get_asm(enable_debug_info=True)
     return cache.cached(text, flags, target, lambda: Artifact(
-        iree_compile(text, flags, preset.libm_flags, filename), target, public_functions(lowered)))
+        compile_tuned(text, preset, extra_flags, chosen, filename), target, public_functions(lowered)))
 
 
 def module_flags(preset: Target, lowered: ir.Module) -> tuple[str, ...]:
     """Flags ``preset`` takes for this module: data tiling when its matmuls are large."""
     return preset.data_tiling_flags if preset.data_tiling_flags and wants_data_tiling(lowered) else ()
+
+
+def compile_tuned(text: str, preset: Target, extra: Sequence[str], chosen: Sequence[str], filename: str) -> bytes:
+    """The .vmfb of ``text`` with the flags ``chosen`` for it; without them when that fails.
+
+    They are an optimization and must never fail a compile that works without them: with
+    data tiling, llvm-cpu refuses some fused dispatches of the LSTM LM ("One or more
+    operations with large vector sizes"); lifting that check
+    (``--iree-llvmcpu-fail-on-large-vector=false``) compiles them, but their stack frames
+    overflow local-task's 128 KiB worker stacks (a segfault in an ``iree-worker`` thread).
+    """
+    if chosen:
+        try:
+            return iree_compile(text, preset.compile_flags(extra, chosen), preset.libm_flags, filename)
+        except CompileError:
+            pass
+    return iree_compile(text, preset.compile_flags(extra), preset.libm_flags, filename)
 
 
 #: What iree-lld says when a dispatch calls a libm function the embedded ELF lacks.

@@ -72,11 +72,8 @@ TARGETS: dict[str, Target] = {
             # a shared library linked by the system linker against the host's libm, instead
             # of the embedded ELF (which has no libm)
             libm_flags=("--iree-llvmcpu-link-embedded=false",),
-            # packed operands in the inner kernel's tile layout; with it, some fused
-            # dispatches (elementwise consumers of an unpacked result) keep vectors above
-            # the size llvm-cpu otherwise refuses ("operations with large vector sizes"):
-            # they compile and run correctly without that check
-            data_tiling_flags=("--iree-dispatch-creation-data-tiling", "--iree-llvmcpu-fail-on-large-vector=false"),
+            # operands packed in the inner kernel's tile layout (``janus.runtime.contractions``)
+            data_tiling_flags=("--iree-dispatch-creation-data-tiling",),
         ),
         Target(
             "vulkan",

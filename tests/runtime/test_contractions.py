@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from janus.ir import parse_module
-from janus.runtime.compiler import module_flags
+from janus.runtime.artifact import Artifact
+from janus.runtime.compiler import compile_tuned, module_flags, public_functions
 from janus.runtime.contractions import Matmul, matmuls, wants_data_tiling
 from janus.runtime.module import CompiledModule
 from janus.runtime.targets import get_target
@@ -56,3 +57,14 @@ def test_a_data_tiled_module_computes_numpys_products(dtype: str, numpy_dtype: t
     r0, r1 = CompiledModule.from_mlir(text, pipeline="canonicalize")["f"](a0, b0, c0, a1, b1, c1)
     np.testing.assert_allclose(r0, c0 + a0.T @ b0, rtol=1e-5, atol=1e-4)
     np.testing.assert_allclose(r1, c1 + a1.T @ b1, rtol=1e-5, atol=1e-4)
+
+
+def test_flags_chosen_for_a_module_never_fail_its_compile() -> None:
+    """A chosen flag iree-compile rejects: the module compiles without it, and runs."""
+    text = matmul_module((4, 4, 4))
+    cpu = get_target("cpu")
+    lowered = parse_module(text)
+    vmfb = compile_tuned(str(lowered), cpu, (), ("--iree-no-such-option",), "x.mlir")
+    artifact = Artifact(vmfb, "cpu", public_functions(lowered))
+    a, b, c = (np.full((4, 4), v, np.float32) for v in (1.0, 2.0, 0.5))
+    np.testing.assert_array_equal(CompiledModule(artifact)["f"](a, b, c), np.full((4, 4), 8.5, np.float32))
