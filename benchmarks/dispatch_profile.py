@@ -31,7 +31,11 @@ def main() -> None:
     print(f"peak {peak:.1f} GFLOP/s ({source}); driver {args.driver}; times are wall-clock per dispatch\n")
     for model in args.models:
         for call in dispatches.capture(model, "quick" if args.quick else "full"):
-            rows = dispatches.profile(call, args.driver, args.repetitions)
+            try:
+                rows = dispatches.profile(call, args.driver, args.repetitions)
+            except dispatches.NotReplayable as e:
+                print(f"### {model}: not profiled: {e}\n")
+                continue
             print(dispatches.table(model, call.function, rows, peak, args.top) + "\n")
 
 

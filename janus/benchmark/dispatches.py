@@ -29,6 +29,7 @@ import numpy as np
 from janus.benchmark.swap import fresh_jit
 from janus.models import MODELS
 from janus.runtime.module import CompiledFunction
+from janus.runtime.values import INDEX_ARRAY
 
 #: the folder of this interpreter's console scripts (iree-benchmark-module, iree-profile)
 TOOLS = Path(sys.executable).parent
@@ -44,6 +45,12 @@ class Captured:
     function: str
     vmfb: bytes
     inputs: list[Any]
+    #: the function's input types (``janus.runtime.values``), one per input
+    input_types: tuple[Any, ...] = ()
+
+
+class NotReplayable(Exception):
+    """A captured call iree-benchmark-module cannot be given (the reason is the message)."""
 
 
 @dataclass
@@ -75,7 +82,8 @@ def capturing() -> Iterator[dict[str, Captured]]:
     original = CompiledFunction._run
 
     def run(self: CompiledFunction, runner: Any, args: Sequence[Any]) -> list[Any]:
-        calls[self.name] = Captured(self.name, self._module.artifact.vmfb, [_copy(a) for a in args])
+        calls[self.name] = Captured(self.name, self._module.artifact.vmfb, [_copy(a) for a in args],
+                                    tuple(self._module.artifact.functions[self.name].inputs))
         return original(self, runner, args)
 
     CompiledFunction._run = run
@@ -100,7 +108,13 @@ def capture(model: str, size: str = "full") -> list[Captured]:
 
 
 def profile(call: Captured, driver: str = "local-sync", repetitions: int = 5) -> list[DispatchRow]:
-    """Replay ``call`` ``repetitions`` times under IREE's HAL profiler; rows per dispatch, slowest first."""
+    """Replay ``call`` ``repetitions`` times under IREE's HAL profiler; rows per dispatch,
+    slowest first. ``NotReplayable`` when an input has no ``--input`` form: tree index
+    arrays go to the module as ``!util.buffer`` (``janus-host-index-arrays``), which the
+    tools cannot make."""
+    if INDEX_ARRAY in call.input_types:
+        raise NotReplayable(f"@{call.function} takes tree index arrays as !util.buffer, which "
+                            "iree-benchmark-module cannot pass")
     with tempfile.TemporaryDirectory(prefix="janus-dispatch-") as folder:
         work = Path(folder)
         (work / "module.vmfb").write_bytes(call.vmfb)

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import janus
-from janus.benchmark.dispatches import Captured, DispatchRow, capturing, dispatch_flops, profile, table
+from janus.benchmark.dispatches import Captured, DispatchRow, NotReplayable, capturing, dispatch_flops, profile, table
+from janus.runtime.values import INDEX_ARRAY
 
 STEPS = 3
 
@@ -57,3 +58,9 @@ def test_table_sums_the_dispatches_left_out() -> None:
     text = table("m", "step", rows, peak=100.0, top=1)
     assert "4.00 ms of dispatches per call" in text
     assert "| `(2 more)` | 5 | 2.000 | 50.0 |" in text
+
+
+def test_a_call_taking_tree_index_arrays_is_not_replayable() -> None:
+    call = Captured("infer", b"", [np.zeros(3, np.int64)], (INDEX_ARRAY,))
+    with pytest.raises(NotReplayable, match="!util.buffer"):
+        profile(call)
