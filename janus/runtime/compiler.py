@@ -20,7 +20,8 @@ from janus.runtime import cache
 from janus.runtime.artifact import Artifact, FunctionInfo
 from janus.runtime.errors import CompileError
 from janus.heap import HeapManifest
-from janus.runtime.targets import get_target
+from janus.runtime.contractions import wants_data_tiling
+from janus.runtime.targets import Target, get_target
 from janus.runtime.values import INDEX_ARRAY, UnsupportedType, ValueType, scalar_type, tensor_type
 from janus.diagnostics import STRING_BUFFER, Diagnostic, from_mlir_error, located
 
@@ -68,19 +69,43 @@ def compile_module(
     """Lower ``module`` with ``pipeline`` (default: the target's) and compile it for the
     ``target`` preset.
 
-    ``extra_flags`` go to iree-compile and replace preset flags of the same name. A module
+    ``extra_flags`` go to iree-compile and replace preset flags of the same name (and
+    those chosen for the module: ``module_flags``). A module
     lowered to the same text and compiled with the same flags before (by any process)
     comes from the compile cache (``janus.runtime.cache``) without running iree-compile.
     """
     preset = get_target(target)
-    flags = preset.compile_flags(extra_flags)
     lowered = lower(module, pipeline or preset.pipeline, filename=filename)
     problems = ready_for_iree_problems(lowered.operation)
     if problems:
         raise CompileError([located("error", loc, message, filename) for loc, message in problems])
+    chosen = module_flags(preset, lowered)
+    flags = preset.compile_flags(extra_flags, chosen)
     text = lowered.operation.get_asm(enable_debug_info=True)
     return cache.cached(text, flags, target, lambda: Artifact(
-        iree_compile(text, flags, preset.libm_flags, filename), target, public_functions(lowered)))
+        compile_tuned(text, preset, extra_flags, chosen, filename), target, public_functions(lowered)))
+
+
+def module_flags(preset: Target, lowered: ir.Module) -> tuple[str, ...]:
+    """Flags ``preset`` takes for this module: data tiling when its matmuls are large."""
+    return preset.data_tiling_flags if preset.data_tiling_flags and wants_data_tiling(lowered) else ()
+
+
+def compile_tuned(text: str, preset: Target, extra: Sequence[str], chosen: Sequence[str], filename: str) -> bytes:
+    """The .vmfb of ``text`` with the flags ``chosen`` for it; without them when that fails.
+
+    They are an optimization and must never fail a compile that works without them: with
+    data tiling, llvm-cpu refuses some fused dispatches of the LSTM LM ("One or more
+    operations with large vector sizes"); lifting that check
+    (``--iree-llvmcpu-fail-on-large-vector=false``) compiles them, but their stack frames
+    overflow local-task's 128 KiB worker stacks (a segfault in an ``iree-worker`` thread).
+    """
+    if chosen:
+        try:
+            return iree_compile(text, preset.compile_flags(extra, chosen), preset.libm_flags, filename)
+        except CompileError:
+            pass
+    return iree_compile(text, preset.compile_flags(extra), preset.libm_flags, filename)
 
 
 #: What iree-lld says when a dispatch calls a libm function the embedded ELF lacks.

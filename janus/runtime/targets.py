@@ -30,19 +30,22 @@ class Target:
     #: Flags that link a module whose dispatches call libm (f64 transcendentals) when the
     #: default link cannot: iree-compile is run again with them (``compiler.iree_compile``).
     libm_flags: tuple[str, ...] = ()
+    #: Flags for a module whose matmuls are large (``janus.runtime.contractions``): data-tiled GEMMs.
+    data_tiling_flags: tuple[str, ...] = ()
 
-    def compile_flags(self, extra: Sequence[str] = ()) -> list[str]:
-        """The iree-compile flags, ``extra`` last. An extra flag replaces the preset flags
-        it names or refines (``--iree-vulkan-target`` also drops the preset's
-        ``--iree-vulkan-target-features``): LLVM options reject being given twice, and
-        features chosen for one target are wrong for another."""
-        names = [_flag_name(f) for f in extra]
-        preset = [
-            f
-            for f in (*COMMON_FLAGS, *self.flags)
-            if not any(_flag_name(f) == n or _flag_name(f).startswith(n + "-") for n in names)
-        ]
-        return preset + list(extra)
+    def compile_flags(self, extra: Sequence[str] = (), chosen: Sequence[str] = ()) -> list[str]:
+        """The iree-compile flags: the preset's, then ``chosen`` for this module, ``extra``
+        last. A later flag replaces the earlier flags it names or refines
+        (``--iree-vulkan-target`` also drops the preset's ``--iree-vulkan-target-features``):
+        LLVM options reject being given twice, and features chosen for one target are
+        wrong for another."""
+        return _without(_without([*COMMON_FLAGS, *self.flags], chosen) + list(chosen), extra) + list(extra)
+
+
+def _without(flags: Sequence[str], later: Sequence[str]) -> list[str]:
+    """``flags`` less those a flag in ``later`` names or refines."""
+    names = [_flag_name(f) for f in later]
+    return [f for f in flags if not any(_flag_name(f) == n or _flag_name(f).startswith(n + "-") for n in names)]
 
 
 def _flag_name(flag: str) -> str:
@@ -69,6 +72,8 @@ TARGETS: dict[str, Target] = {
             # a shared library linked by the system linker against the host's libm, instead
             # of the embedded ELF (which has no libm)
             libm_flags=("--iree-llvmcpu-link-embedded=false",),
+            # operands packed in the inner kernel's tile layout (``janus.runtime.contractions``)
+            data_tiling_flags=("--iree-dispatch-creation-data-tiling",),
         ),
         Target(
             "vulkan",

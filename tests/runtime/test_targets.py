@@ -68,3 +68,16 @@ def test_modules_compile_for_gpu_targets(name: str, target: str) -> None:
     assert set(artifact.functions) == functions
     assert (EXECUTABLE_FORMATS[target] in artifact.vmfb) == dispatches
     assert not any(fmt in artifact.vmfb for t, fmt in EXECUTABLE_FORMATS.items() if t != target)
+
+
+def test_flags_chosen_for_a_module_sit_between_preset_and_extra_flags() -> None:
+    cpu = get_target("cpu")
+    chosen = cpu.data_tiling_flags
+    assert "--iree-dispatch-creation-data-tiling" in chosen
+    flags = cpu.compile_flags((), chosen)
+    assert flags[-len(chosen):] == list(chosen)
+    # the user's flag wins over the module's choice: each option given once
+    off = cpu.compile_flags(["--iree-dispatch-creation-data-tiling=false"], chosen)
+    assert [f for f in off if f.startswith("--iree-dispatch-creation-data-tiling")] == [
+        "--iree-dispatch-creation-data-tiling=false"]
+    assert get_target("vulkan").data_tiling_flags == ()

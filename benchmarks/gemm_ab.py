@@ -1,0 +1,100 @@
+"""Before/after table for issue 17's GEMM settings, both in one process, rounds alternated.
+
+"before" is the CPU preset without them (no ``janus-merge-matmul-sums`` nor ``janus-merge-shared-operand-matmuls`` in the pipeline,
+no data tiling), "after" as the tree has it. Each round runs every model as plain Python,
+then compiled before, then compiled after (``janus.benchmark.measure.run``, fresh jit
+functions each time; the persistent compile cache makes later rounds compile nothing).
+A compiled run that raised or disagrees with the plain one (janus-bench's tolerances) is
+reported as WRONG instead of timed. Reported per model and variant: the lowest median step time over the rounds (min-of-N,
+wall clock) and the CPU seconds per step (process time over the steady steps, lowest over
+the rounds: the one number a loaded machine does not inflate much for local-sync runs),
+and the speed-up over plain Python of the same round.
+
+    JANUS_CACHE_DIR=/tmp/jc python benchmarks/gemm_ab.py --models lstm-lm,gan,lenet5 --rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import time
+from contextlib import contextmanager
+from typing import Iterator
+
+from janus.benchmark import measure
+from janus.benchmark.compare import differences
+from janus.models import MODELS
+from janus.passes.registry import PIPELINES
+from janus.runtime import targets
+
+MERGE_PASSES = ("janus-merge-matmul-sums", "janus-merge-shared-operand-matmuls")
+PIPELINE = "janus-to-iree-cpu"
+
+
+@contextmanager
+def before() -> Iterator[None]:
+    """The CPU preset and its pipeline as they were before issue 17."""
+    cpu, pipeline = targets.TARGETS["cpu"], PIPELINES[PIPELINE]
+    targets.TARGETS["cpu"] = dataclasses.replace(cpu, data_tiling_flags=())
+    PIPELINES[PIPELINE] = dataclasses.replace(pipeline, elements=tuple(e for e in pipeline.elements if e not in MERGE_PASSES))
+    try:
+        yield
+    finally:
+        targets.TARGETS["cpu"], PIPELINES[PIPELINE] = cpu, pipeline
+
+
+@contextmanager
+def after() -> Iterator[None]:
+    yield
+
+
+def timed(model: str, size: str, compiled: bool, min_seconds: float) -> tuple[float, float, measure.Run]:
+    """(median step seconds, CPU seconds per steady step, the run) of one run. The steady
+    steps are the last ones (compiles happen in the first), so the CPU time from the
+    start of the first of them to the end of the run is theirs."""
+    started: list[float] = []  # process time at the start of each step
+    run = measure.run(MODELS[model], size, compiled, lambda i, n: started.append(time.process_time()),  # type: ignore[arg-type]
+                      min_seconds)
+    steady = len(run.steady_times)
+    cpu = (time.process_time() - started[-steady]) / steady if steady else float("nan")
+    return run.step_seconds or float("nan"), cpu, run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", default="lstm-lm,gan,lenet5,rntn-infer-b1")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--min-seconds", type=float, default=1.0)
+    args = parser.parse_args()
+    size = "quick" if args.quick else "full"
+    variants = {"before": before, "after": after}
+    best: dict[tuple[str, str], list[float]] = {}
+    for r in range(args.rounds):
+        for model in args.models.split(","):
+            plain, _, reference = timed(model, size, False, args.min_seconds)
+            row = [f"round {r} {model}: python {1e3 * plain:.2f} ms"]
+            for name, variant in variants.items():
+                with variant():
+                    wall, cpu, run = timed(model, size, True, args.min_seconds)
+                wrong = run.error or "; ".join((differences(run.outputs, reference.outputs, "outputs")
+                                                + differences(run.state, reference.state, "state"))[:2])
+                if wrong:
+                    row.append(f"{name} WRONG {wrong.splitlines()[0]}")
+                    continue
+                old = best.get((model, name), [float("inf"), float("inf"), 0.0])
+                best[(model, name)] = [min(old[0], wall), min(old[1], cpu), max(old[2], plain / wall)]
+                compile_s = run.jit_summary()["compile_seconds"]
+                row.append(f"{name} {1e3 * wall:.2f} ms (cpu {1e3 * cpu:.2f}) {plain / wall:.2f}x, compile {compile_s:.1f} s")
+            print(" | ".join(row), flush=True)
+    print("\n| model | before ms (min of medians) | after ms | before CPU ms/step | after CPU ms/step | "
+          "after/before | best speed-up before | best speed-up after |\n|---|---:|---:|---:|---:|---:|---:|---:|")
+    for model in args.models.split(","):
+        b, a = best.get((model, "before")), best.get((model, "after"))
+        if b and a:
+            print(f"| {model} | {1e3 * b[0]:.2f} | {1e3 * a[0]:.2f} | {1e3 * b[1]:.2f} | {1e3 * a[1]:.2f} | "
+                  f"{b[0] / a[0]:.2f}x | {b[2]:.2f}x | {a[2]:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()

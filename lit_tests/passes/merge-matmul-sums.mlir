@@ -1,0 +1,74 @@
+// RUN: janus-opt %s -p 'builtin.module(janus-merge-matmul-sums)' | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Three steps of `dW += x_t.T @ dz_t` (zero-filled inits, the sum read once): one matmul
+// over K = 3 * 2 into the last add, whose other operand becomes the chain's base.
+
+// CHECK-LABEL: func.func @bptt_weight_gradient
+// CHECK-SAME: (%[[X1:[^:]*]]: tensor<4x2xf32>, %[[X2:[^:]*]]: tensor<4x2xf32>, %[[X3:[^:]*]]: tensor<4x2xf32>, %[[D1:[^:]*]]: tensor<2x5xf32>, %[[D2:[^:]*]]: tensor<2x5xf32>, %[[D3:[^:]*]]: tensor<2x5xf32>, %[[W:[^:]*]]: tensor<4x5xf32>)
+// CHECK: %[[A:.*]] = tensor.concat dim(1) %[[X1]], %[[X2]], %[[X3]] : (tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x6xf32>
+// CHECK: %[[B:.*]] = tensor.concat dim(0) %[[D1]], %[[D2]], %[[D3]] : (tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>) -> tensor<6x5xf32>
+// CHECK: %[[M:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<4x6xf32>, tensor<6x5xf32>)
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[M]], %[[W]] : tensor<4x5xf32>, tensor<4x5xf32>)
+// CHECK-NOT: linalg.matmul
+// CHECK: return %[[S]]
+func.func @bptt_weight_gradient(%x1: tensor<4x2xf32>, %x2: tensor<4x2xf32>, %x3: tensor<4x2xf32>, %d1: tensor<2x5xf32>, %d2: tensor<2x5xf32>, %d3: tensor<2x5xf32>, %w: tensor<4x5xf32>) -> tensor<4x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x5xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %m1 = linalg.matmul ins(%x1, %d1 : tensor<4x2xf32>, tensor<2x5xf32>) outs(%init : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %s1 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%w, %m1 : tensor<4x5xf32>, tensor<4x5xf32>) outs(%e : tensor<4x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x5xf32>
+  %m2 = linalg.matmul ins(%x2, %d2 : tensor<4x2xf32>, tensor<2x5xf32>) outs(%init : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %s2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%s1, %m2 : tensor<4x5xf32>, tensor<4x5xf32>) outs(%e : tensor<4x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x5xf32>
+  %m3 = linalg.matmul ins(%x3, %d3 : tensor<4x2xf32>, tensor<2x5xf32>) outs(%init : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %s3 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%m3, %s2 : tensor<4x5xf32>, tensor<4x5xf32>) outs(%e : tensor<4x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x5xf32>
+  return %s3 : tensor<4x5xf32>
+}
+
+// A partial sum read elsewhere ends the chain: only the links after it merge, and a
+// lone link stays as it is.
+
+// CHECK-LABEL: func.func @partial_sum_read
+// CHECK: %[[M1:.*]] = linalg.matmul ins(%arg0, %arg2 : tensor<4x2xf32>, tensor<2x5xf32>)
+// CHECK: %[[S1:.*]] = linalg.generic {{.*}} ins(%arg4, %[[M1]] :
+// CHECK: tensor.concat dim(1) %arg1, %arg1
+// CHECK: tensor.concat dim(0) %arg3, %arg2
+// CHECK: %[[M:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x4xf32>, tensor<4x5xf32>)
+// CHECK: %[[S3:.*]] = linalg.generic {{.*}} ins(%[[S1]], %[[M]] :
+// CHECK: return %[[S1]], %[[S3]]
+func.func @partial_sum_read(%x1: tensor<4x2xf32>, %x2: tensor<4x2xf32>, %d1: tensor<2x5xf32>, %d2: tensor<2x5xf32>, %w: tensor<4x5xf32>) -> (tensor<4x5xf32>, tensor<4x5xf32>) {
+  %zero = arith.constant dense<0.0> : tensor<4x5xf32>
+  %e = tensor.empty() : tensor<4x5xf32>
+  %m1 = linalg.matmul ins(%x1, %d1 : tensor<4x2xf32>, tensor<2x5xf32>) outs(%zero : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %s1 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%w, %m1 : tensor<4x5xf32>, tensor<4x5xf32>) outs(%e : tensor<4x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x5xf32>
+  %m2 = linalg.matmul ins(%x2, %d2 : tensor<4x2xf32>, tensor<2x5xf32>) outs(%zero : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %s2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%s1, %m2 : tensor<4x5xf32>, tensor<4x5xf32>) outs(%e : tensor<4x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x5xf32>
+  %m3 = linalg.matmul ins(%x2, %d1 : tensor<4x2xf32>, tensor<2x5xf32>) outs(%zero : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %s3 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%s2, %m3 : tensor<4x5xf32>, tensor<4x5xf32>) outs(%e : tensor<4x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x5xf32>
+  return %s1, %s3 : tensor<4x5xf32>, tensor<4x5xf32>
+}
