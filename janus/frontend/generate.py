@@ -74,6 +74,9 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
     inputs: list[Tensor] = []
     scalar_inputs: set[int] = set()
     scalar_leaves: set[int] = set()  # NumPy scalar arguments (their leaves are 0-d arrays)
+    given = _given_arrays(args)
+    #: inputs that are the caller's own arrays (id of the Tensor -> leaf index): returned as is
+    passthrough: dict[int, int] = {}
 
     def argument(a: Any) -> Tensor:
         if isinstance(a, np.generic):
@@ -83,6 +86,8 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
             a = np.asarray(a, np.int64 if type(a) is int else np.float64)
         shape = shapes[len(inputs)] if shapes is not None else np.shape(a)
         t = Tensor(f"%arg{len(inputs)}", shape, a.dtype)
+        if id(a) in given:
+            passthrough[id(t)] = len(inputs)
         inputs.append(t)
         tracer.em.define(t)
         for d, size in enumerate(shape):
@@ -121,9 +126,17 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
         outputs.append(t)
         return len(outputs) - 1
 
+    def returned(t: Tensor) -> Result | Argument:
+        # Python returns the caller's very array; a graph result would be a copy (and IREE may
+        # alias it with a buffer an in-place op of the graph wrote)
+        leaf = passthrough.get(id(t))
+        if leaf is not None:
+            return Argument(leaf)
+        return Result(output(t), t.python_type if isinstance(t, Weak) else None)
+
     boundary = None
     try:
-        shape = _outputs(tracer.run(code, fn.__globals__, dict(zip(names, symbolic)), closure), output)
+        shape = _outputs(tracer.run(code, fn.__globals__, dict(zip(names, symbolic)), closure), returned)
     except SegmentEnd as end:
         shape = None
         boundary = segments.plan_boundary(end, fn.__globals__, output, {t.name: i for i, t in enumerate(inputs)},
@@ -131,6 +144,11 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
     stored = tracer.tree_state.stored
     if any(t is s or tracer.em.provenance.get(t) is s for t in outputs for s in stored):
         raise NotConvertible("returns an array that is a tree node's attribute (Python returns the node's very object)")
+    given_inputs = {id(t) for t in inputs}
+    if any(id(tracer.em.provenance.get(t)) in given_inputs for t in outputs) and "iree_linalg_ext.scatter" in "".join(tracer.em.lines):
+        # IREE 3.13 writes such a scatter in place into the argument's buffer and returns that
+        # buffer for the view (``tests/frontend/ops/test_advanced_indexing.py``)
+        raise NotConvertible("returns a view of an argument from a graph with an item assignment (IREE aliases the two)")
     scalar_outputs = scalar_abi.scalar_results(outputs, range(len(outputs)))
     tracer.heap.structure_outputs(output)
     tree_writes = tuple(node_writes.TreeWrite(_path_of(root, args), key, output(w.column), output(w.mask))
@@ -171,6 +189,29 @@ class Result:
 
 
 @dataclass(frozen=True)
+class Argument:
+    """A returned graph value that is one of the caller's arrays, unchanged: leaf ``leaf``."""
+
+    leaf: int
+
+
+def _given_arrays(args: tuple) -> set[int]:
+    """The ids of the arrays the caller passed, in (nested) lists and tuples."""
+    found: set[int] = set()
+
+    def visit(value: Any) -> None:
+        if type(value) is np.ndarray:
+            found.add(id(value))
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                visit(item)
+
+    for value in args:
+        visit(value)
+    return found
+
+
+@dataclass(frozen=True)
 class Record:
     """A returned NamedTuple or dataclass: rebuilt with its type from its fields' shapes."""
 
@@ -193,9 +234,9 @@ def _path_of(root: Any, args: tuple) -> tuple[int, ...]:
     raise NotConvertible("a tree argument written to is not found among the arguments")
 
 
-def _outputs(value: Any, output: Callable[[Tensor], int]) -> Any:
+def _outputs(value: Any, output: Callable[[Tensor], Any]) -> Any:
     if isinstance(value, Tensor):
-        return Result(output(value), value.python_type if isinstance(value, Weak) else None)
+        return output(value)
     if type(value) in (list, tuple, ArgumentList):
         return (tuple if type(value) is tuple else list)(_outputs(v, output) for v in value)
     if type(value) is dict and all(type(k) in (str, int) for k in value):  # a gradient tree, a record of results

@@ -23,7 +23,7 @@ import numpy as np
 from janus.frontend import logs, segments
 from janus.frontend.logs import SWITCH, ConversionError
 from janus.frontend.trace.versions import supported, unsupported_message
-from janus.frontend.generate import Graph, Record, Result, generate
+from janus.frontend.generate import Argument, Graph, Record, Result, generate
 from janus.frontend.guards import EntryGuards, entry_guards
 from janus.frontend.heap.rules import HeapMiss
 from janus.frontend.profiler import Profile, profiling, run_profiled
@@ -82,22 +82,24 @@ class Version:
         if boundary is not None:
             self.segment_seconds += time.perf_counter() - started
             return segments.Continuation(boundary, self.resume, segments.Env(results, leaves, held, positional))
-        return _rebuild(self.graph.output, results)
+        return _rebuild(self.graph.output, results, leaves)
 
 
-def _rebuild(shape: Any, results: list[np.ndarray]) -> Any:
+def _rebuild(shape: Any, results: list[np.ndarray], leaves: list[np.ndarray]) -> Any:
     """The Python value ``shape`` describes; 0-d array results become NumPy scalars, as in NumPy."""
+    if isinstance(shape, Argument):
+        return leaves[shape.leaf]
     if isinstance(shape, Result):
         value = results[shape.index]
         if shape.python is not None:  # a Python scalar result (a 0-d array when a heap structure holds it too)
             return shape.python(value)
         return value[()] if value.ndim == 0 else value
     if type(shape) in (list, tuple):
-        return type(shape)(_rebuild(s, results) for s in shape)
+        return type(shape)(_rebuild(s, results, leaves) for s in shape)
     if type(shape) is dict:
-        return {k: _rebuild(v, results) for k, v in shape.items()}
+        return {k: _rebuild(v, results, leaves) for k, v in shape.items()}
     if isinstance(shape, Record):
-        return shape.rebuild(lambda s: _rebuild(s, results))
+        return shape.rebuild(lambda s: _rebuild(s, results, leaves))
     return shape.copy() if isinstance(shape, np.ndarray) else shape
 
 

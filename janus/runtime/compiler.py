@@ -148,8 +148,20 @@ def public_functions(module: ir.Module) -> dict[str, FunctionInfo]:
             tuple(value_type(t) for t in ftype.inputs),
             tuple(value_type(t) for t in ftype.results),
             HeapManifest.from_function(op.operation),
+            writes_arguments(op.operation),
         )
     return out
+
+
+#: ops IREE 3.13 may run in place on the buffer of their ``outs`` operand even when that is
+#: a function argument (seen: a scatter into ``x * 1.0`` wrote the caller's ``x``)
+IN_PLACE_OPS = ("iree_linalg_ext.scatter", "iree_linalg_ext.sort")
+
+
+def writes_arguments(function: ir.Operation) -> bool:
+    """Whether ``function``'s compiled code may write the buffer of an argument."""
+    text = function.get_asm(large_elements_limit=1)
+    return any(name in text for name in IN_PLACE_OPS)
 
 
 #: The opaque type ``janus-host-index-arrays`` passes index arrays as.

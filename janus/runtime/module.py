@@ -148,7 +148,8 @@ class Runner:
         loaded = function._module.on_driver(driver)
         host = driver in HOST_DRIVERS
         device = loaded.context.config.device
-        scratch = Scratch(device, host, function.traffic, len(function._inputs), len(function._results))
+        scratch = Scratch(device, host, function.traffic, len(function._inputs), len(function._results),
+                          not function._info.writes_arguments)
         return cls(driver, loaded.context.vm_context.invoke, loaded.vm_module.lookup_function(function.name),
                    device, host, scratch, threading.Lock())
 
@@ -221,7 +222,7 @@ class CompiledFunction:
                 return self._call(runner, scratch.arguments, scratch.results, transfer)
             finally:
                 runner.lock.release()
-        transfer = Transfer(runner.device, runner.host, self.traffic)
+        transfer = Transfer(runner.device, runner.host, self.traffic, share=not self._info.writes_arguments)
         return self._call(runner, self._arguments(self._items(args, transfer)),
                           rt.VmVariantList(len(self._results)), transfer)
 

@@ -71,11 +71,14 @@ class Transfer:
     ``stages`` the function's stages per input slot (None: this call allocates, as while
     another thread's call uses them)."""
 
-    __slots__ = ("device", "host", "traffic", "pinned", "stages")
+    __slots__ = ("device", "host", "traffic", "pinned", "stages", "share")
 
-    def __init__(self, device: rt.HalDevice, host: bool, traffic: Traffic, stages: list[Stage | None] | None = None) -> None:
+    def __init__(self, device: rt.HalDevice, host: bool, traffic: Traffic, stages: list[Stage | None] | None = None,
+                 share: bool = True) -> None:
         self.device, self.host, self.traffic, self.stages = device, host, traffic, stages
         self.pinned: list[tuple[int, int]] = []
+        #: arguments may be passed without a copy (host memory, and code that never writes them)
+        self.share = host and share
 
 
 class Scratch:
@@ -87,8 +90,9 @@ class Scratch:
 
     __slots__ = ("transfer", "items", "arguments", "results")
 
-    def __init__(self, device: rt.HalDevice, host: bool, traffic: Traffic, inputs: int, results: int) -> None:
-        self.transfer = Transfer(device, host, traffic, [None] * inputs if host else None)
+    def __init__(self, device: rt.HalDevice, host: bool, traffic: Traffic, inputs: int, results: int,
+                 share: bool = True) -> None:
+        self.transfer = Transfer(device, host, traffic, [None] * inputs if host else None, share)
         self.items: list[Any] | None = None
         self.arguments = rt.VmVariantList(inputs)
         self.results = rt.VmVariantList(results)
@@ -192,13 +196,13 @@ class TensorType:
     def arg(self, value: Any, transfer: Transfer, slot: int) -> rt.HalBufferView:
         """Pass ``value``'s memory itself where IREE can read it (a result array handed out
         on this device, or a large aligned writable C-contiguous one on a CPU driver), else
-        a C-contiguous copy (into the slot's stage where the call has one): compiled code
-        never writes its arguments, and a misaligned, read-only or strided array is never
-        read in place."""
+        a C-contiguous copy (into the slot's stage where the call has one). Code that may
+        write its arguments gets copies (``Transfer.share``); a misaligned, read-only or
+        strided array is never read in place."""
         if type(value) is not np.ndarray or value.dtype is not self.dtype or value.shape != self.shape:
             self._check(value)  # NumPy's native dtypes are singletons: the fast test is exact for them
         nbytes = value.nbytes
-        if nbytes >= SHARE_MIN_BYTES and transfer.host:
+        if nbytes >= SHARE_MIN_BYTES and transfer.share:
             handed = _HANDED.get(id(value))
             if (handed is not None and handed() is value and handed.device is transfer.device
                     and value.shape == handed.shape and handed.element == self.hal_element):

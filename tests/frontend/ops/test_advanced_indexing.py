@@ -8,6 +8,7 @@ import pytest
 
 import janus
 from tests.helpers import assert_same, check_compiled, compiled, rand
+from tests.helpers.arrays import placed
 
 
 def embed(table, ids):
@@ -129,3 +130,44 @@ def im2col_like(x, w):
 
 def test_index_arrays_after_full_slices_gather_and_scatter():
     check_compiled(im2col_like, rand(2, 2, 3, 3), rand(2, 8, 4))
+
+
+def scatter_into_copy_returning_the_argument(x, v):
+    y = x.copy()
+    y[np.array([0, 2])] = v
+    return y, x
+
+
+def add_at_returning_the_argument(x):
+    y = x * 1.0
+    np.add.at(y, np.array([0, 0, 1]), 5.0)
+    return y, x
+
+
+def scatter_into_copy_returning_a_view_of_the_argument(x, v):
+    y = x.copy()
+    y[np.array([0, 2])] = v
+    return y, x.reshape(-1)
+
+
+@pytest.mark.parametrize("rows", [3, 4096])  # staged; >= 16 KiB and aligned: importable without a copy
+@pytest.mark.parametrize("fn", [scatter_into_copy_returning_the_argument, add_at_returning_the_argument])
+def test_a_returned_argument_is_the_callers_array_untouched_by_a_scatter(fn, rows):
+    """IREE 3.13 runs these scatters in place on the argument's buffer: the argument is
+    copied (``FunctionInfo.writes_arguments``) and returned as the caller's own array."""
+    x = placed(np.arange(rows * 4.0).reshape(rows, 4), 0)
+    args = (x, np.full(4, 9.0))[: fn.__code__.co_argcount]
+    kept = x.copy()
+    jf = compiled(fn, *args)
+    got = jf(*args)
+    assert next(iter(jf.versions.values())).calls >= 1
+    assert_same(got, fn(*args))
+    assert got[1] is x and np.array_equal(x, kept)  # Python returns the very object
+
+
+def test_a_returned_view_of_a_scattered_argument_runs_in_python_with_the_reason():
+    x, v = np.arange(12.0).reshape(3, 4), np.full(4, 9.0)
+    jf = janus.jit(scatter_into_copy_returning_a_view_of_the_argument, warmup=1, fallback="silent")
+    for _ in range(2):
+        assert_same(jf(x, v), scatter_into_copy_returning_a_view_of_the_argument(x, v))
+    assert not jf.versions and "IREE aliases the two" in janus.explain(jf)
