@@ -1,5 +1,6 @@
 // RUN: janus-opt %s --split-input-file -p 'builtin.module(janus-eliminate-recursion,canonicalize,janus-recursion-to-dispatch)' | FileCheck %s
 // RUN: janus-opt %s --split-input-file -p 'janus-to-iree-cpu' | FileCheck %s --check-prefix=READY
+// RUN: janus-opt %s --split-input-file -p 'janus-to-iree-cpu{max-stack-entries=100}' | FileCheck %s --check-prefix=SMALL
 
 // A state machine of scalars becomes one linalg.generic over a single element: a loop
 // on a program counter, a switch over the machine's blocks, the stack in a tensor.
@@ -29,10 +30,18 @@
 // CHECK: util.list.create
 // CHECK: "janus.guard"(%{{.+}}) {id = 7 : i64, kind = "type", source = "m.py:4"}
 
-// What iree-compile gets: the guards are asserts, the wrapper is inlined.
+// What iree-compile gets: the guards are asserts, the wrapper is inlined. Inside the
+// dispatch, the stack-depth guard (limit 1048576 entries) is implied by the overflow
+// check of the 3072-entry stack and left out; a smaller limit is checked.
 // READY-LABEL: func.func @fact(%arg0: i64) -> i64
 // READY: linalg.generic
+// READY-NOT: 1048576
+// READY: linalg.yield
 // READY: cf.assert %{{.+}}, "janus.guard id=7 kind=type source=m.py:4"
+// SMALL-LABEL: func.func @fact(%arg0: i64) -> i64
+// SMALL: linalg.generic
+// SMALL: arith.cmpi ule, %{{.+}}, %c100 : index
+// SMALL: linalg.yield
 func.func @fact(%n: i64) -> i64 {
   %c1 = arith.constant 1 : i64
   %c0 = arith.constant 0 : i64

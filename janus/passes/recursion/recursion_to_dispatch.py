@@ -37,6 +37,7 @@ from janus.passes.registry import ModulePass, register_pass
 #: ``failed`` when the in-dispatch stack is full (guard ids are stored plus one).
 OVERFLOW = -1
 HOST_SUFFIX = ".host"
+_ULE = 7  # arith.cmpi predicate "ule"
 _STACK_OPS = ("util.list.create", "util.list.size", "util.list.resize", "util.list.get", "util.list.set")
 _CONTROL = ("cf.br", "cf.cond_br", "cf.switch", "func.return", GuardOp.OPERATION_NAME)
 
@@ -67,6 +68,12 @@ def _eligible(fn: ir.Operation) -> bool:
             if name.startswith("math.") and any(isinstance(v.type, ir.F64Type) for v in values):
                 return False  # f64 math does not link with the embedded ELF linker
     return True
+
+
+def _defining(value: ir.Value) -> ir.Operation | None:
+    """The operation that defines ``value`` (None for a block argument)."""
+    owner = value.owner
+    return None if isinstance(owner, ir.Block) else owner.operation
 
 
 def _i64() -> ir.Type:
@@ -224,6 +231,8 @@ class _Machine:
         for k, view in enumerate(ops):
             op, name = view.operation, view.operation.name
             v = [self.env.get(x, x) for x in op.operands]
+            if name == GuardOp.OPERATION_NAME and self._implied_by_capacity(GuardOp(op)):
+                continue
             if name == GuardOp.OPERATION_NAME:
                 return self._unless(v[0], GuardOp(op).id + 1, ops[k + 1 :], state, ip)
             if name == "util.list.resize":
@@ -247,6 +256,17 @@ class _Machine:
                 for old, new in zip(op.results, clone.results):
                     self.env[old] = new
         raise AssertionError("a block without terminator")
+
+    def _implied_by_capacity(self, guard: GuardOp) -> bool:
+        """A ``stack_depth`` guard (``size <= limit``) whose limit is no smaller than the
+        in-dispatch stack: the overflow check right after it fails first, and the host
+        machine that redoes the call checks the guard itself."""
+        check = _defining(guard.operation.operands[0])
+        if guard.kind != "stack_depth" or check is None or check.name != "arith.cmpi":
+            return False
+        limit = _defining(check.operands[1])
+        return (ir.IntegerAttr(check.attributes["predicate"]).value == _ULE and limit is not None
+                and limit.name == "arith.constant" and ir.IntegerAttr(limit.attributes["value"]).value >= self.stack_entries)
 
     def _if(self, condition: ir.Value, then: Callable[[ir.InsertionPoint], list[ir.Value]],
             otherwise: Callable[[ir.InsertionPoint], list[ir.Value]], ip: ir.InsertionPoint) -> list[ir.Value]:
