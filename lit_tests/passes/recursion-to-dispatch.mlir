@@ -1,6 +1,7 @@
 // RUN: janus-opt %s --split-input-file -p 'builtin.module(janus-eliminate-recursion,canonicalize,janus-recursion-to-dispatch)' | FileCheck %s
 // RUN: janus-opt %s --split-input-file -p 'janus-to-iree-cpu' | FileCheck %s --check-prefix=READY
 // RUN: janus-opt %s --split-input-file -p 'janus-to-iree-cpu{max-stack-entries=100}' | FileCheck %s --check-prefix=SMALL
+// RUN: janus-opt %s --split-input-file -p 'builtin.module(janus-eliminate-recursion,canonicalize,janus-recursion-to-dispatch{inline-depth=0})' | FileCheck %s --check-prefix=NOINLINE
 
 // A state machine of scalars becomes one linalg.generic over a single element: a loop
 // on a program counter, a switch over the machine's blocks, the stack in a tensor.
@@ -15,7 +16,10 @@
 // CHECK: tensor.empty() : tensor<3072xi64>
 // CHECK: scf.while
 // CHECK: scf.index_switch
+// CHECK: case 1 {
 // CHECK: tensor.insert
+// CHECK: arith.cmpi slt, %{{.+}}, %c1_i64 : i64
+// CHECK: case 2 {
 // CHECK: tensor.extract
 // CHECK: linalg.yield
 // CHECK: %[[FAILED:.+]] = tensor.extract %[[R]]#1
@@ -29,6 +33,15 @@
 // CHECK-NOT: janus.state_machine
 // CHECK: util.list.create
 // CHECK: "janus.guard"(%{{.+}}) {id = 7 : i64, kind = "type", source = "m.py:4"}
+
+// A block runs its small successors in the same trip around the loop (inline-depth 2 by
+// default): the push of case 1 is followed by the entry block's test (n < 1) in the
+// same case; with inline-depth=0 case 1 ends by setting the program counter.
+// NOINLINE: scf.index_switch
+// NOINLINE: case 1 {
+// NOINLINE: tensor.insert
+// NOINLINE-NOT: arith.cmpi slt
+// NOINLINE: case 2 {
 
 // What iree-compile gets: the guards are asserts, the wrapper is inlined. Inside the
 // dispatch, the stack-depth guard (limit 1048576 entries) is implied by the overflow

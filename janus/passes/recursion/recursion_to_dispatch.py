@@ -5,7 +5,9 @@ IREE VM instructions (about 90 ns, three times CPython's call). When every value
 state machine is a scalar, this pass moves the whole machine into one ``linalg.generic``
 over a single element, which IREE compiles to native code: its blocks become the cases
 of an ``scf.index_switch`` inside an ``scf.while`` on a program counter, block arguments
-become loop-carried registers, and the ``!util.list`` stack becomes a
+become loop-carried registers (a block runs its small successors, ``inline-depth`` of them
+in a chain, in the same trip: each trip is an indirect jump), and the ``!util.list`` stack
+becomes a
 ``tensor<N x i64>`` (entries bit-cast to i64) that codegen keeps on the native stack.
 
 Guards cannot fail inside a dispatch, so a false guard stores its id in a ``failed``
@@ -37,6 +39,8 @@ from janus.passes.registry import ModulePass, register_pass
 #: ``failed`` when the in-dispatch stack is full (guard ids are stored plus one).
 OVERFLOW = -1
 HOST_SUFFIX = ".host"
+#: blocks with more operations are never inlined into their predecessors' trips
+MAX_INLINED_OPS = 12
 _ULE = 7  # arith.cmpi predicate "ule"
 _STACK_OPS = ("util.list.create", "util.list.size", "util.list.resize", "util.list.get", "util.list.set")
 _CONTROL = ("cf.br", "cf.cond_br", "cf.switch", "func.return", GuardOp.OPERATION_NAME)
@@ -117,10 +121,13 @@ class _Machine:
     #: the first registers; the block arguments of each case and the results follow
     PC, FAILED, SIZE, STACK = range(4)
 
-    def __init__(self, fn: ir.Operation, stack_entries: int) -> None:
+    def __init__(self, fn: ir.Operation, stack_entries: int, inline_depth: int = 0) -> None:
         self.fn = fn
         self.stack_entries = stack_entries
+        self.inline_depth = inline_depth
+        self.budget = 0  # successors still to inline in the block being emitted
         self.blocks = list(fn.regions[0].blocks)
+        self.inlinable = {b for b in self.blocks[1:] if len(list(b.operations)) <= MAX_INLINED_OPS}
         self.cases = {b: k for k, b in enumerate(self.blocks[1:])}
         self.exit = len(self.cases)
         self.results = list(fn.attributes["function_type"].value.results)
@@ -211,6 +218,7 @@ class _Machine:
             state = list(after.arguments)
             for a, slot in zip(block.arguments, self.slots[block]):
                 self.env[a] = state[slot]
+            self.budget = self.inline_depth
             scf.YieldOp(self._ops(list(block.operations), state, cip), ip=cip)
         dip = ir.InsertionPoint(switch.defaultRegion.blocks[0])
         scf.YieldOp(list(after.arguments), ip=dip)
@@ -289,7 +297,16 @@ class _Machine:
         return self._if(ok, lambda at: self._ops(rest, state, at), stop, ip)
 
     def _goto(self, target: tuple[ir.Block, list[ir.Value]], state: list[ir.Value], ip: ir.InsertionPoint) -> list[ir.Value]:
+        """Registers that enter ``target`` on the next trip around the loop; a small target
+        within the inlining budget runs in this trip instead (its arguments are values here)."""
         block, args = target
+        if self.budget > 0 and block in self.inlinable:
+            self.env.update(zip(block.arguments, args))
+            self.budget -= 1
+            try:
+                return self._ops(list(block.operations), state, ip)
+            finally:
+                self.budget += 1
         state = list(state)
         state[self.PC] = _index(self.cases[block], ip)
         for slot, a in zip(self.slots[block], args):
@@ -337,6 +354,14 @@ class RecursionToDispatch(ModulePass):
         maximum=4096,  # 32 KiB: iree-compile refuses more stack per dispatch
     )
 
+    inline_depth: int = option(
+        2,
+        f"successor blocks (each of at most {MAX_INLINED_OPS} operations) a block runs in its own "
+        "trip around the dispatch loop, one after another: fewer trips, more code",
+        minimum=0,
+        maximum=4,
+    )
+
     def apply(self, module_op: ir.Operation) -> None:
         """Rewrite every eligible state machine of ``module_op`` (see the module doc)."""
         machines = [op for op in module_op.regions[0].blocks[0].operations
@@ -344,4 +369,4 @@ class RecursionToDispatch(ModulePass):
         with module_op.location:
             for fn in machines:
                 if _eligible(fn.operation):
-                    _Machine(fn.operation, self.dispatch_stack_entries).rewrite()
+                    _Machine(fn.operation, self.dispatch_stack_entries, self.inline_depth).rewrite()
