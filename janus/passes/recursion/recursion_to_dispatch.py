@@ -41,6 +41,8 @@ OVERFLOW = -1
 HOST_SUFFIX = ".host"
 #: blocks with more operations are never inlined into their predecessors' trips
 MAX_INLINED_OPS = 12
+#: operations inlined into one case at most (a return dispatch can branch to many blocks)
+MAX_INLINED_PER_CASE = 96
 _ULE = 7  # arith.cmpi predicate "ule"
 _STACK_OPS = ("util.list.create", "util.list.size", "util.list.resize", "util.list.get", "util.list.set")
 _CONTROL = ("cf.br", "cf.cond_br", "cf.switch", "func.return", GuardOp.OPERATION_NAME)
@@ -125,9 +127,10 @@ class _Machine:
         self.fn = fn
         self.stack_entries = stack_entries
         self.inline_depth = inline_depth
-        self.budget = 0  # successors still to inline in the block being emitted
+        self.budget = 0  # successors still to inline in a chain, in the block being emitted
+        self.room = 0  # operations still to inline into the case being emitted
         self.blocks = list(fn.regions[0].blocks)
-        self.inlinable = {b for b in self.blocks[1:] if len(list(b.operations)) <= MAX_INLINED_OPS}
+        self.sizes = {b: len(list(b.operations)) for b in self.blocks[1:]}
         self.cases = {b: k for k, b in enumerate(self.blocks[1:])}
         self.exit = len(self.cases)
         self.results = list(fn.attributes["function_type"].value.results)
@@ -218,7 +221,7 @@ class _Machine:
             state = list(after.arguments)
             for a, slot in zip(block.arguments, self.slots[block]):
                 self.env[a] = state[slot]
-            self.budget = self.inline_depth
+            self.budget, self.room = self.inline_depth, MAX_INLINED_PER_CASE
             scf.YieldOp(self._ops(list(block.operations), state, cip), ip=cip)
         dip = ir.InsertionPoint(switch.defaultRegion.blocks[0])
         scf.YieldOp(list(after.arguments), ip=dip)
@@ -300,8 +303,10 @@ class _Machine:
         """Registers that enter ``target`` on the next trip around the loop; a small target
         within the inlining budget runs in this trip instead (its arguments are values here)."""
         block, args = target
-        if self.budget > 0 and block in self.inlinable:
+        size = self.sizes[block]
+        if self.budget > 0 and size <= min(MAX_INLINED_OPS, self.room):
             self.env.update(zip(block.arguments, args))
+            self.room -= size
             self.budget -= 1
             try:
                 return self._ops(list(block.operations), state, ip)
