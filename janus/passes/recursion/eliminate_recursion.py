@@ -7,7 +7,9 @@ bodies of all SCC members. A recursive call site pushes the values live across i
 its return-point id onto a ``!util.list<?>`` and branches to the callee's entry block; a
 return peeks the id and ``cf.switch``es to the continuation of that call site, which
 pops the saved values. This is the "static" recursion of Kostopoulou's tagging: the ids
-on the stack are the tag of the running activation.
+on the stack are the tag of the running activation. A self-call in tail position (its
+results returned unchanged) pushes nothing and branches to the entry block: its return
+goes straight to its caller's return point (tak's outer call, ackermann's calls).
 
 The state machine is a private function whose tensor parameters arrive as
 ``!hal.buffer_view``s imported in its first block; the entry keeps its name and signature
