@@ -40,10 +40,19 @@ def describe(value: Any) -> tuple:
     return (typ.__name__,)
 
 
-def summarize(value: Any) -> tuple:
+#: tuples nested deeper are summarized as ``DEEP_TUPLE``: a hand-written tape of a tree
+#: 800 nodes deep nests as deep, and looking all the way in would exceed Python's
+#: recursion limit inside the profiled run (and cost O(depth) per return)
+MAX_SUMMARY_DEPTH = 16
+DEEP_TUPLE = ("tuple nested deeper than %d" % MAX_SUMMARY_DEPTH,)
+
+
+def summarize(value: Any, depth: int = 0) -> tuple:
     """``describe``, looking into tuples: ``("tuple", item summaries)`` (recursive results)."""
     if type(value) is tuple:
-        return ("tuple", tuple(summarize(v) for v in value))
+        if depth >= MAX_SUMMARY_DEPTH:
+            return DEEP_TUPLE
+        return ("tuple", tuple(summarize(v, depth + 1) for v in value))
     return describe(value)
 
 

@@ -9,6 +9,7 @@
 // CHECK: janus-lower-guards
 // CHECK: janus-recursion-to-dispatch {{.+}}
 // CHECK-NEXT: dispatch-stack-entries=<int> (default 3072, >= 1, <= 4096): {{.+}}
+// CHECK-NEXT: inline-depth=<int> (default 2, >= 0, <= 4): {{.+}}
 // CHECK-NEXT: janus-verify
 // CHECK: Janus pipelines:
 // CHECK: janus-to-iree {{.+}}
@@ -18,3 +19,4 @@
 // CHECK-NEXT: = janus-verify,{{.*}},janus-check-iree-ready
 // CHECK-NEXT: max-stack-entries=<int>: forwarded to janus-eliminate-recursion
 // CHECK-NEXT: dispatch-stack-entries=<int>: forwarded to janus-recursion-to-dispatch
+// CHECK-NEXT: inline-depth=<int>: forwarded to janus-recursion-to-dispatch

@@ -181,3 +181,62 @@ func.func @caller(%n: i64) -> i64 {
 func.func @leaf(%n: i64) -> i64 {
   return %n : i64
 }
+
+// -----
+
+// A self-call whose result is returned unchanged (tail position, reached through the
+// blocks scf.if leaves) saves nothing: no push, no return point, a branch back to the
+// entry. Only the three inner calls of tak push a frame and get a return point.
+// CHECK-LABEL: func.func private @tak.state_machine
+// CHECK: cf.br ^[[ENTRY:bb[0-9]+]](%arg0, %arg1, %arg2 : i64, i64, i64)
+// CHECK-COUNT-3: kind = "stack_depth"
+// CHECK-NOT: kind = "stack_depth"
+// CHECK: util.list.set %{{.+}}, %c3_i32 : i32 -> !util.list<?>
+// CHECK-NEXT: cf.br ^[[ENTRY]](
+// CHECK-NEXT: ^{{bb[0-9]+}}(
+// CHECK-NEXT: cf.br ^[[ENTRY]](
+// CHECK: cf.switch %{{.+}} : i32, [
+// CHECK-NEXT: default: ^
+// CHECK-NEXT: 1: ^
+// CHECK-NEXT: 2: ^
+// CHECK-NEXT: 3: ^
+// CHECK-NEXT: ]
+func.func @tak(%x: i64, %y: i64, %z: i64) -> i64 {
+  %c1 = arith.constant 1 : i64
+  %lt = arith.cmpi slt, %y, %x : i64
+  %r = scf.if %lt -> (i64) {
+    %x1 = arith.subi %x, %c1 : i64
+    %a = "janus.invoke"(%x1, %y, %z) {callee = @tak} : (i64, i64, i64) -> i64
+    %y1 = arith.subi %y, %c1 : i64
+    %b = "janus.invoke"(%y1, %z, %x) {callee = @tak} : (i64, i64, i64) -> i64
+    %z1 = arith.subi %z, %c1 : i64
+    %c = "janus.invoke"(%z1, %x, %y) {callee = @tak} : (i64, i64, i64) -> i64
+    %t = "janus.invoke"(%a, %b, %c) {callee = @tak} : (i64, i64, i64) -> i64
+    scf.yield %t : i64
+  } else {
+    scf.yield %z : i64
+  }
+  return %r : i64
+}
+
+// -----
+
+// A self-call whose result is used after it (here negated) is no tail call: it pushes.
+// CHECK-LABEL: func.func private @neg_chain.state_machine
+// CHECK: kind = "stack_depth"
+// CHECK: util.list.set %{{.+}}[%{{.+}}], %c1_i32 : i32 -> !util.list<?>
+// CHECK: cf.switch
+func.func @neg_chain(%n: i64) -> i64 {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %base = arith.cmpi sle, %n, %c0 : i64
+  %r = scf.if %base -> (i64) {
+    scf.yield %c0 : i64
+  } else {
+    %n1 = arith.subi %n, %c1 : i64
+    %a = "janus.invoke"(%n1) {callee = @neg_chain} : (i64) -> i64
+    %m = arith.subi %c0, %a : i64
+    scf.yield %m : i64
+  }
+  return %r : i64
+}

@@ -1,5 +1,7 @@
 // RUN: janus-opt %s --split-input-file -p 'builtin.module(janus-eliminate-recursion,canonicalize,janus-recursion-to-dispatch)' | FileCheck %s
 // RUN: janus-opt %s --split-input-file -p 'janus-to-iree-cpu' | FileCheck %s --check-prefix=READY
+// RUN: janus-opt %s --split-input-file -p 'janus-to-iree-cpu{max-stack-entries=100}' | FileCheck %s --check-prefix=SMALL
+// RUN: janus-opt %s --split-input-file -p 'builtin.module(janus-eliminate-recursion,canonicalize,janus-recursion-to-dispatch{inline-depth=0})' | FileCheck %s --check-prefix=NOINLINE
 
 // A state machine of scalars becomes one linalg.generic over a single element: a loop
 // on a program counter, a switch over the machine's blocks, the stack in a tensor.
@@ -14,7 +16,10 @@
 // CHECK: tensor.empty() : tensor<3072xi64>
 // CHECK: scf.while
 // CHECK: scf.index_switch
+// CHECK: case 1 {
 // CHECK: tensor.insert
+// CHECK: arith.cmpi slt, %{{.+}}, %c1_i64 : i64
+// CHECK: case 2 {
 // CHECK: tensor.extract
 // CHECK: linalg.yield
 // CHECK: %[[FAILED:.+]] = tensor.extract %[[R]]#1
@@ -29,10 +34,27 @@
 // CHECK: util.list.create
 // CHECK: "janus.guard"(%{{.+}}) {id = 7 : i64, kind = "type", source = "m.py:4"}
 
-// What iree-compile gets: the guards are asserts, the wrapper is inlined.
+// A block runs its small successors in the same trip around the loop (inline-depth 2 by
+// default): the push of case 1 is followed by the entry block's test (n < 1) in the
+// same case; with inline-depth=0 case 1 ends by setting the program counter.
+// NOINLINE: scf.index_switch
+// NOINLINE: case 1 {
+// NOINLINE: tensor.insert
+// NOINLINE-NOT: arith.cmpi slt
+// NOINLINE: case 2 {
+
+// What iree-compile gets: the guards are asserts, the wrapper is inlined. Inside the
+// dispatch, the stack-depth guard (limit 1048576 entries) is implied by the overflow
+// check of the 3072-entry stack and left out; a smaller limit is checked.
 // READY-LABEL: func.func @fact(%arg0: i64) -> i64
 // READY: linalg.generic
+// READY-NOT: 1048576
+// READY: linalg.yield
 // READY: cf.assert %{{.+}}, "janus.guard id=7 kind=type source=m.py:4"
+// SMALL-LABEL: func.func @fact(%arg0: i64) -> i64
+// SMALL: linalg.generic
+// SMALL: arith.cmpi ule, %{{.+}}, %c100 : index
+// SMALL: linalg.yield
 func.func @fact(%n: i64) -> i64 {
   %c1 = arith.constant 1 : i64
   %c0 = arith.constant 0 : i64

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from janus.frontend.trace.bytecode import decode
-from janus.frontend.profiler import Profile, run_profiled
+from janus.frontend.profiler import DEEP_TUPLE, MAX_SUMMARY_DEPTH, Profile, run_profiled, summarize
 
 
 def loop_and_branch(x, xs, flag):
@@ -71,3 +71,16 @@ def test_profiler_records_returns_unwinding_and_leaves_no_hook():
     assert sys.gettrace() is None
     if sys.version_info >= (3, 12):
         assert all(sys.monitoring.get_tool(t) is None for t in range(6))
+
+
+def test_summaries_of_deeply_nested_tuples_stop_at_a_depth():
+    """A tape nested 5000 deep (a linear tree's) is summarized without recursing past
+    MAX_SUMMARY_DEPTH: the inner part is DEEP_TUPLE, the outer levels are looked into."""
+    tape = None
+    for _ in range(5000):
+        tape = (np.zeros(2, np.float32), tape)
+    summary = summarize(tape)
+    for _ in range(MAX_SUMMARY_DEPTH):
+        assert summary[0] == "tuple" and summary[1][0] == ("ndarray", "float32", (2,))
+        summary = summary[1][1]
+    assert summary == DEEP_TUPLE

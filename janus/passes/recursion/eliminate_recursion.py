@@ -7,7 +7,9 @@ bodies of all SCC members. A recursive call site pushes the values live across i
 its return-point id onto a ``!util.list<?>`` and branches to the callee's entry block; a
 return peeks the id and ``cf.switch``es to the continuation of that call site, which
 pops the saved values. This is the "static" recursion of Kostopoulou's tagging: the ids
-on the stack are the tag of the running activation.
+on the stack are the tag of the running activation. A self-call in tail position (its
+results returned unchanged) pushes nothing and branches to the entry block: its return
+goes straight to its caller's return point (tak's outer call, ackermann's calls).
 
 The state machine is a private function whose tensor parameters arrive as
 ``!hal.buffer_view``s imported in its first block; the entry keeps its name and signature
@@ -52,6 +54,7 @@ class _CallSite:
     callee: str
     frame_id: int
     continuation: ir.Block
+    tail: bool = False  # a self-call whose results the caller returns unchanged
     resume: ir.Block | None = None
 
 
@@ -108,13 +111,14 @@ class _StateMachine:
             self._bind_invariant_arguments(calls)
             self.ret = {g: self.region.blocks.append(*self._results(g)) for g in self.members}
             self._returns_to_branches()
-            sites = [self._split(call, k) for k, call in enumerate(calls, start=EXIT_ID + 1)]
+            owners = [self._owner(call.block) for call in calls]
+            sites = [self._split(call, k, owner) for (k, call), owner in zip(enumerate(calls, start=EXIT_ID + 1), owners)]
             ret_blocks = set(self.ret.values())
             cfg.pass_live_ins_as_arguments([b for b in self.region.blocks if b != self.start and b not in ret_blocks])
             for site in sites:
                 self._lower_call(site)
             for g in self.members:
-                self._dispatch_return(g, [s for s in sites if s.callee == g])
+                self._dispatch_return(g, [s for s in sites if s.callee == g and not s.tail])
         return self.fn
 
     def _results(self, name: str) -> list[ir.Type]:
@@ -221,18 +225,44 @@ class _StateMachine:
                     cf.BranchOp(list(term.operands), self.ret[g], loc=term.location, ip=ir.InsertionPoint(term))
                     term.erase()
 
-    def _split(self, call: ir.Operation, frame_id: int) -> _CallSite:
+    def _split(self, call: ir.Operation, frame_id: int, owner: str) -> _CallSite:
         """End the call's block after it with a branch to a new continuation block."""
         continuation = cfg.split_after(call)
         for r in call.results:
             r.replace_all_uses_with(continuation.add_argument(r.type, call.location))
         cf.BranchOp(list(call.results), continuation, loc=call.location, ip=ir.InsertionPoint(call.block))
-        return _CallSite(call, call.attributes["callee"].value, frame_id, continuation)
+        callee = call.attributes["callee"].value
+        tail = callee == owner and self._returns_unchanged(continuation, self.ret[owner])
+        return _CallSite(call, callee, frame_id, continuation, tail)
+
+    @staticmethod
+    def _returns_unchanged(continuation: ir.Block, ret: ir.Block) -> bool:
+        """Whether ``continuation`` only forwards its arguments (the call's results), through
+        blocks that do nothing but branch, to ``ret`` in their order: the call is in tail
+        position. (A forwarded value may also reach a later block by dominance.)"""
+        block, values, seen = continuation, list(continuation.arguments), set()
+        while block not in seen:
+            seen.add(block)
+            ops = [op.operation for op in block.operations]
+            if len(ops) != 1 or ops[0].name != "cf.br":
+                return False
+            target, operands = ops[0].successors[0], list(ops[0].operands)
+            if target == ret:
+                return operands == values
+            values = [target.arguments[operands.index(v)] if v in operands else v for v in values]
+            block = target
+        return False
 
     def _lower_call(self, site: _CallSite) -> None:
-        """Save what the continuation needs, then enter the callee; the resume block pops it."""
+        """Save what the continuation needs, then enter the callee; the resume block pops it.
+        A tail call saves nothing: the callee returns straight to the caller's return point."""
         call = site.op
         to_continuation = cfg.terminator(call.block)
+        if site.tail:
+            cf.BranchOp(list(call.operands), self.entry_block[site.callee], loc=call.location, ip=ir.InsertionPoint(call))
+            to_continuation.erase()
+            call.erase()
+            return
         result_types = [r.type for r in call.results]
         saved = list(to_continuation.operands)[len(result_types) :]
         unique = list(dict.fromkeys(saved))

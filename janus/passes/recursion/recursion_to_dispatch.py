@@ -5,7 +5,9 @@ IREE VM instructions (about 90 ns, three times CPython's call). When every value
 state machine is a scalar, this pass moves the whole machine into one ``linalg.generic``
 over a single element, which IREE compiles to native code: its blocks become the cases
 of an ``scf.index_switch`` inside an ``scf.while`` on a program counter, block arguments
-become loop-carried registers, and the ``!util.list`` stack becomes a
+become loop-carried registers (a block runs its small successors, ``inline-depth`` of them
+in a chain, in the same trip: each trip is an indirect jump), and the ``!util.list`` stack
+becomes a
 ``tensor<N x i64>`` (entries bit-cast to i64) that codegen keeps on the native stack.
 
 Guards cannot fail inside a dispatch, so a false guard stores its id in a ``failed``
@@ -37,6 +39,11 @@ from janus.passes.registry import ModulePass, register_pass
 #: ``failed`` when the in-dispatch stack is full (guard ids are stored plus one).
 OVERFLOW = -1
 HOST_SUFFIX = ".host"
+#: blocks with more operations are never inlined into their predecessors' trips
+MAX_INLINED_OPS = 12
+#: operations inlined into one case at most (a return dispatch can branch to many blocks)
+MAX_INLINED_PER_CASE = 96
+_ULE = 7  # arith.cmpi predicate "ule"
 _STACK_OPS = ("util.list.create", "util.list.size", "util.list.resize", "util.list.get", "util.list.set")
 _CONTROL = ("cf.br", "cf.cond_br", "cf.switch", "func.return", GuardOp.OPERATION_NAME)
 
@@ -67,6 +74,12 @@ def _eligible(fn: ir.Operation) -> bool:
             if name.startswith("math.") and any(isinstance(v.type, ir.F64Type) for v in values):
                 return False  # f64 math does not link with the embedded ELF linker
     return True
+
+
+def _defining(value: ir.Value) -> ir.Operation | None:
+    """The operation that defines ``value`` (None for a block argument)."""
+    owner = value.owner
+    return None if isinstance(owner, ir.Block) else owner.operation
 
 
 def _i64() -> ir.Type:
@@ -110,10 +123,14 @@ class _Machine:
     #: the first registers; the block arguments of each case and the results follow
     PC, FAILED, SIZE, STACK = range(4)
 
-    def __init__(self, fn: ir.Operation, stack_entries: int) -> None:
+    def __init__(self, fn: ir.Operation, stack_entries: int, inline_depth: int = 0) -> None:
         self.fn = fn
         self.stack_entries = stack_entries
+        self.inline_depth = inline_depth
+        self.budget = 0  # successors still to inline in a chain, in the block being emitted
+        self.room = 0  # operations still to inline into the case being emitted
         self.blocks = list(fn.regions[0].blocks)
+        self.sizes = {b: len(list(b.operations)) for b in self.blocks[1:]}
         self.cases = {b: k for k, b in enumerate(self.blocks[1:])}
         self.exit = len(self.cases)
         self.results = list(fn.attributes["function_type"].value.results)
@@ -204,6 +221,7 @@ class _Machine:
             state = list(after.arguments)
             for a, slot in zip(block.arguments, self.slots[block]):
                 self.env[a] = state[slot]
+            self.budget, self.room = self.inline_depth, MAX_INLINED_PER_CASE
             scf.YieldOp(self._ops(list(block.operations), state, cip), ip=cip)
         dip = ir.InsertionPoint(switch.defaultRegion.blocks[0])
         scf.YieldOp(list(after.arguments), ip=dip)
@@ -224,6 +242,8 @@ class _Machine:
         for k, view in enumerate(ops):
             op, name = view.operation, view.operation.name
             v = [self.env.get(x, x) for x in op.operands]
+            if name == GuardOp.OPERATION_NAME and self._implied_by_capacity(GuardOp(op)):
+                continue
             if name == GuardOp.OPERATION_NAME:
                 return self._unless(v[0], GuardOp(op).id + 1, ops[k + 1 :], state, ip)
             if name == "util.list.resize":
@@ -248,6 +268,17 @@ class _Machine:
                     self.env[old] = new
         raise AssertionError("a block without terminator")
 
+    def _implied_by_capacity(self, guard: GuardOp) -> bool:
+        """A ``stack_depth`` guard (``size <= limit``) whose limit is no smaller than the
+        in-dispatch stack: the overflow check right after it fails first, and the host
+        machine that redoes the call checks the guard itself."""
+        check = _defining(guard.operation.operands[0])
+        if guard.kind != "stack_depth" or check is None or check.name != "arith.cmpi":
+            return False
+        limit = _defining(check.operands[1])
+        return (ir.IntegerAttr(check.attributes["predicate"]).value == _ULE and limit is not None
+                and limit.name == "arith.constant" and ir.IntegerAttr(limit.attributes["value"]).value >= self.stack_entries)
+
     def _if(self, condition: ir.Value, then: Callable[[ir.InsertionPoint], list[ir.Value]],
             otherwise: Callable[[ir.InsertionPoint], list[ir.Value]], ip: ir.InsertionPoint) -> list[ir.Value]:
         """The registers after ``then`` or ``otherwise`` (each builds at the ip it gets)."""
@@ -269,7 +300,18 @@ class _Machine:
         return self._if(ok, lambda at: self._ops(rest, state, at), stop, ip)
 
     def _goto(self, target: tuple[ir.Block, list[ir.Value]], state: list[ir.Value], ip: ir.InsertionPoint) -> list[ir.Value]:
+        """Registers that enter ``target`` on the next trip around the loop; a small target
+        within the inlining budget runs in this trip instead (its arguments are values here)."""
         block, args = target
+        size = self.sizes[block]
+        if self.budget > 0 and size <= min(MAX_INLINED_OPS, self.room):
+            self.env.update(zip(block.arguments, args))
+            self.room -= size
+            self.budget -= 1
+            try:
+                return self._ops(list(block.operations), state, ip)
+            finally:
+                self.budget += 1
         state = list(state)
         state[self.PC] = _index(self.cases[block], ip)
         for slot, a in zip(self.slots[block], args):
@@ -317,6 +359,14 @@ class RecursionToDispatch(ModulePass):
         maximum=4096,  # 32 KiB: iree-compile refuses more stack per dispatch
     )
 
+    inline_depth: int = option(
+        2,
+        f"successor blocks (each of at most {MAX_INLINED_OPS} operations) a block runs in its own "
+        "trip around the dispatch loop, one after another: fewer trips, more code",
+        minimum=0,
+        maximum=4,
+    )
+
     def apply(self, module_op: ir.Operation) -> None:
         """Rewrite every eligible state machine of ``module_op`` (see the module doc)."""
         machines = [op for op in module_op.regions[0].blocks[0].operations
@@ -324,4 +374,4 @@ class RecursionToDispatch(ModulePass):
         with module_op.location:
             for fn in machines:
                 if _eligible(fn.operation):
-                    _Machine(fn.operation, self.dispatch_stack_entries).rewrite()
+                    _Machine(fn.operation, self.dispatch_stack_entries, self.inline_depth).rewrite()

@@ -184,6 +184,33 @@ def test_recursion_too_deep_for_the_dispatch_stack_is_redone_by_the_host_machine
     assert [fib_small(n) for n in (4, 12, 20)] == [py_fib(4), py_fib(12), py_fib(20)]
 
 
+SUM_TO = """
+func.func @sum_to(%n: i64, %acc: i64) -> i64 {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %done = arith.cmpi eq, %n, %c0 : i64
+  %r = scf.if %done -> (i64) {
+    scf.yield %acc : i64
+  } else {
+    %n1 = arith.subi %n, %c1 : i64
+    %a1 = arith.addi %acc, %n : i64
+    %s = "janus.invoke"(%n1, %a1) {callee = @sum_to} : (i64, i64) -> i64
+    scf.yield %s : i64
+  }
+  return %r : i64
+}
+"""
+
+
+@pytest.mark.parametrize("pipeline", ["janus-to-iree{max-stack-entries=4}", "janus-to-iree-cpu{max-stack-entries=4}"])
+def test_tail_calls_grow_no_stack(pipeline):
+    """sum_to's only recursive call is in tail position: 100000 activations fit in a
+    stack of 4 entries, on the host machine and in the dispatch."""
+    sum_to = CompiledModule.from_mlir(SUM_TO, target="cpu", pipeline=f"builtin.module({pipeline})")["sum_to"]
+    assert sum_to(100_000, 7) == 7 + 100_000 * 100_001 // 2
+    assert sum_to(0, 3) == 3
+
+
 # -- index arrays read on the host (janus-host-index-arrays) ------------------------------
 
 WALK = """
