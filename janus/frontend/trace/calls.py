@@ -135,8 +135,9 @@ class Calls:
             return trees.attribute(self, obj, name)
         if isinstance(obj, supercall.SymSuper):
             return obj.attribute(self, name)
-        if isinstance(obj, HeapRef) and type(obj.obj) is dict and name in DictView.KINDS:
-            return DictView(obj, name)
+        view = DictView.of(obj, name)
+        if view is not None:
+            return view
         if isinstance(obj, HeapRef):
             method = self.heap.method(obj, name)  # ``self.loss`` passed along (to janus.grad): bound here
             return types.MethodType(method, obj) if method is not None else self.heap.read(obj, "attr", name)
@@ -206,6 +207,11 @@ class DictView:
 
     def __init__(self, ref: HeapRef, kind: str) -> None:
         self.ref, self.kind = ref, kind
+
+    @classmethod
+    def of(cls, obj: Any, name: str) -> "DictView | None":
+        """``obj.name`` as a ``DictView``, or None when it is not one."""
+        return cls(obj, name) if isinstance(obj, HeapRef) and type(obj.obj) is dict and name in cls.KINDS else None
 
     def janus_trace(self, tracer: Any, args: list, kwargs: dict) -> list:
         if args or kwargs:

@@ -16,6 +16,7 @@ from janus.frontend.recursion import node_writes, trees
 from janus.frontend.trace import exceptions, generators, loops, scalars
 from janus.frontend.trace import split as boundary
 from janus.frontend.trace.branches import Cell, SymFunction, SymIter
+from janus.frontend.trace.calls import DictView
 from janus.frontend.trace.bytecode import CONDITIONAL_JUMPS, Instr
 from janus.frontend.trace.versions import DIALECT
 from janus.frontend.trace.frame import NULL, ArgumentList, BoundTensorMethod, Frame, local_dict, resolve_global
@@ -124,7 +125,7 @@ class Opcodes:
         if method is not None:  # CALL sees (function, self, args...)
             frame.stack.extend((method, obj))
             return
-        host = boundary.host_method(obj, ins.argval)
+        host = None if DictView.of(obj, ins.argval) else boundary.host_method(obj, ins.argval)
         if host is not None:  # called, a segment boundary (``trace.split``)
             frame.push_callable(host)
             return
