@@ -36,7 +36,7 @@ from janus.frontend.trace.branches import SymIter
 from janus.frontend.trace.frame import ArgumentList, BoundTensorMethod
 from janus.frontend.trace.resume import ITERATOR, METHOD, VALUE, Box, ResumePoint, resume_function
 from janus.frontend.trace.split import Deferred, HostMethod, SegmentEnd, container_method, method_receiver
-from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor
+from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor, hashable
 from janus.heap import AccessPath
 
 #: Python operations that never write into their arguments: a copy of a view is as good
@@ -355,14 +355,6 @@ def drive(result: Any) -> Any:
     return result
 
 
-def _hashable(value: Any) -> bool:
-    try:
-        hash(value)
-        return True
-    except TypeError:
-        return False
-
-
 def plan_boundary(end: SegmentEnd, globals_: dict, output: Callable[[Tensor], int], inputs: dict[str, int],
                   scalar_inputs: set[int], heap: HeapTracker, arguments: dict[int, Argument], provenance: dict) -> Boundary:
     """The ``Boundary`` of a trace that ended at ``end``; ``NotConvertible`` (the reason the
@@ -375,7 +367,7 @@ def plan_boundary(end: SegmentEnd, globals_: dict, output: Callable[[Tensor], in
                         for n in names]
         stack = [planner.passed(v, slot) for v, slot in zip(end.stack, end.point.slots) if slot in (VALUE, ITERATOR)
                  or slot[0] == METHOD]
-        planner.passive = _hashable(end.fn) and end.fn in READ_ONLY  # last: views seen only here are not checked
+        planner.passive = hashable(end.fn) and end.fn in READ_ONLY  # last: views seen only here are not checked
         call = (planner.plan(end.fn), tuple(map(planner.plan, end.args)),
                 tuple((k, planner.plan(v)) for k, v in end.kwargs.items()))
         planner.check_views()

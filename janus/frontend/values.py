@@ -128,3 +128,12 @@ def contains_tensor(value: Any) -> bool:
     if isinstance(value, dict):
         return any(contains_tensor(v) for v in value.values())
     return False
+
+
+def hashable(value: Any) -> bool:
+    """Whether ``value`` can be looked up in a dict or set (a function, a builtin, a key)."""
+    try:
+        hash(value)
+        return True
+    except TypeError:
+        return False

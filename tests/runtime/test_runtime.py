@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from iree import runtime as rt
 from tests.helpers import GUARD_PIPELINE, module_path
+from tests.helpers.arrays import placed
 
 from janus.ir import ir, make_context, parse_module
 from janus.runtime import (
@@ -179,6 +180,33 @@ def test_signatures_are_types_read_from_the_lowered_module(guards_artifact: Arti
     scale = guards_artifact.functions["scale"]
     assert scale.inputs == (TensorType((4,), "f32", np.dtype(np.float32), rt.HalElementType.FLOAT_32), FloatType("f32"))
     assert [to_json(t) for t in scale.results] == [{"tensor": [4], "element": "f32"}]
+
+
+_SORT = """func.func @sort(%x: tensor<8192xf32>) -> tensor<8192xf32> {
+  %0 = iree_linalg_ext.sort dimension(0) outs(%x : tensor<8192xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %lt = arith.cmpf olt, %a, %b : f32
+    iree_linalg_ext.yield %lt : i1
+  } -> tensor<8192xf32>
+  return %0 : tensor<8192xf32>
+}"""
+
+
+def test_functions_that_may_write_an_argument_are_marked_and_their_arguments_copied(guards_artifact: Artifact) -> None:
+    """IREE 3.13 sorts (and scatters) in place on an argument's buffer: the manifest says so,
+    the runtime copies even a large aligned argument, and the caller's array is untouched."""
+    assert not guards_artifact.functions["scale"].writes_arguments
+    module = CompiledModule.from_mlir(f"module {{ {_SORT} }}")
+    info = module["sort"]._info
+    assert info.writes_arguments
+    assert type(info).from_json("sort", json.loads(json.dumps(info.to_json()))).writes_arguments
+    old = {k: v for k, v in info.to_json().items() if k != "writes_arguments"}  # a manifest from before the flag
+    assert type(info).from_json("sort", old).writes_arguments  # assumed: copies are always safe
+    x = placed(np.random.default_rng(0).standard_normal(8192).astype(np.float32), 0)  # 32 KiB, aligned
+    kept = x.copy()
+    np.testing.assert_array_equal(module["sort"](x), np.sort(kept))
+    np.testing.assert_array_equal(x, kept)
+    assert module["sort"].traffic.shared == 0 and module["sort"].traffic.copied >= x.nbytes
 
 
 @pytest.mark.parametrize("mlir", ["tensor<2x?xi64>", "tensor<f64>", "index", "i1", "!util.buffer", "tensor<3xcomplex<f32>>"])

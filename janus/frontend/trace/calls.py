@@ -18,7 +18,7 @@ from janus.frontend.trace import builtin_calls, exceptions, generators, loops, s
 from janus.frontend.trace.branches import SymFunction
 from janus.frontend.trace.split import HostMethod
 from janus.frontend.trace.frame import LOCAL_CONTAINERS, MUTATORS, NULL, ArgumentList, BoundTensorMethod, bind_arguments
-from janus.frontend.values import NotConvertible, Tensor, contains_tensor
+from janus.frontend.values import NotConvertible, Tensor, contains_tensor, hashable
 
 #: builtins that only rearrange their arguments, safe on graph values inside containers
 STRUCTURAL_BUILTINS = {len, list, tuple, zip, enumerate, reversed}
@@ -69,7 +69,7 @@ class Calls:
         partial = builtin_calls.unwrap_partial(fn, args, kwargs)
         if partial is not None:
             return self.call(*partial)
-        if _hashable(fn) and fn in builtin_calls.HANDLERS:
+        if hashable(fn) and fn in builtin_calls.HANDLERS:
             return builtin_calls.HANDLERS[fn](self, args, kwargs)
         if isinstance(fn, trees.BoundNodeMethod):
             return self.call(fn.function, [fn.node, *args], kwargs)
@@ -80,7 +80,7 @@ class Calls:
             return self.inline(fn.__code__, fn.__globals__, fn.__defaults__ or (), fn.__kwdefaults__ or {}, closure, args, kwargs)
         if holds_ref(args) or holds_ref(kwargs):
             raise NotConvertible(f"a heap object is passed to {getattr(fn, '__qualname__', type(fn).__name__)} (only inlined code may use it)")
-        op = registry.BY_FUNCTION.get(fn) if _hashable(fn) else None
+        op = registry.BY_FUNCTION.get(fn) if hashable(fn) else None
         if op is not None and traced and kwargs.get("out") is not None and accepts_out(op):
             return mutation.with_out(self, op, args, kwargs)
         if op is not None:
@@ -93,7 +93,7 @@ class Calls:
             return folded
         if fn is abs and traced:
             return registry.apply(self.em, registry.OPS["absolute"], args, kwargs)
-        if _hashable(fn) and fn in PURE_BUILTINS and (not traced or fn in STRUCTURAL_BUILTINS):
+        if hashable(fn) and fn in PURE_BUILTINS and (not traced or fn in STRUCTURAL_BUILTINS):
             recursion_results.check_usable(*args)
             builtin_calls.refuse_python_callables(fn, args, kwargs)
             if fn is len and args and isinstance(args[0], Tensor):
@@ -105,7 +105,7 @@ class Calls:
             result = fn(*args, **kwargs)
             generators.check_consumed(args, fn.__name__)
             return result
-        if _hashable(fn) and fn in PURE_BUILTINS:
+        if hashable(fn) and fn in PURE_BUILTINS:
             raise NotConvertible(f"{fn.__name__}() of array values (a Python builtin: its result would depend on their values)")
         if isinstance(fn, type) and issubclass(fn, np.generic) and not traced:
             return fn(*args, **kwargs)
@@ -238,12 +238,3 @@ def accepts_out(op: registry.Op) -> bool:
         return "out" in inspect.signature(op.eager).parameters
     except (TypeError, ValueError):
         return False
-
-
-def _hashable(value: Any) -> bool:
-    try:
-        hash(value)
-        return True
-    except TypeError:
-        return False
-

@@ -7,7 +7,7 @@ imperatively with the same changes)."""
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 import pytest
@@ -47,16 +47,17 @@ def batch(seed: int, scale: float = 1.0) -> np.ndarray:
     return rand(BATCH, 64, seed=100 + seed) * scale
 
 
-def warm(seed: int = 0) -> tuple[Net, JitNet]:
-    plain, jitted = Net(seed), JitNet(seed)
+def warm(seed: int = 0, plain_type: type = Net, jit_type: type = JitNet, inputs: Callable = batch) -> tuple[Any, Any]:
+    """A plain model and its jitted twin, after the same three steps (the last compiled)."""
+    plain, jitted = plain_type(seed), jit_type(seed)
     for s in range(3):
-        assert_same(jitted.step(batch(s)), plain.step(batch(s)))
-    assert JitNet.step.versions, janus.explain(JitNet.step)
+        assert_same(jitted.step(inputs(s)), plain.step(inputs(s)))
+    assert jit_type.step.versions, janus.explain(jit_type.step)
     return plain, jitted
 
 
-def same_state(jitted: Net, plain: Net) -> None:
-    for name in ("W", "V", "b", "h"):
+def same_state(jitted: Any, plain: Any, names: tuple[str, ...] = ("W", "V", "b", "h")) -> None:
+    for name in names:
         assert_same(getattr(jitted, name), getattr(plain, name))
 
 
@@ -161,16 +162,11 @@ def small_batch(seed: int) -> np.ndarray:
 
 
 def warm_small(seed: int = 0) -> tuple[Small, JitSmall]:
-    plain, jitted = Small(seed), JitSmall(seed)
-    for s in range(3):
-        assert_same(jitted.step(small_batch(s)), plain.step(small_batch(s)))
-    assert JitSmall.step.versions, janus.explain(JitSmall.step)
-    return plain, jitted
+    return warm(seed, Small, JitSmall, small_batch)
 
 
 def same_small_state(jitted: Small, plain: Small) -> None:
-    for name in ("W", "b", "h"):
-        assert_same(getattr(jitted, name), getattr(plain, name))
+    same_state(jitted, plain, ("W", "b", "h"))
 
 
 def test_small_state_is_copied_both_ways() -> None:
