@@ -78,9 +78,11 @@ class Body:
     """Scalar ops: inside a ``linalg.generic`` region, or (``Emitter.scalars``) in the
     function body itself. Names and types are the emitter's."""
 
-    def __init__(self, emitter: "Emitter", lines: list[str] | None = None) -> None:
+    def __init__(self, emitter: "Emitter", lines: list[str] | None = None, host: bool = False) -> None:
         self.em = emitter
         self.lines: list[str] = [] if lines is None else lines
+        #: the ops run on the host (IREE's VM), not in a dispatch
+        self.host = host
 
     def _op(self, text: str, result: ScalarType, uses: Sequence[tuple[str, ScalarType]] = ()) -> str:
         """``%v = text``: its operands checked, its result defined as ``result``."""
@@ -140,6 +142,8 @@ class Body:
             return x
         if dst.kind == "b":
             return self.cmp(src, ("une", "ne", "ne"), x, self.constant(0, src))
+        if self.host and src == np.float64 and (dst.kind != "f" or dst.itemsize < 8):
+            return self._in_dispatch(x, src, dst)
         s, d = ELEMENT_TYPES[src.name], ELEMENT_TYPES[dst.name]
         if src.kind == "f" and dst.kind == "f":
             opname = "arith.extf" if src.itemsize < dst.itemsize else "arith.truncf"
@@ -150,6 +154,14 @@ class Body:
         else:
             opname = "arith.extui" if src.kind == "b" else ("arith.extsi" if src.itemsize < dst.itemsize else "arith.trunci")
         return self._op(f"{opname} {x} : {s} to {d}", dst, [(x, s)])
+
+    def _in_dispatch(self, x: str, src: np.dtype, dst: np.dtype) -> str:
+        """``cast`` in a 0-d ``linalg.generic``: IREE 3.13's VM has no f64 -> f32 truncation
+        and no f64 -> integer conversion ("failed to legalize arith.truncf") for host code."""
+        em = self.em
+        cast = em.generic(0, (), [(em.from_scalar(x, src), [])], em.empty((), dst), [],
+                          lambda b, args: b.cast(args[0], src, dst))
+        return em.scalar(cast)
 
 
 BodyFn = Callable[[Body, list[str]], str]
@@ -219,7 +231,7 @@ class Emitter:
 
     def scalars(self) -> Body:
         """A ``Body`` emitting scalar code into this function's body."""
-        return Body(self, self.lines)
+        return Body(self, self.lines, host=True)
 
     # ---- dynamic dims -------------------------------------------------------------------
     def bind_dim(self, symbol: str, source: Tensor, dim: int) -> None:

@@ -73,3 +73,21 @@ def test_int_float_bool_results_are_exact_python_scalars(jit_stats, n):
 
 def test_scalar_results_are_scalars_and_arrays_stay_tensors(jit_stats):
     assert entry_signature(jit_stats) == ("i64, tensor<3xf32>", "i64, f64, i1, tensor<3xf32>")
+
+
+def float_meets_float32(p, r):
+    """A relaxed Python float against a float32 element (weak typing: compared in f32), and
+    truncated to an int: host code IREE's VM cannot convert (f64 -> f32, f64 -> i64)."""
+    below = r < p[1]
+    return below, int(r * 10.0), p * r
+
+
+def test_a_relaxed_float_converted_on_the_host_compiles():
+    jf = janus.jit(float_meets_float32, warmup=1)
+    p = np.array([0.3, 0.6], np.float32)
+    for r in (0.1, 0.7, 0.5, 0.65, 2.25):
+        got, want = jf(p, r), float_meets_float32(p, r)
+        assert type(got[0]) is type(want[0]) and got[0] == want[0] and type(got[1]) is int and got[1] == want[1]
+        np.testing.assert_array_equal(got[2], want[2])
+        assert got[2].dtype == want[2].dtype
+    assert any(v.calls for v in jf.versions.values() if "%scalar_in1: f64" in v.graph.text), explain(jf)
