@@ -79,11 +79,10 @@ def with_out(tracer: "Tracer", op: Any, args: list[Any], kwargs: dict[str, Any])
     return new
 
 
-def setitem(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> None:
+def setitem(tracer: "Tracer", target: Tensor, key: Any, value: Any, what: str = "item assignment") -> None:
     """``target[key] = value`` on an array local to the trace."""
     if isinstance(target, Weak):
-        raise NotConvertible("item assignment on a Python scalar")
-    what = "item assignment"
+        raise NotConvertible(f"{what} on a Python scalar")
     if _is_mask(target, key):
         updated = _masked(tracer, target, key, value)
     elif advanced.is_advanced(key):
@@ -119,7 +118,7 @@ def sort(tracer: "Tracer", target: Any, args: list[Any], kwargs: dict[str, Any])
 ARRAY_MUTATORS = {"fill": fill, "sort": sort}
 
 
-def setitem_local_array(tracer: "Tracer", array: np.ndarray, key: Any, value: Any) -> None:
+def setitem_local_array(tracer: "Tracer", array: np.ndarray, key: Any, value: Any, what: str = "item assignment") -> None:
     """``array[key] = value`` into a NumPy array the trace made from static values (a
     one-hot ``x = np.zeros(n); x[i] = 1``). Static key and value, outside loop and branch
     regions: NumPy's write, now (the contents become a graph constant). Otherwise the array
@@ -128,7 +127,7 @@ def setitem_local_array(tracer: "Tracer", array: np.ndarray, key: Any, value: An
     if not symbolic and not contains_tensor(key) and not contains_tensor(value):
         array[key] = value
         return
-    setitem(tracer, as_graph_constant(tracer, array, "item assignment"), key, value)
+    setitem(tracer, as_graph_constant(tracer, array, what), key, value, what)
 
 
 def as_graph_constant(tracer: "Tracer", array: np.ndarray, what: str) -> Tensor:
@@ -316,3 +315,34 @@ class _AddAt:
 
 
 ADD_AT = _AddAt()
+
+
+_PUT_ALONG_AXIS_PARAMETERS = ("arr", "indices", "values", "axis")
+
+
+def put_along_axis(tracer: "Tracer", args: list[Any], kwargs: dict[str, Any]) -> None:
+    """``np.put_along_axis(arr, indices, values, axis)``: NumPy's own definition,
+    ``arr[key] = values`` with ``indices`` on ``axis`` and an ``arange`` on every other axis,
+    written as item assignment writes (so an argument, not known to be local, runs in Python)."""
+    bound = dict(zip(_PUT_ALONG_AXIS_PARAMETERS, args)) | kwargs
+    if len(args) > 4 or set(bound) != set(_PUT_ALONG_AXIS_PARAMETERS):
+        raise NotConvertible("np.put_along_axis takes (arr, indices, values, axis)")
+    arr, indices, values, axis = (bound[name] for name in _PUT_ALONG_AXIS_PARAMETERS)
+    if axis is None or not isinstance(arr, (Tensor, np.ndarray)) or not isinstance(indices, (Tensor, np.ndarray)):
+        raise NotConvertible("np.put_along_axis with axis=None (NumPy writes a flattened copy) or non-array operands")
+    if indices.dtype.kind not in "iu" or indices.ndim != arr.ndim or isinstance(arr, Weak):
+        raise NotConvertible("np.put_along_axis needs integer indices of the array's rank (NumPy raises)")
+    axis = op_table.normalize_axis(axis, arr.ndim)
+    if not op_table.is_static(arr.shape):
+        raise NotConvertible("np.put_along_axis into an array with ? dims")
+    ones = (1,) * arr.ndim
+    key = tuple(indices if d == axis else np.arange(n).reshape(ones[:d] + (n,) + ones[d + 1:]) for d, n in enumerate(arr.shape))
+    if isinstance(arr, Tensor):
+        return setitem(tracer, arr, key, values, "np.put_along_axis")
+    if tracer.local_arrays.get(id(arr)) is not arr:
+        raise NotConvertible("np.put_along_axis into a NumPy array the trace did not make")
+    return setitem_local_array(tracer, arr, key, values, "np.put_along_axis")
+
+
+#: NumPy functions that write into an argument, by the function
+NUMPY_MUTATORS = {np.put_along_axis: put_along_axis}

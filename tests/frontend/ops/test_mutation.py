@@ -295,3 +295,45 @@ def sorted_in_place(x):
 
 def test_sort_method_of_local_and_static_arrays():
     check_compiled(sorted_in_place, rand(3, 4, dtype=np.float64))
+
+
+def put_along_rows(x, ids, v):
+    a = x * 1.0
+    np.put_along_axis(a, np.argmax(a, axis=1, keepdims=True), v, axis=1)  # NumPy's docstring example
+    np.put_along_axis(a, ids, x[:, :2] * 10.0, 1)  # traced indices, negatives and duplicates (the last write wins)
+    b = np.zeros((3, 4), np.int64)
+    np.put_along_axis(b, np.array([[0, -1, 1, 0]]), ids[:1, :1] + 7, axis=0)  # a static array, traced values
+    return a, b
+
+
+def test_put_along_axis_into_local_arrays():
+    ids = np.array([[0, 0], [-1, 2], [4, 1]])
+    jf = check_compiled(put_along_rows, rand(3, 5, dtype=np.float64), ids, 2.5)
+    assert "iree_linalg_ext.scatter" in next(iter(jf.versions.values())).graph.text
+    other = np.array([[1, 3], [2, 2], [0, -5]])
+    assert_same(jf(rand(3, 5, dtype=np.float64, seed=3), other, -1.0), put_along_rows(rand(3, 5, dtype=np.float64, seed=3), other, -1.0))
+    with pytest.raises(IndexError):  # out of range: NumPy's IndexError, from the guarded call
+        jf(rand(3, 5, dtype=np.float64), np.array([[0, 5], [0, 0], [0, 0]]), 1.0)
+
+
+def put_along_an_argument(x):
+    np.put_along_axis(x, np.array([[1], [0], [2]]), 5.0, axis=1)
+    return x
+
+
+def put_along_no_axis(x):
+    a = x + 1.0
+    np.put_along_axis(a, np.array([1, 0]), 5.0, axis=None)  # NumPy writes into a flattened copy: a is unchanged
+    return a
+
+
+@pytest.mark.parametrize("fn,reason", [
+    (put_along_an_argument, "np.put_along_axis on an array not known to be local"),
+    (put_along_no_axis, "axis=None"),
+])
+def test_put_along_axis_refused_runs_in_python(fn, reason):
+    x = rand(3, 4, dtype=np.float64)
+    jf = janus.jit(fn, fallback="silent")
+    for _ in range(4):
+        assert_same(jf(x.copy()), fn(x.copy()))
+    assert in_python(jf) and reason in janus.explain(jf)
