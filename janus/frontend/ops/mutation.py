@@ -28,6 +28,7 @@ from janus.frontend.trace.branches import Cell, SymFunction, SymIter
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor
 
 if TYPE_CHECKING:
+    from janus.frontend.emitter import Emitter
     from janus.frontend.trace.frame import Frame
     from janus.frontend.trace.interpreter import Tracer
 
@@ -38,7 +39,7 @@ _INPLACE = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=":
 _STORE_BACK = (("SWAP", "SWAP", "STORE_SUBSCR"), ("SWAP", "SWAP", "SWAP", "BUILD_SLICE", "STORE_SUBSCR"))
 
 
-def inplace(tracer: "Tracer", frame: "Frame", offset: int, symbol: str, a: Any, b: Any) -> Tensor | None:
+def inplace(tracer: "Tracer", frame: "Frame", offset: int, symbol: str, a: Any, b: Any) -> "Tensor | MaskedUpdate | None":
     """``a op= b`` on a non-heap array (None when ``a`` is not an array: Python rebinds)."""
     if isinstance(a, np.ndarray):  # a constant the trace computed: NumPy updates it, aliases included
         if contains_tensor(b):
@@ -46,6 +47,8 @@ def inplace(tracer: "Tracer", frame: "Frame", offset: int, symbol: str, a: Any, 
         if symbol not in _INPLACE:
             raise NotConvertible(f"in-place {symbol} on a constant array")
         return _INPLACE[symbol](a, b)
+    if isinstance(a, MaskedRead):
+        return _masked_inplace(tracer, frame, offset, symbol, a, b)  # type: ignore[return-value]
     if not isinstance(a, Tensor) or isinstance(a, Weak):
         return None
     result = op_table.conform(tracer.em, tracer.binary(symbol[:-1], a, b), a, f"in-place {symbol}")
@@ -149,18 +152,86 @@ def _is_mask(target: Tensor, key: Any) -> bool:
 
 
 def _masked(tracer: "Tracer", target: Tensor, mask: Any, value: Any) -> Tensor:
-    """``target[mask] = value`` of one scalar: ``value`` where the mask is set (its dims
-    broadcast over the trailing ones), ``target`` elsewhere. An array value must have as
-    many elements as the mask selects: a count the graph does not know, so refused."""
-    if (value.ndim if isinstance(value, Tensor) else np.ndim(value)) != 0:
-        raise NotConvertible("boolean-mask assignment of an array (only of one scalar)")
-    em = tracer.em
-    fill = op_table.conform(em, value, Tensor("", (), target.dtype), "boolean-mask assignment")
+    """``target[mask] = value``: ``value`` where the mask is set, ``target`` elsewhere (the
+    stored result of ``target[mask] op= v`` as it is)."""
+    if isinstance(value, MaskedUpdate) and value.target is target and value.mask is mask:
+        return value.updated
+    what = "boolean-mask assignment"
+    fill = _mask_operand(tracer.em, target, mask, value, what)
+    return _select(tracer.em, target, mask, op_table.conform(tracer.em, fill, Tensor("", op_table.shape_of(fill), target.dtype), what))
+
+
+def _mask_operand(em: "Emitter", target: Tensor, mask: Any, value: Any, what: str) -> Any:
+    """``value`` of ``target[mask] = value`` (or ``op= value``) as an operand broadcasting
+    over ``target``: ``target[mask]`` has the shape ``(count,) + trailing``, so ``value``
+    must broadcast to it for every count, a leading dim being 1 (then dropped). A value
+    with one entry per selected element has a count the graph does not know: refused."""
+    shape, trailing = op_table.shape_of(value), target.shape[mask.ndim:]
+    if len(shape) > len(trailing) + 1 or len(shape) == len(trailing) + 1 and shape[0] != 1:
+        raise NotConvertible(f"{what} of an array of one value per selected element (a count the graph does not know)")
+    if len(shape) == len(trailing) + 1:
+        shape = shape[1:]
+        value = em.reshape(value, shape) if isinstance(value, Tensor) else np.reshape(value, shape)
+    if op_table.broadcast_shapes(shape, trailing) != trailing:
+        raise NotConvertible(f"{what}: a value of shape {op_table.shape_of(value)} does not broadcast to the selection")
+    return value
+
+
+def _select(em: "Emitter", target: Tensor, mask: Any, value: Tensor) -> Tensor:
+    """``value`` (broadcast over ``target``, of its dtype) where ``mask`` is set, ``target`` elsewhere."""
     if not isinstance(mask, Tensor):
         mask = em.literal(mask)
     if mask.ndim < target.ndim:
         mask = em.reshape(mask, mask.shape + (1,) * (target.ndim - mask.ndim))
-    return em.elementwise([mask, fill, target], target.shape, target.dtype, lambda b, v: b.select(v[0], v[1], v[2], target.dtype))
+    return em.elementwise([mask, value, target], target.shape, target.dtype, lambda b, v: b.select(v[0], v[1], v[2], target.dtype))
+
+
+@dataclasses.dataclass(frozen=True)
+class MaskedRead:
+    """``target[mask]`` read by ``target[mask] op= v``: the selection's length is data
+    dependent, so it is never made; the in-place op computes the whole updated array."""
+
+    target: Tensor
+    mask: Any
+
+
+@dataclasses.dataclass(frozen=True)
+class MaskedUpdate:
+    """``target[mask] op= v`` before its store back: ``where(mask, target op v, target)``."""
+
+    target: Tensor
+    mask: Any
+    updated: Tensor
+
+
+#: the bytecode before ``BINARY_SUBSCR`` in ``a[k] op= v``: ``a`` and ``k`` kept for the store back
+_READ_FOR_UPDATE = (("COPY", 2), ("COPY", 2))
+
+#: in-place ops whose integer form may fail on an element (division by zero, a negative
+#: power, an out-of-range shift): computed on the unselected elements too, so refused
+_PARTIAL_INTEGER_OPS = frozenset({"//=", "%=", "**=", "<<=", ">>="})
+
+
+def masked_read(frame: "Frame", offset: int, target: Any, key: Any) -> MaskedRead | None:
+    """``target[key]`` at ``offset`` as the read of ``target[mask] op= v``, or None."""
+    if not isinstance(target, Tensor) or isinstance(target, Weak) or not _is_mask(target, key):
+        return None
+    at = frame.bc.index[offset]
+    before = tuple((ins.opname, ins.arg) for ins in frame.bc.instrs[max(at - 2, 0):at])
+    return MaskedRead(target, key) if before == _READ_FOR_UPDATE else None
+
+
+def _masked_inplace(tracer: "Tracer", frame: "Frame", offset: int, symbol: str, read: MaskedRead, value: Any) -> MaskedUpdate:
+    """``a[mask] op= v`` as ``where(mask, a op v, a)``, with NumPy's dtype rules for ``a[mask] op v``
+    and in-place casting (a cast NumPy refuses runs in Python, which raises)."""
+    what, target = f"boolean-mask in-place {symbol}", read.target
+    if not _stores_back(frame, offset):
+        raise NotConvertible(f"{what} whose result is not stored back")
+    if symbol in _PARTIAL_INTEGER_OPS and target.dtype.kind in "iub":
+        raise NotConvertible(f"{what} on a {target.dtype} array (NumPy computes only the selected elements)")
+    operand = _mask_operand(tracer.em, target, read.mask, value, what)
+    result = op_table.conform(tracer.em, tracer.binary(symbol[:-1], target, operand), target, what)
+    return MaskedUpdate(target, read.mask, _select(tracer.em, target, read.mask, result))
 
 
 def _insert(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> Tensor:

@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 
 import janus
-from tests.helpers import assert_same, check_compiled, in_python, rand
+from janus.frontend.generate import generate
+from janus.frontend.profiler import Profile
+from janus.frontend.values import NotConvertible
+from tests.helpers import assert_same, check_compiled, compiled, in_python, rand
 
 
 def accumulate(x, w):
@@ -336,4 +339,66 @@ def test_put_along_axis_refused_runs_in_python(fn, reason):
     jf = janus.jit(fn, fallback="silent")
     for _ in range(4):
         assert_same(jf(x.copy()), fn(x.copy()))
+    assert in_python(jf) and reason in janus.explain(jf)
+
+
+def masked_updates(dout, X, a, row_shift):
+    dX = dout.copy()
+    dX[X < 0] *= a  # hipsternet's leaky ReLU backward
+    dX[X > 1.0] += 1  # a Python int into a float array
+    c = (X * 2).astype(np.float32)
+    c[X[:, 0] > 0] -= row_shift  # a mask over the leading axis, one float64 value per trailing element
+    c[X > 0] = np.array([5.0])  # a one-element array broadcasts to any count
+    c[X[:, 1] > 0] = np.array([[6.0, 7.0, 8.0, 9.0]])
+    n = (X > 0).astype(np.int64)
+    n[X < -0.5] *= 3
+    n[X[:, 2] > 0] += np.array([1, 2, 3, 4])
+    return dX, c, n
+
+
+def test_boolean_mask_in_place_update_compiles_to_a_select():
+    X, dout, shift = rand(3, 4, dtype=np.float64), rand(3, 4, dtype=np.float64, seed=2), np.arange(4.0)
+    jf = check_compiled(masked_updates, dout, X, 0.01, shift)
+    assert "arith.select" in next(iter(jf.versions.values())).graph.text
+    args = (rand(3, 4, dtype=np.float64, seed=5), rand(3, 4, dtype=np.float64, seed=6), 0.5, shift + 1.0)
+    assert_same(jf(*args), masked_updates(*args))
+
+
+def masked_scale_of_ints(x, s):
+    n = (x > 0).astype(np.int64)
+    n[x < 0] *= s
+    return n
+
+
+def test_boolean_mask_in_place_update_casts_as_numpy():
+    x = rand(3, 4, dtype=np.float64)
+    jf = compiled(masked_scale_of_ints, x, 3)
+    with pytest.raises(np._core._exceptions._UFuncOutputCastingError):  # NumPy's UFuncTypeError
+        masked_scale_of_ints(x, 0.5)
+    with pytest.raises(np._core._exceptions._UFuncOutputCastingError):  # runs in Python, which raises
+        jf(x, 0.5)
+    with pytest.raises(NotConvertible, match="cannot cast float64 to int64"):  # the tracer refuses the cast
+        generate(masked_scale_of_ints, (x, 0.5), Profile())
+
+
+def masked_update_by_selection(x):
+    y = x * 1.0
+    y[x > 0] *= np.array([2.0, 3.0, 4.0])  # one factor per selected element: right for this x only
+    return y
+
+
+def masked_floor_division_of_ints(x, d):
+    n = (x * 10).astype(np.int64)
+    n[x > 0] //= d  # NumPy divides only the selected elements (d may be 0 where none is)
+    return n
+
+
+@pytest.mark.parametrize("fn,args,reason", [
+    (masked_update_by_selection, (np.array([1.0, -1.0, 2.0, 3.0]),), "boolean-mask in-place *= of an array of one value per selected"),
+    (masked_floor_division_of_ints, (rand(3, 4, dtype=np.float64), 2), "NumPy computes only the selected elements"),
+])
+def test_boolean_mask_in_place_update_runs_in_python(fn, args, reason):
+    jf = janus.jit(fn, fallback="silent")
+    for _ in range(4):
+        assert_same(jf(*args), fn(*args))
     assert in_python(jf) and reason in janus.explain(jf)
