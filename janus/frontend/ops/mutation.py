@@ -1,4 +1,5 @@
-"""In-place updates of arrays local to the trace: ``a op= b``, ``a[key] = v``, ``a[key] op= v``.
+"""In-place updates of arrays local to the trace: ``a op= b``, ``a[key] = v``, ``a[key] op= v``
+(boolean masks too, as selects), ``np.add.at``, ``np.put_along_axis``.
 
 Graph values are immutable SSA tensors, so an update makes a new tensor that replaces the
 old one wherever the traced code can see it (the locals, stacks and cells of every frame

@@ -364,6 +364,20 @@ def test_boolean_mask_in_place_update_compiles_to_a_select():
     assert_same(jf(*args), masked_updates(*args))
 
 
+def masked_update_by_a_branch(x, s):
+    a = x * 1.0
+    a[x > 0] *= x[0, 0] if x.sum() > s else x[1, 1]  # the selection's read is on the stack across the branch
+    return a
+
+
+def test_boolean_mask_in_place_update_with_a_branch_in_its_value():
+    x = rand(3, 4, dtype=np.float64)
+    jf = janus.jit(masked_update_by_a_branch)
+    for s in (0.0, 100.0, -100.0, 100.0, -100.0):
+        assert_same(jf(x, s), masked_update_by_a_branch(x, s))
+    assert jf.versions and not in_python(jf)
+
+
 def masked_scale_of_ints(x, s):
     n = (x > 0).astype(np.int64)
     n[x < 0] *= s
