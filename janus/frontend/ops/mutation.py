@@ -213,13 +213,16 @@ _READ_FOR_UPDATE = (("COPY", 2), ("COPY", 2))
 _PARTIAL_INTEGER_OPS = frozenset({"//=", "%=", "**=", "<<=", ">>="})
 
 
-def masked_read(frame: "Frame", offset: int, target: Any, key: Any) -> MaskedRead | None:
-    """``target[key]`` at ``offset`` as the read of ``target[mask] op= v``, or None."""
-    if not isinstance(target, Tensor) or isinstance(target, Weak) or not _is_mask(target, key):
+def masked_read(tracer: "Tracer", frame: "Frame", offset: int, target: Any, key: Any) -> MaskedRead | None:
+    """``target[key]`` at ``offset`` as the read of ``target[mask] op= v``, or None. A NumPy
+    array the trace made, under a graph mask, becomes a local graph constant first."""
+    static = isinstance(target, np.ndarray) and isinstance(key, Tensor) and tracer.local_arrays.get(id(target)) is target
+    if not (static or isinstance(target, Tensor) and not isinstance(target, Weak)) or not _is_mask(target, key):
         return None
     at = frame.bc.index[offset]
-    before = tuple((ins.opname, ins.arg) for ins in frame.bc.instrs[max(at - 2, 0):at])
-    return MaskedRead(target, key) if before == _READ_FOR_UPDATE else None
+    if tuple((ins.opname, ins.arg) for ins in frame.bc.instrs[max(at - 2, 0):at]) != _READ_FOR_UPDATE:
+        return None
+    return MaskedRead(as_graph_constant(tracer, target, "boolean-mask in-place update") if static else target, key)
 
 
 def _masked_inplace(tracer: "Tracer", frame: "Frame", offset: int, symbol: str, read: MaskedRead, value: Any) -> MaskedUpdate:
