@@ -1,4 +1,5 @@
-"""In-place updates of arrays local to the trace: ``a op= b``, ``a[key] = v``, ``a[key] op= v``.
+"""In-place updates of arrays local to the trace: ``a op= b``, ``a[key] = v``, ``a[key] op= v``
+(boolean masks too, as selects), ``np.add.at``, ``np.put_along_axis``.
 
 Graph values are immutable SSA tensors, so an update makes a new tensor that replaces the
 old one wherever the traced code can see it (the locals, stacks and cells of every frame
@@ -28,6 +29,7 @@ from janus.frontend.trace.branches import Cell, SymFunction, SymIter
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor
 
 if TYPE_CHECKING:
+    from janus.frontend.emitter import Emitter
     from janus.frontend.trace.frame import Frame
     from janus.frontend.trace.interpreter import Tracer
 
@@ -38,7 +40,7 @@ _INPLACE = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=":
 _STORE_BACK = (("SWAP", "SWAP", "STORE_SUBSCR"), ("SWAP", "SWAP", "SWAP", "BUILD_SLICE", "STORE_SUBSCR"))
 
 
-def inplace(tracer: "Tracer", frame: "Frame", offset: int, symbol: str, a: Any, b: Any) -> Tensor | None:
+def inplace(tracer: "Tracer", frame: "Frame", offset: int, symbol: str, a: Any, b: Any) -> "Tensor | MaskedUpdate | None":
     """``a op= b`` on a non-heap array (None when ``a`` is not an array: Python rebinds)."""
     if isinstance(a, np.ndarray):  # a constant the trace computed: NumPy updates it, aliases included
         if contains_tensor(b):
@@ -46,6 +48,8 @@ def inplace(tracer: "Tracer", frame: "Frame", offset: int, symbol: str, a: Any, 
         if symbol not in _INPLACE:
             raise NotConvertible(f"in-place {symbol} on a constant array")
         return _INPLACE[symbol](a, b)
+    if isinstance(a, MaskedRead):
+        return _masked_inplace(tracer, frame, offset, symbol, a, b)  # type: ignore[return-value]
     if not isinstance(a, Tensor) or isinstance(a, Weak):
         return None
     result = op_table.conform(tracer.em, tracer.binary(symbol[:-1], a, b), a, f"in-place {symbol}")
@@ -79,11 +83,10 @@ def with_out(tracer: "Tracer", op: Any, args: list[Any], kwargs: dict[str, Any])
     return new
 
 
-def setitem(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> None:
+def setitem(tracer: "Tracer", target: Tensor, key: Any, value: Any, what: str = "item assignment") -> None:
     """``target[key] = value`` on an array local to the trace."""
     if isinstance(target, Weak):
-        raise NotConvertible("item assignment on a Python scalar")
-    what = "item assignment"
+        raise NotConvertible(f"{what} on a Python scalar")
     if _is_mask(target, key):
         updated = _masked(tracer, target, key, value)
     elif advanced.is_advanced(key):
@@ -119,7 +122,7 @@ def sort(tracer: "Tracer", target: Any, args: list[Any], kwargs: dict[str, Any])
 ARRAY_MUTATORS = {"fill": fill, "sort": sort}
 
 
-def setitem_local_array(tracer: "Tracer", array: np.ndarray, key: Any, value: Any) -> None:
+def setitem_local_array(tracer: "Tracer", array: np.ndarray, key: Any, value: Any, what: str = "item assignment") -> None:
     """``array[key] = value`` into a NumPy array the trace made from static values (a
     one-hot ``x = np.zeros(n); x[i] = 1``). Static key and value, outside loop and branch
     regions: NumPy's write, now (the contents become a graph constant). Otherwise the array
@@ -128,7 +131,7 @@ def setitem_local_array(tracer: "Tracer", array: np.ndarray, key: Any, value: An
     if not symbolic and not contains_tensor(key) and not contains_tensor(value):
         array[key] = value
         return
-    setitem(tracer, as_graph_constant(tracer, array, "item assignment"), key, value)
+    setitem(tracer, as_graph_constant(tracer, array, what), key, value, what)
 
 
 def as_graph_constant(tracer: "Tracer", array: np.ndarray, what: str) -> Tensor:
@@ -150,18 +153,89 @@ def _is_mask(target: Tensor, key: Any) -> bool:
 
 
 def _masked(tracer: "Tracer", target: Tensor, mask: Any, value: Any) -> Tensor:
-    """``target[mask] = value`` of one scalar: ``value`` where the mask is set (its dims
-    broadcast over the trailing ones), ``target`` elsewhere. An array value must have as
-    many elements as the mask selects: a count the graph does not know, so refused."""
-    if (value.ndim if isinstance(value, Tensor) else np.ndim(value)) != 0:
-        raise NotConvertible("boolean-mask assignment of an array (only of one scalar)")
-    em = tracer.em
-    fill = op_table.conform(em, value, Tensor("", (), target.dtype), "boolean-mask assignment")
+    """``target[mask] = value``: ``value`` where the mask is set, ``target`` elsewhere (the
+    stored result of ``target[mask] op= v`` as it is)."""
+    if isinstance(value, MaskedUpdate) and value.target is target and value.mask is mask:
+        return value.updated
+    what = "boolean-mask assignment"
+    fill = _mask_operand(tracer.em, target, mask, value, what)
+    return _select(tracer.em, target, mask, op_table.conform(tracer.em, fill, Tensor("", op_table.shape_of(fill), target.dtype), what))
+
+
+def _mask_operand(em: "Emitter", target: Tensor, mask: Any, value: Any, what: str) -> Any:
+    """``value`` of ``target[mask] = value`` (or ``op= value``) as an operand broadcasting
+    over ``target``: ``target[mask]`` has the shape ``(count,) + trailing``, so ``value``
+    must broadcast to it for every count, a leading dim being 1 (then dropped). A value
+    with one entry per selected element has a count the graph does not know: refused."""
+    shape, trailing = op_table.shape_of(value), target.shape[mask.ndim:]
+    if len(shape) > len(trailing) + 1 or len(shape) == len(trailing) + 1 and shape[0] != 1:
+        raise NotConvertible(f"{what} of an array of one value per selected element (a count the graph does not know)")
+    if len(shape) == len(trailing) + 1:
+        shape = shape[1:]
+        value = em.reshape(value, shape) if isinstance(value, Tensor) else np.reshape(value, shape)
+    if op_table.broadcast_shapes(shape, trailing) != trailing:
+        raise NotConvertible(f"{what}: a value of shape {op_table.shape_of(value)} does not broadcast to the selection")
+    return value
+
+
+def _select(em: "Emitter", target: Tensor, mask: Any, value: Tensor) -> Tensor:
+    """``value`` (broadcast over ``target``, of its dtype) where ``mask`` is set, ``target`` elsewhere."""
     if not isinstance(mask, Tensor):
         mask = em.literal(mask)
     if mask.ndim < target.ndim:
         mask = em.reshape(mask, mask.shape + (1,) * (target.ndim - mask.ndim))
-    return em.elementwise([mask, fill, target], target.shape, target.dtype, lambda b, v: b.select(v[0], v[1], v[2], target.dtype))
+    return em.elementwise([mask, value, target], target.shape, target.dtype, lambda b, v: b.select(v[0], v[1], v[2], target.dtype))
+
+
+@dataclasses.dataclass(frozen=True)
+class MaskedRead:
+    """``target[mask]`` read by ``target[mask] op= v``: the selection's length is data
+    dependent, so it is never made; the in-place op computes the whole updated array."""
+
+    target: Tensor
+    mask: Any
+
+
+@dataclasses.dataclass(frozen=True)
+class MaskedUpdate:
+    """``target[mask] op= v`` before its store back: ``where(mask, target op v, target)``."""
+
+    target: Tensor
+    mask: Any
+    updated: Tensor
+
+
+#: the bytecode before ``BINARY_SUBSCR`` in ``a[k] op= v``: ``a`` and ``k`` kept for the store back
+_READ_FOR_UPDATE = (("COPY", 2), ("COPY", 2))
+
+#: in-place ops whose integer form may fail on an element (division by zero, a negative
+#: power, an out-of-range shift): computed on the unselected elements too, so refused
+_PARTIAL_INTEGER_OPS = frozenset({"//=", "%=", "**=", "<<=", ">>="})
+
+
+def masked_read(tracer: "Tracer", frame: "Frame", offset: int, target: Any, key: Any) -> MaskedRead | None:
+    """``target[key]`` at ``offset`` as the read of ``target[mask] op= v``, or None. A NumPy
+    array the trace made, under a graph mask, becomes a local graph constant first."""
+    static = isinstance(target, np.ndarray) and isinstance(key, Tensor) and tracer.local_arrays.get(id(target)) is target
+    if not (static or isinstance(target, Tensor) and not isinstance(target, Weak)) or not _is_mask(target, key):
+        return None
+    at = frame.bc.index[offset]
+    if tuple((ins.opname, ins.arg) for ins in frame.bc.instrs[max(at - 2, 0):at]) != _READ_FOR_UPDATE:
+        return None
+    return MaskedRead(as_graph_constant(tracer, target, "boolean-mask in-place update") if static else target, key)
+
+
+def _masked_inplace(tracer: "Tracer", frame: "Frame", offset: int, symbol: str, read: MaskedRead, value: Any) -> MaskedUpdate:
+    """``a[mask] op= v`` as ``where(mask, a op v, a)``, with NumPy's dtype rules for ``a[mask] op v``
+    and in-place casting (a cast NumPy refuses runs in Python, which raises)."""
+    what, target = f"boolean-mask in-place {symbol}", read.target
+    if not _stores_back(frame, offset):
+        raise NotConvertible(f"{what} whose result is not stored back")
+    if symbol in _PARTIAL_INTEGER_OPS and target.dtype.kind in "iub":
+        raise NotConvertible(f"{what} on a {target.dtype} array (NumPy computes only the selected elements)")
+    operand = _mask_operand(tracer.em, target, read.mask, value, what)
+    result = op_table.conform(tracer.em, tracer.binary(symbol[:-1], target, operand), target, what)
+    return MaskedUpdate(target, read.mask, _select(tracer.em, target, read.mask, result))
 
 
 def _insert(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> Tensor:
@@ -316,3 +390,34 @@ class _AddAt:
 
 
 ADD_AT = _AddAt()
+
+
+_PUT_ALONG_AXIS_PARAMETERS = ("arr", "indices", "values", "axis")
+
+
+def put_along_axis(tracer: "Tracer", args: list[Any], kwargs: dict[str, Any]) -> None:
+    """``np.put_along_axis(arr, indices, values, axis)``: NumPy's own definition,
+    ``arr[key] = values`` with ``indices`` on ``axis`` and an ``arange`` on every other axis,
+    written as item assignment writes (so an argument, not known to be local, runs in Python)."""
+    bound = dict(zip(_PUT_ALONG_AXIS_PARAMETERS, args)) | kwargs
+    if len(args) > 4 or set(bound) != set(_PUT_ALONG_AXIS_PARAMETERS):
+        raise NotConvertible("np.put_along_axis takes (arr, indices, values, axis)")
+    arr, indices, values, axis = (bound[name] for name in _PUT_ALONG_AXIS_PARAMETERS)
+    if axis is None or not isinstance(arr, (Tensor, np.ndarray)) or not isinstance(indices, (Tensor, np.ndarray)):
+        raise NotConvertible("np.put_along_axis with axis=None (NumPy writes a flattened copy) or non-array operands")
+    if indices.dtype.kind not in "iu" or indices.ndim != arr.ndim or isinstance(arr, Weak):
+        raise NotConvertible("np.put_along_axis needs integer indices of the array's rank (NumPy raises)")
+    axis = op_table.normalize_axis(axis, arr.ndim)
+    if not op_table.is_static(arr.shape):
+        raise NotConvertible("np.put_along_axis into an array with ? dims")
+    ones = (1,) * arr.ndim
+    key = tuple(indices if d == axis else np.arange(n).reshape(ones[:d] + (n,) + ones[d + 1:]) for d, n in enumerate(arr.shape))
+    if isinstance(arr, Tensor):
+        return setitem(tracer, arr, key, values, "np.put_along_axis")
+    if tracer.local_arrays.get(id(arr)) is not arr:
+        raise NotConvertible("np.put_along_axis into a NumPy array the trace did not make")
+    return setitem_local_array(tracer, arr, key, values, "np.put_along_axis")
+
+
+#: NumPy functions that write into an argument, by the function
+NUMPY_MUTATORS = {np.put_along_axis: put_along_axis}

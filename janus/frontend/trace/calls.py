@@ -80,6 +80,8 @@ class Calls:
             return self.inline(fn.__code__, fn.__globals__, fn.__defaults__ or (), fn.__kwdefaults__ or {}, closure, args, kwargs)
         if holds_ref(args) or holds_ref(kwargs):
             raise NotConvertible(f"a heap object is passed to {getattr(fn, '__qualname__', type(fn).__name__)} (only inlined code may use it)")
+        if hashable(fn) and fn in mutation.NUMPY_MUTATORS:
+            return mutation.NUMPY_MUTATORS[fn](self, args, kwargs)
         op = registry.BY_FUNCTION.get(fn) if hashable(fn) else None
         if op is not None and traced and kwargs.get("out") is not None and accepts_out(op):
             return mutation.with_out(self, op, args, kwargs)

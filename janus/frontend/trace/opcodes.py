@@ -317,7 +317,10 @@ class Opcodes:
     def BINARY_SUBSCR(self, frame: Frame, ins: Instr) -> None:
         """indexing: op-table slice/gather on graph values, Python's on containers"""
         container, key = frame.pop(2)
-        if isinstance(container, Tensor) and indexing.is_dynamic(key):
+        masked = mutation.masked_read(self, frame, ins.offset, container, key)
+        if masked is not None:  # ``a[mask] op= v``: the whole array is updated, never the selection made
+            frame.stack.append(masked)
+        elif isinstance(container, Tensor) and indexing.is_dynamic(key):
             frame.stack.append(indexing.getitem(self, container, key))
         elif isinstance(container, Tensor):
             frame.stack.append(registry.apply(self.em, registry.OPS["getitem"], [container, key], {}))

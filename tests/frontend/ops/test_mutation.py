@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 
 import janus
-from tests.helpers import assert_same, check_compiled, in_python, rand
+from janus.frontend.generate import generate
+from janus.frontend.profiler import Profile
+from janus.frontend.values import NotConvertible
+from tests.helpers import assert_same, check_compiled, compiled, in_python, rand
 
 
 def accumulate(x, w):
@@ -295,3 +298,123 @@ def sorted_in_place(x):
 
 def test_sort_method_of_local_and_static_arrays():
     check_compiled(sorted_in_place, rand(3, 4, dtype=np.float64))
+
+
+def put_along_rows(x, ids, v):
+    a = x * 1.0
+    np.put_along_axis(a, np.argmax(a, axis=1, keepdims=True), v, axis=1)  # NumPy's docstring example
+    np.put_along_axis(a, ids, x[:, :2] * 10.0, 1)  # traced indices, negatives and duplicates (the last write wins)
+    b = np.zeros((3, 4), np.int64)
+    np.put_along_axis(b, np.array([[0, -1, 1, 0]]), ids[:1, :1] + 7, axis=0)  # a static array, traced values
+    return a, b
+
+
+def test_put_along_axis_into_local_arrays():
+    ids = np.array([[0, 0], [-1, 2], [4, 1]])
+    jf = check_compiled(put_along_rows, rand(3, 5, dtype=np.float64), ids, 2.5)
+    assert "iree_linalg_ext.scatter" in next(iter(jf.versions.values())).graph.text
+    other = np.array([[1, 3], [2, 2], [0, -5]])
+    assert_same(jf(rand(3, 5, dtype=np.float64, seed=3), other, -1.0), put_along_rows(rand(3, 5, dtype=np.float64, seed=3), other, -1.0))
+    with pytest.raises(IndexError):  # out of range: NumPy's IndexError, from the guarded call
+        jf(rand(3, 5, dtype=np.float64), np.array([[0, 5], [0, 0], [0, 0]]), 1.0)
+
+
+def put_along_an_argument(x):
+    np.put_along_axis(x, np.array([[1], [0], [2]]), 5.0, axis=1)
+    return x
+
+
+def put_along_no_axis(x):
+    a = x + 1.0
+    np.put_along_axis(a, np.array([1, 0]), 5.0, axis=None)  # NumPy writes into a flattened copy: a is unchanged
+    return a
+
+
+@pytest.mark.parametrize("fn,reason", [
+    (put_along_an_argument, "np.put_along_axis on an array not known to be local"),
+    (put_along_no_axis, "axis=None"),
+])
+def test_put_along_axis_refused_runs_in_python(fn, reason):
+    x = rand(3, 4, dtype=np.float64)
+    jf = janus.jit(fn, fallback="silent")
+    for _ in range(4):
+        assert_same(jf(x.copy()), fn(x.copy()))
+    assert in_python(jf) and reason in janus.explain(jf)
+
+
+def masked_updates(dout, X, a, row_shift):
+    dX = dout.copy()
+    dX[X < 0] *= a  # hipsternet's leaky ReLU backward
+    dX[X > 1.0] += 1  # a Python int into a float array
+    c = (X * 2).astype(np.float32)
+    c[X[:, 0] > 0] -= row_shift  # a mask over the leading axis, one float64 value per trailing element
+    c[X > 0] = np.array([5.0])  # a one-element array broadcasts to any count
+    c[X[:, 1] > 0] = np.array([[6.0, 7.0, 8.0, 9.0]])
+    n = (X > 0).astype(np.int64)
+    n[X < -0.5] *= 3
+    n[X[:, 2] > 0] += np.array([1, 2, 3, 4])
+    counts = np.zeros((3, 4))  # a NumPy array the trace made, under a graph mask
+    counts[X > 0.5] += 2.0
+    return dX, c, n, counts
+
+
+def test_boolean_mask_in_place_update_compiles_to_a_select():
+    X, dout, shift = rand(3, 4, dtype=np.float64), rand(3, 4, dtype=np.float64, seed=2), np.arange(4.0)
+    jf = check_compiled(masked_updates, dout, X, 0.01, shift)
+    assert not in_python(jf) and "arith.select" in next(iter(jf.versions.values())).graph.text
+    args = (rand(3, 4, dtype=np.float64, seed=5), rand(3, 4, dtype=np.float64, seed=6), 0.5, shift + 1.0)
+    assert_same(jf(*args), masked_updates(*args))
+
+
+def masked_update_by_a_branch(x, s):
+    a = x * 1.0
+    a[x > 0] *= x[0, 0] if x.sum() > s else x[1, 1]  # the selection's read is on the stack across the branch
+    return a
+
+
+def test_boolean_mask_in_place_update_with_a_branch_in_its_value():
+    x = rand(3, 4, dtype=np.float64)
+    jf = janus.jit(masked_update_by_a_branch)
+    for s in (0.0, 100.0, -100.0, 100.0, -100.0):
+        assert_same(jf(x, s), masked_update_by_a_branch(x, s))
+    assert jf.versions and not in_python(jf)
+
+
+def masked_scale_of_ints(x, s):
+    n = (x > 0).astype(np.int64)
+    n[x < 0] *= s
+    return n
+
+
+def test_boolean_mask_in_place_update_casts_as_numpy():
+    x = rand(3, 4, dtype=np.float64)
+    jf = compiled(masked_scale_of_ints, x, 3)
+    with pytest.raises(np._core._exceptions._UFuncOutputCastingError):  # NumPy's UFuncTypeError
+        masked_scale_of_ints(x, 0.5)
+    with pytest.raises(np._core._exceptions._UFuncOutputCastingError):  # runs in Python, which raises
+        jf(x, 0.5)
+    with pytest.raises(NotConvertible, match="cannot cast float64 to int64"):  # the tracer refuses the cast
+        generate(masked_scale_of_ints, (x, 0.5), Profile())
+
+
+def masked_update_by_selection(x):
+    y = x * 1.0
+    y[x > 0] *= np.array([2.0, 3.0, 4.0])  # one factor per selected element: right for this x only
+    return y
+
+
+def masked_floor_division_of_ints(x, d):
+    n = (x * 10).astype(np.int64)
+    n[x > 0] //= d  # NumPy divides only the selected elements (d may be 0 where none is)
+    return n
+
+
+@pytest.mark.parametrize("fn,args,reason", [
+    (masked_update_by_selection, (np.array([1.0, -1.0, 2.0, 3.0]),), "boolean-mask in-place *= of an array of one value per selected"),
+    (masked_floor_division_of_ints, (rand(3, 4, dtype=np.float64), 2), "NumPy computes only the selected elements"),
+])
+def test_boolean_mask_in_place_update_runs_in_python(fn, args, reason):
+    jf = janus.jit(fn, fallback="silent")
+    for _ in range(4):
+        assert_same(jf(*args), fn(*args))
+    assert in_python(jf) and reason in janus.explain(jf)
