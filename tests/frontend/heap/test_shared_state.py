@@ -56,6 +56,16 @@ def warm(seed: int = 0, plain_type: type = Net, jit_type: type = JitNet, inputs:
     return plain, jitted
 
 
+def one_step_traffic(jit_type: type, jitted: Any, plain: Any, x: np.ndarray) -> tuple[int, int, int]:
+    """One step of both models (the same results), and the compiled call's (calls, bytes
+    copied, bytes shared) during it."""
+    (version,) = jit_type.step.versions.values()
+    traffic = version.call.__self__.traffic
+    before = (traffic.calls, traffic.copied, traffic.shared)
+    assert_same(jitted.step(x), plain.step(x))
+    return tuple(now - then for now, then in zip((traffic.calls, traffic.copied, traffic.shared), before))
+
+
 def same_state(jitted: Any, plain: Any, names: tuple[str, ...] = ("W", "V", "b", "h")) -> None:
     for name in names:
         assert_same(getattr(jitted, name), getattr(plain, name))
@@ -69,11 +79,7 @@ def compiled_calls() -> int:
 def test_state_is_shared_not_copied_between_calls(offset: int) -> None:
     plain, jitted = warm()
     jitted.V = placed(jitted.V, offset)  # only read: shared when aligned, else copied every call
-    (version,) = JitNet.step.versions.values()
-    traffic = version.call.__self__.traffic
-    before = (traffic.calls, traffic.copied, traffic.shared)
-    assert_same(jitted.step(batch(5)), plain.step(batch(5)))
-    calls, copied, shared = (now - then for now, then in zip((traffic.calls, traffic.copied, traffic.shared), before))
+    calls, copied, shared = one_step_traffic(JitNet, jitted, plain, batch(5))
     assert calls == 1
     V = jitted.V.nbytes
     # the batch, the small bias in and out (and in place), the loss; W and h both ways
@@ -171,11 +177,7 @@ def same_small_state(jitted: Small, plain: Small) -> None:
 
 def test_small_state_is_copied_both_ways() -> None:
     plain, jitted = warm_small()
-    (version,) = JitSmall.step.versions.values()
-    traffic = version.call.__self__.traffic
-    before = (traffic.calls, traffic.copied, traffic.shared)
-    assert_same(jitted.step(small_batch(5)), plain.step(small_batch(5)))
-    calls, copied, shared = (now - then for now, then in zip((traffic.calls, traffic.copied, traffic.shared), before))
+    calls, copied, shared = one_step_traffic(JitSmall, jitted, plain, small_batch(5))
     assert calls == 1
     assert copied == small_batch(5).nbytes + 2 * (jitted.W.nbytes + jitted.b.nbytes + jitted.h.nbytes) + 4
     assert shared == 0
