@@ -274,7 +274,8 @@ class Opcodes:
         """f-string field of a static number, string, bool or None; of an array value, text made in Python at a segment boundary"""
         spec = frame.stack.pop() if ins.arg & 0x04 else ""
         value = frame.stack.pop()
-        if isinstance(value, Tensor) and self.splitting and type(spec) is str:
+        # a Deferred value: 3.13's CONVERT_VALUE (``!r``) before its FORMAT_SIMPLE/FORMAT_WITH_SPEC
+        if isinstance(value, (Tensor, boundary.Deferred)) and self.splitting and type(spec) is str:
             frame.stack.append(boundary.Deferred(boundary.f_string_field, (value, ins.arg & 0x03, spec)))
             return
         if type(value) not in (str, int, float, bool, type(None)):
