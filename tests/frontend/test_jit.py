@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import janus
-from tests.helpers import assert_same, compiled, rand
+from tests.helpers import assert_same, compiled, rand, with_print
 from tests.helpers.programs import halve
 
 jit_module = importlib.import_module("janus.frontend.jit")
@@ -47,14 +47,6 @@ def with_generator(xs):  # a for loop over a generator interleaves with it (a wh
     for v in (x * 2 for x in xs):
         total = total + v
     return total
-
-
-def with_print(x):
-    try:  # no segment boundary inside a try block: the whole call runs in Python
-        print("side effect")
-    finally:
-        pass
-    return x + 1
 
 
 LIN_ARGS = (rand(4, 3), rand(3, 2), rand(2))

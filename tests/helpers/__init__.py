@@ -79,3 +79,12 @@ def rand(*shape: int, dtype: Any = np.float32, seed: int = 0) -> np.ndarray:
     if np.dtype(dtype).kind == "b":
         return rng.random(shape) > 0.5
     return rng.integers(-5, 6, shape).astype(dtype)
+
+
+def with_print(x):
+    """A call that runs wholly in Python: a print inside a try block (no segment boundary there)."""
+    try:
+        print("side effect")
+    finally:
+        pass
+    return x + 1.0
