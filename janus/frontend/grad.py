@@ -107,7 +107,8 @@ class GradSpec:
                 traced[i] = shallow_copy(args[i], {k: leaf(getattr(args[i], k)) for k in parameter_names(args[i])})
             else:
                 traced[i] = tree_map(leaf, args[i])
-        loss, aux = self.split(self.fn(*traced, **kwargs))
+        with tape:
+            loss, aux = self.split(self.fn(*traced, **kwargs))
         value = unwrap(loss)
         if np.shape(value) != () or np.result_type(value).kind != "f":
             raise TypeError(f"janus.grad: the function must return a scalar float, not {value!r}")

@@ -10,10 +10,15 @@ not floats (comparisons, int arithmetic) are plain NumPy values, so Python contr
 on them works as usual. An op outside the table, or one without a rule, is an error
 naming it, and a traced value never silently turns into a constant: ``float()`` and
 ``np.asarray`` on one raise.
+
+``np.array`` dispatches to nothing (it converts each item with ``__array__``), so while a
+tape records (``with tape:``) ``numpy.array`` is a wrapper that records a flat list of
+traced values as the op table's ``array`` (a stack) and calls NumPy's own for all else.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -22,6 +27,7 @@ import numpy as np
 from janus.frontend.ops import registry
 from janus.frontend.ops.advanced import is_advanced
 from janus.frontend.ops.registry import Op
+from janus.frontend.values import NotConvertible
 
 
 class TapeError(TypeError):
@@ -39,10 +45,18 @@ class Node:
 
 
 class Tape:
-    """The nodes of one differentiated call, in execution order."""
+    """The nodes of one differentiated call, in execution order; ``with tape:`` while the
+    differentiated function runs (``np.array`` of traced values is then recorded)."""
 
     def __init__(self) -> None:
         self.nodes: list[Node] = []
+
+    def __enter__(self) -> "Tape":
+        _ARRAY_DISPATCH.enter()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _ARRAY_DISPATCH.exit()
 
     def input(self, value: Any) -> "Traced":
         self.nodes.append(Node(None, value))
@@ -98,6 +112,44 @@ class Tape:
                     d = np.asarray(d, np.result_type(self.nodes[parent].out))
                     cot[parent] = d if parent not in cot else cot[parent] + d
         return [cot.get(t.index, np.zeros_like(t.value)) for t in inputs]
+
+
+class ArrayDispatch:
+    """``numpy.array`` replaced by ``recording_array`` while any tape records (nested and
+    concurrent tapes share one count); NumPy's own function is put back after the last."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.depth = 0
+        self.numpy_array = np.array
+
+    def enter(self) -> None:
+        with self.lock:
+            if self.depth == 0:
+                np.array = recording_array
+            self.depth += 1
+
+    def exit(self) -> None:
+        with self.lock:
+            self.depth -= 1
+            if self.depth == 0:
+                np.array = self.numpy_array
+
+
+def recording_array(object: Any, *args: Any, **kwargs: Any) -> Any:
+    """``np.array``: a flat list or tuple holding traced values is the ``array`` op, recorded
+    on their tape; anything else (a nested list of traced values included, which then
+    raises in ``__array__``) is NumPy's own call."""
+    numpy_array = _ARRAY_DISPATCH.numpy_array
+    traced = [x for x in object if isinstance(x, Traced)] if type(object) in (list, tuple) else []
+    if not traced:
+        return numpy_array(object, *args, **kwargs)
+    op = registry.OPS["array"]
+    try:
+        op.bind(object, *args, **kwargs)
+    except (NotConvertible, TypeError) as e:  # a form the op does not take
+        raise TapeError(f"janus.grad: np.array of traced values: {e}") from None
+    return traced[0].tape.apply(op, "np.array", numpy_array, (object, *args), kwargs)
 
 
 def lookup(grads: dict[str, Any], path: tuple) -> Any:
@@ -229,3 +281,6 @@ class Traced:
     __neg__ = lambda a: np.negative(a)  # noqa: E731
     __pos__ = lambda a: a  # noqa: E731
     __abs__ = lambda a: np.absolute(a)  # noqa: E731
+
+
+_ARRAY_DISPATCH = ArrayDispatch()

@@ -15,7 +15,7 @@ from janus import nn
 from janus.frontend.ops import registry
 from janus.frontend.grad import GradFunction
 from janus.frontend.tape import Tape, TapeError
-from tests.helpers.grad_cases import CASES, LIMIT_CASES, signed
+from tests.helpers.grad_cases import CASES, LIMIT_CASES, central_differences, signed
 
 RNG = np.random.default_rng(7)
 #: every tape rule on a case of its op, and on the argument forms only the tape differentiates
@@ -28,16 +28,6 @@ def scalar_loss(fn: Callable[..., Any], weights: np.ndarray) -> Callable[..., An
     return lambda *args: np.sum(fn(*args) * weights)
 
 
-def central_differences(loss: Callable[..., Any], args: list[np.ndarray], i: int, eps: float = 1e-6) -> np.ndarray:
-    out = np.zeros(np.shape(args[i]))
-    for j in range(out.size):
-        plus, minus = [np.array(a, copy=True) for a in args], [np.array(a, copy=True) for a in args]
-        plus[i].flat[j] += eps
-        minus[i].flat[j] -= eps
-        out.flat[j] = (loss(*plus) - loss(*minus)) / (2 * eps)
-    return out
-
-
 @pytest.mark.parametrize("name, case", TAPE_CASES)
 def test_tape_rule_against_finite_differences(name: str, case: tuple) -> None:
     fn, args = case
@@ -45,7 +35,8 @@ def test_tape_rule_against_finite_differences(name: str, case: tuple) -> None:
     loss = scalar_loss(fn, weights)
     tape = Tape()
     inputs = [tape.input(a) for a in args]
-    out = loss(*inputs)
+    with tape:
+        out = loss(*inputs)
     assert name in {node.op.name for node in tape.nodes if node.op is not None}, "the case does not use the op"
     grads = tape.backward(out, inputs)
     for i, g in enumerate(grads):
@@ -54,6 +45,30 @@ def test_tape_rule_against_finite_differences(name: str, case: tuple) -> None:
 
 
 # ---- the API, eager ---------------------------------------------------------------------------
+def stacked_loss(x: np.ndarray, y: np.ndarray) -> Any:
+    v = np.array([x[0] * y, y, np.sum(x)])  # traced scalars, a number-free list: the array op
+    return np.sum(v * v) + np.array([[1.0, 2.0]]).sum()  # a constant: NumPy's own np.array
+
+
+def test_np_array_of_traced_values_on_the_tape() -> None:
+    numpy_array = np.array
+    x, y = signed(3), np.float64(0.7)
+    dx, dy = janus.grad(stacked_loss, argnums=(0, 1))(x, y)
+    assert np.array is numpy_array  # put back after the call
+    np.testing.assert_allclose(dx, central_differences(stacked_loss, [x, y], 0), rtol=1e-6, atol=1e-9)
+    assert type(dy) is np.float64
+    assert dy == pytest.approx(float(central_differences(stacked_loss, [x, y], 1)), rel=1e-6)
+
+
+def test_np_array_the_tape_cannot_record_raises_and_restores_numpy() -> None:
+    numpy_array = np.array
+    with pytest.raises(TapeError, match="np.asarray"):  # nested: NumPy's own np.array, __array__ refuses
+        janus.grad(lambda x: np.sum(np.array([[x[0], x[1]]])))(signed(2))
+    with pytest.raises(TapeError, match="np.array of traced values"):
+        janus.grad(lambda x: np.sum(np.array([x[0], x[1]], ndmin=2)))(signed(2))
+    assert np.array is numpy_array
+
+
 def tree_loss(params: dict, scale: float, x: np.ndarray) -> Any:
     h = np.tanh(x @ params["W"] + params["b"][0])
     return np.mean(h * h) * scale + params["b"][1].sum()

@@ -291,3 +291,65 @@ func.func @linalg_pool_max(%x: tensor<1x2x5x4xf64>) -> tensor<1x2x2x2xf64> attri
   %t = math.tanh %y : tensor<1x2x2x2xf64>
   return %t : tensor<1x2x2x2xf64>
 }
+
+// A gather (np.take_along_axis's form: a tensor.extract of a captured tensor, coordinates
+// from integers): the cotangent is scatter-added back, the repeated column twice.
+func.func @linalg_gather(%x: tensor<3x4xf64>) -> tensor<3x3xf64> attributes {janus.grad} {
+  %ids = arith.constant dense<[[0, 3, 3], [1, 1, 0], [2, 0, 1]]> : tensor<3x3xi64>
+  %e = tensor.empty() : tensor<3x3xf64>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%ids : tensor<3x3xi64>) outs(%e : tensor<3x3xf64>) {
+  ^bb0(%i: i64, %o: f64):
+    %r = linalg.index 0 : index
+    %c = arith.index_cast %i : i64 to index
+    %v = tensor.extract %x[%r, %c] : tensor<3x4xf64>
+    linalg.yield %v : f64
+  } -> tensor<3x3xf64>
+  %t = math.tanh %y : tensor<3x3xf64>
+  return %t : tensor<3x3xf64>
+}
+
+// Product reductions: np.prod over rows, and np.cumprod's form (the operand inside the
+// prefix, 1 outside), whose body computes its factor from the loop indices.
+func.func @linalg_product(%x: tensor<3x4xf64>) -> (tensor<3xf64>, tensor<3x4xf64>) attributes {janus.grad} {
+  %one = arith.constant 1.0 : f64
+  %e = tensor.empty() : tensor<3xf64>
+  %init = linalg.fill ins(%one : f64) outs(%e : tensor<3xf64>) -> tensor<3xf64>
+  %p = linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<3x4xf64>) outs(%init : tensor<3xf64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %m = arith.mulf %a, %acc : f64
+    linalg.yield %m : f64
+  } -> tensor<3xf64>
+  %e2 = tensor.empty() : tensor<3x4xf64>
+  %init2 = linalg.fill ins(%one : f64) outs(%e2 : tensor<3x4xf64>) -> tensor<3x4xf64>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : tensor<3x4xf64>) outs(%init2 : tensor<3x4xf64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %j = linalg.index 2 : index
+    %i = linalg.index 1 : index
+    %inside = arith.cmpi ule, %j, %i : index
+    %f = arith.select %inside, %a, %one : f64
+    %m = arith.mulf %acc, %f : f64
+    linalg.yield %m : f64
+  } -> tensor<3x4xf64>
+  return %p, %c : tensor<3xf64>, tensor<3x4xf64>
+}
+
+// np.sort's form: the values copied with their positions (a two-result generic), sorted
+// together along the axis; the cotangent goes back by the sorted positions.
+func.func @linalg_ext_sort(%x: tensor<3x4xf64>) -> tensor<3x4xf64> attributes {janus.grad} {
+  %ev = tensor.empty() : tensor<3x4xf64>
+  %ep = tensor.empty() : tensor<3x4xi64>
+  %c:2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<3x4xf64>) outs(%ev, %ep : tensor<3x4xf64>, tensor<3x4xi64>) {
+  ^bb0(%in: f64, %o0: f64, %o1: i64):
+    %k = linalg.index 1 : index
+    %p = arith.index_cast %k : index to i64
+    linalg.yield %in, %p : f64, i64
+  } -> (tensor<3x4xf64>, tensor<3x4xi64>)
+  %s:2 = iree_linalg_ext.sort dimension(1) outs(%c#0, %c#1 : tensor<3x4xf64>, tensor<3x4xi64>) {
+  ^bb0(%a: f64, %b: f64, %ia: i64, %ib: i64):
+    %lt = arith.cmpf olt, %a, %b : f64
+    iree_linalg_ext.yield %lt : i1
+  } -> tensor<3x4xf64>, tensor<3x4xi64>
+  %w = arith.constant dense<[[1.0, 2.0, 3.0, 4.0], [0.5, -1.0, 2.0, 1.5], [3.0, 0.0, -2.0, 1.0]]> : tensor<3x4xf64>
+  %y = arith.mulf %s#0, %w : tensor<3x4xf64>
+  return %y : tensor<3x4xf64>
+}

@@ -112,8 +112,7 @@ def _lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     return em.generic(len(shape), (), [(w, every[s : s + r]) for w in wrapped], em.empty(shape, dtype), every, body)
 
 
-GATHER = Op("gather", operator.getitem, op_table._getitem_bind, _rule, _lower, vjp=vjp_numpy.getitem_vjp,
-            no_mlir_vjp=op_table.GATHER_HAS_NO_RULE)
+GATHER = Op("gather", operator.getitem, op_table._getitem_bind, _rule, _lower, vjp=vjp_numpy.getitem_vjp)
 registry.register(GATHER)
 
 
@@ -162,8 +161,7 @@ def _along_vjp(g: np.ndarray, out: Any, args: Args) -> dict[str, Any]:
 
 
 TAKE_ALONG_AXIS = Op("take_along_axis", np.take_along_axis, _along_bind,
-                     lambda args: (_along_plan(args)[1], args["a"].dtype), _along_lower, vjp=_along_vjp,
-                     no_mlir_vjp=op_table.GATHER_HAS_NO_RULE)
+                     lambda args: (_along_plan(args)[1], args["a"].dtype), _along_lower, vjp=_along_vjp)
 registry.register(TAKE_ALONG_AXIS)
 
 

@@ -91,8 +91,7 @@ def _cumprod_vjp(g: np.ndarray, a: np.ndarray) -> np.ndarray:
 CUMULATIVE = [
     cumulative("cumsum", np.cumsum, by_kind("arith.addf", "arith.addi"), lambda dtype: -0.0 if dtype.kind == "f" else 0,
                vjp=_along_last(_cumsum_vjp)),
-    cumulative("cumprod", np.cumprod, by_kind("arith.mulf", "arith.muli"), lambda dtype: 1, vjp=_along_last(_cumprod_vjp),
-               no_mlir_vjp="janus-autodiff differentiates no `linalg.generic` reduction other than a sum"),
+    cumulative("cumprod", np.cumprod, by_kind("arith.mulf", "arith.muli"), lambda dtype: 1, vjp=_along_last(_cumprod_vjp)),
 ]
 
 register(*CUMULATIVE)

@@ -403,8 +403,10 @@ def put_along_axis(tracer: "Tracer", args: list[Any], kwargs: dict[str, Any]) ->
     if len(args) > 4 or set(bound) != set(_PUT_ALONG_AXIS_PARAMETERS):
         raise NotConvertible("np.put_along_axis takes (arr, indices, values, axis)")
     arr, indices, values, axis = (bound[name] for name in _PUT_ALONG_AXIS_PARAMETERS)
-    if axis is None or not isinstance(arr, (Tensor, np.ndarray)) or not isinstance(indices, (Tensor, np.ndarray)):
-        raise NotConvertible("np.put_along_axis with axis=None (NumPy writes a flattened copy) or non-array operands")
+    if not isinstance(arr, (Tensor, np.ndarray)) or not isinstance(indices, (Tensor, np.ndarray)):
+        raise NotConvertible("np.put_along_axis with non-array operands")
+    if axis is None:
+        return _put_flat(tracer, arr, indices, values)
     if indices.dtype.kind not in "iu" or indices.ndim != arr.ndim or isinstance(arr, Weak):
         raise NotConvertible("np.put_along_axis needs integer indices of the array's rank (NumPy raises)")
     axis = op_table.normalize_axis(axis, arr.ndim)
@@ -417,6 +419,35 @@ def put_along_axis(tracer: "Tracer", args: list[Any], kwargs: dict[str, Any]) ->
     if tracer.local_arrays.get(id(arr)) is not arr:
         raise NotConvertible("np.put_along_axis into a NumPy array the trace did not make")
     return setitem_local_array(tracer, arr, key, values, "np.put_along_axis")
+
+
+def _put_flat(tracer: "Tracer", arr: Tensor | np.ndarray, indices: Any, values: Any) -> None:
+    """``np.put_along_axis(arr, indices, values, axis=None)``: NumPy (2.x) writes through
+    ``np.array(arr.flat)``, a view of a C-contiguous array (``arr.flat[indices] = values``,
+    the last duplicate wins) and a read-only copy of any other (it raises). The trace
+    writes only where C order is certain: an array with at most one dimension longer than 1
+    (every fresh one is contiguous), or a C-contiguous array the trace made; the write is
+    a scatter into the flattened array, reshaped back."""
+    what = "np.put_along_axis(axis=None)"
+    if indices.dtype.kind not in "iu" or indices.ndim != 1 or isinstance(arr, Weak) or arr.ndim == 0:
+        raise NotConvertible(f"{what} needs 1-d integer indices and an array (NumPy raises)")
+    if not op_table.is_static(arr.shape):
+        raise NotConvertible(f"{what} into an array with ? dims")
+    if isinstance(arr, np.ndarray):
+        if tracer.local_arrays.get(id(arr)) is not arr or not arr.flags.c_contiguous:
+            raise NotConvertible(f"{what} into a NumPy array the trace did not make, or not C-contiguous")
+        symbolic = tracer.loops.active or any(f.forking for f in tracer.frames)
+        if not symbolic and not contains_tensor(indices) and not contains_tensor(values):
+            return np.put_along_axis(arr, indices, values, axis=None)
+        arr = as_graph_constant(tracer, arr, what)
+    elif sum(n > 1 for n in arr.shape) > 1:
+        raise NotConvertible(f"{what} into an array of 2+ dims longer than 1: NumPy writes into it only when it is "
+                             "C-contiguous (else raises), and the trace does not know its memory layout")
+    em = tracer.em
+    size = int(np.prod(arr.shape))
+    flat = em.reshape(arr, (size,)) if arr.shape != (size,) else arr
+    updated = advanced.scatter(tracer, flat, (indices,), values)
+    replace(tracer, arr, em.reshape(updated, arr.shape) if arr.shape != (size,) else updated, what)
 
 
 #: NumPy functions that write into an argument, by the function

@@ -23,7 +23,7 @@ import numpy as np
 
 from janus.frontend.ops import nn_numpy
 from janus.frontend.emitter import Body, Emitter
-from janus.frontend.ops.op_table import GATHER_HAS_NO_RULE, normalize_axis, shape_of
+from janus.frontend.ops.op_table import normalize_axis, shape_of
 from janus.frontend.ops.registry import OPS, Args, Op, Spec, apply, register
 from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor
 
@@ -246,8 +246,7 @@ NN: list[Op] = [
     Op("softmax", nn_numpy.softmax, _axis_bind, _axis_rule, _softmax_lower, vjp=nn_numpy.softmax_vjp),
     Op("log_softmax", nn_numpy.log_softmax, _axis_bind, _axis_rule, _log_softmax_lower, vjp=nn_numpy.log_softmax_vjp),
     Op("cross_entropy", nn_numpy.cross_entropy, _ce_bind, _ce_rule, _ce_lower, vjp=nn_numpy.cross_entropy_vjp),
-    Op("embedding", nn_numpy.embedding, _embedding_bind, _embedding_rule, _embedding_lower, vjp=nn_numpy.embedding_vjp,
-       no_mlir_vjp=GATHER_HAS_NO_RULE),
+    Op("embedding", nn_numpy.embedding, _embedding_bind, _embedding_rule, _embedding_lower, vjp=nn_numpy.embedding_vjp),
     Op("conv2d", nn_numpy.conv2d, _conv_bind, _conv_rule, _conv_lower, vjp=nn_numpy.conv2d_vjp),
     Op("max_pool2d", nn_numpy.max_pool2d, _pool_bind, _pool_rule, _pool_lower, vjp=nn_numpy.max_pool2d_vjp,
        mlir_vjp_limit="overlapping windows (stride < kernel): its rule needs windows that tile the input"),

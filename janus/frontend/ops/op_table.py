@@ -208,8 +208,6 @@ def _where_dtypes(samples: list[Any], out: np.dtype) -> list[np.dtype]:
 
 #: why comparisons have no gradient on either side
 BOOL_RESULT = "a bool result"
-#: why gathers (advanced indexing, ``janus.nn.embedding``) have no compiled gradient
-GATHER_HAS_NO_RULE = "its gather (`tensor.extract` inside `linalg.generic`) has no janus-autodiff rule"
 
 ELEMENTWISE = [
     elementwise("add", np.add, by_kind("arith.addf", "arith.addi"), 2, vjp=vjp_numpy.add),
@@ -493,8 +491,7 @@ def array_op(stack: Op) -> Op:
     def lower(em: Emitter, args: Args, spec: Spec) -> Tensor:  # the stack casts each item to spec's dtype
         return stack.lower(em, {**args, "dtype": None}, spec)
 
-    return Op("array", np.array, _array_bind, rule, lower,
-              no_tape_vjp="`np.array` does not dispatch through `__array_function__`: the tape refuses the conversion")
+    return Op("array", np.array, _array_bind, rule, lower, vjp=vjp_numpy.join_vjp(new_axis=True))
 
 
 # ---- basic indexing -----------------------------------------------------------------------

@@ -72,8 +72,7 @@ def _logical(combine: str) -> Any:
 
 
 REDUCTIONS = [
-    reduction("prod", np.prod, by_kind("arith.mulf", "arith.muli"), lambda dtype: 1, vjp=vjp_numpy.prod_vjp,
-              no_mlir_vjp="janus-autodiff differentiates no `linalg.generic` reduction other than a sum"),
+    reduction("prod", np.prod, by_kind("arith.mulf", "arith.muli"), lambda dtype: 1, vjp=vjp_numpy.prod_vjp),
     reduction("all", np.all, _logical("arith.andi"), lambda dtype: True, no_grad=BOOL_RESULT),
     reduction("any", np.any, _logical("arith.ori"), lambda dtype: False, no_grad=BOOL_RESULT),
     moment("var", np.var, root=False),

@@ -23,7 +23,6 @@ from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor
 
 _I64 = np.dtype(np.int64)
 KINDS = (None, "quicksort", "heapsort", "mergesort", "stable")
-NO_SORT_RULE = "janus-autodiff has no rule for `iree_linalg_ext.sort`"
 
 
 def _bind(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Args:
@@ -160,7 +159,7 @@ def _sort_vjp(g: np.ndarray, out: Any, args: Args) -> dict[str, Any]:
 
 
 SORTING = [
-    Op("sort", np.sort, _bind, _rule(None), _sort_lower, vjp=_sort_vjp, no_mlir_vjp=NO_SORT_RULE),
+    Op("sort", np.sort, _bind, _rule(None), _sort_lower, vjp=_sort_vjp),
     Op("argsort", np.argsort, _bind, _rule(np.int64), _argsort_lower, no_grad="an integer result"),
 ]
 register(*SORTING)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from janus.passes.autodiff import vjp_control as control
 from janus.passes.autodiff import vjp_elementwise as ew
 from janus.passes.autodiff import vjp_extremum as extremum
+from janus.passes.autodiff import vjp_gather as gather
+from janus.passes.autodiff import vjp_generic
 from janus.passes.autodiff import vjp_linalg as linalg
 from janus.passes.autodiff import vjp_tensor as tensor
 from janus.passes.autodiff.builder import Rule
@@ -61,7 +63,7 @@ VJP_RULES: dict[str, Rule] = {
     "math.copysign": ew.copysign,
     "arith.remf": ew.remf,
     # linalg
-    "linalg.generic": extremum.generic,
+    "linalg.generic": vjp_generic.generic,
     "linalg.matmul": linalg.contraction("linalg.matmul", [1, 0]),
     "linalg.batch_matmul": linalg.contraction("linalg.batch_matmul", [0, 2, 1]),
     "linalg.transpose": linalg.transpose,
@@ -70,6 +72,7 @@ VJP_RULES: dict[str, Rule] = {
     "linalg.reduce": linalg.reduce,
     "linalg.conv_2d_nchw_fchw": linalg.conv_2d_nchw_fchw,
     "linalg.pooling_nchw_max": extremum.pooling_nchw_max,
+    "iree_linalg_ext.sort": gather.sort,
     # tensor
     "tensor.empty": tensor.no_operands,
     "tensor.extract": tensor.extract,

@@ -102,8 +102,13 @@ def d_sqrt(b: GradBuilder, x: ir.Value, y: ir.Value, op: ir.OpView) -> ir.Value:
 
 
 def _sign(b: GradBuilder, v: ir.Value, op: ir.OpView) -> ir.Value:
-    """±1 with the sign of ``v``, in the type of ``op``'s result."""
-    return math.copysign(b.full(op.results[0], 1.0), v)
+    """±1 with the sign of ``v`` (-1 for -0.0: ``1 / v`` is -inf), in the type of ``op``'s
+    result. Compares, not ``math.copysign``, which IREE 3.13's CPU backend cannot lower for
+    float64 (a float64 ``power``'s gradient, through its ``absf``, failed to compile)."""
+    zero = b.full(op.results[0], 0.0)
+    below = arith.cmpf(arith.CmpFPredicate.OLT, v, zero)
+    reciprocal_below = arith.cmpf(arith.CmpFPredicate.OLT, arith.divf(b.full(op.results[0], 1.0), v), zero)
+    return arith.select(arith.ori(below, reciprocal_below), b.full(op.results[0], -1.0), b.full(op.results[0], 1.0))
 
 
 def d_absf(b: GradBuilder, x: ir.Value, y: ir.Value, op: ir.OpView) -> ir.Value:

@@ -16,9 +16,8 @@ from __future__ import annotations
 from iree.compiler.dialects import arith, tensor
 
 from janus.ir import ir
-from janus.passes.autodiff import vjp_linalg
 from janus.passes.autodiff.builder import (
-    Adjoint, GradBuilder, body_ops, constant, fail, free_floats, linalg_generic, static_slice,
+    Adjoint, GradBuilder, body_ops, constant, fail, linalg_generic, static_slice,
 )
 from janus.passes.autodiff.vjp_linalg import (
     PARALLEL, REDUCTION, Pairs, _element, _empty, _map, _map_dims, _shape, _tensor, conv_pair,
@@ -56,25 +55,6 @@ def _spread(x: ir.Value, out: ir.Value, g: ir.Value, out_dims: list[int]) -> ir.
     count = linalg_generic(out.type, [x, out], [constant(out.type, 0.0)], [full, proj, proj], reduction, count_hits)
     return linalg_generic(x.type, [x, out, g, count], [_empty(x.type)], [full, proj, proj, proj, full],
                           [PARALLEL] * n, share)
-
-
-def _is_constant(v: ir.Value) -> bool:
-    """Defined by ``arith.constant`` (canonicalize hoists body constants out of generics)."""
-    owner = v.owner
-    return isinstance(owner, (ir.Operation, ir.OpView)) and owner.operation.name == "arith.constant"
-
-
-def generic(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
-    """``linalg.generic``: max/min reductions here, every other form in ``vjp_linalg``.
-
-    A body reading a float from outside the op (a gather: ``tensor.extract`` of a captured
-    table, as ``janus.nn.embedding`` emits) would get no adjoint there: a located error.
-    """
-    if any(not _is_constant(v) for v in free_floats(op)):
-        raise fail(op, "no gradient rule for a linalg.generic whose body reads a float defined outside it (a gather)")
-    if is_extremum(op.regions[0].blocks[0]):
-        return reduction(b, op, gs)
-    return vjp_linalg.generic(b, op, gs)
 
 
 def reduction(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:

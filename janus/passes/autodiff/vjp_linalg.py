@@ -96,16 +96,15 @@ def _loop_sizes(op: ir.OpView, n: int) -> list[int]:
 
 
 def generic(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
-    """Elementwise maps and sums: ``out = f(ins)`` or ``out = init + sum f(ins)``."""
+    """Elementwise maps (any number of results) and sums: ``outs = f(ins)`` or ``out = init + sum f(ins)``."""
     ins, outs = list(op.inputs), list(op.outputs)
     block = op.regions[0].blocks[0]
-    if len(outs) != 1:
-        raise fail(op, "linalg.generic gradients support one output")
-    acc = block.arguments[len(ins)]
+    accs = list(block.arguments)[len(ins):]
     ops, terminator = body_ops(block)
-    uses = [o for o in ops if any(v == acc for v in o.operands)]
+    uses = [o for o in ops if any(v in accs for v in o.operands)]
     summed = bool(uses)
-    if summed and (len(uses) != 1 or uses[0].operation.name != "arith.addf" or uses[0].result != terminator.operands[0]):
+    if summed and (len(outs) != 1 or len(uses) != 1 or uses[0].operation.name != "arith.addf"
+                   or uses[0].result != terminator.operands[0]):
         raise fail(op, "no gradient rule for a linalg.generic reduction other than a sum")
     maps = list(op.attributes["indexing_maps"])
     n = _map_dims(maps[0])[0]
@@ -119,26 +118,32 @@ def generic(b: GradBuilder, op: ir.OpView, gs: list[Adjoint]) -> Pairs:
     # that cse merges, and iree-compile 3.13 then fails on the generic ("expected number
     # of yield values (2) to match the number of inits")
     for i in wanted:
-        full = _input_gradient(b, op, i, gs[0], _tensor(sizes, _element(ins[i].type)))
+        full = _input_gradient(b, op, i, gs, _tensor(sizes, _element(ins[i].type)))
         pairs.append((ins[i], sum_to(b, full, _map_dims(maps[i])[1], ins[i].type)))
     return pairs
 
 
-def _input_gradient(b: GradBuilder, op: ir.OpView, i: int, g_out: ir.Value, full_type: ir.Type) -> ir.Value:
-    """The cotangent of input ``i`` of the generic ``op`` at every point of its loop space."""
-    ins = list(op.inputs)
+def _input_gradient(b: GradBuilder, op: ir.OpView, i: int, gs: list[Adjoint], full_type: ir.Type) -> ir.Value:
+    """The cotangent of input ``i`` of the generic ``op`` at every point of its loop space.
+
+    The new generic reads each result's cotangent where the result is written (an
+    accumulator's element stands in for it: a sum's body reads it only in the ``addf``);
+    a result without one passes its init, read by nothing the rules build."""
+    ins, outs = list(op.inputs), list(op.outputs)
     block = op.regions[0].blocks[0]
-    in_args, acc = list(block.arguments)[: len(ins)], block.arguments[len(ins)]
+    in_args, accs = list(block.arguments)[: len(ins)], list(block.arguments)[len(ins):]
     maps = list(op.attributes["indexing_maps"])
     n = len(_shape(full_type))
+    seeded = [g if g is not None else b.copy_of(out) for g, out in zip(gs, outs)]
 
     def body(*args: ir.Value) -> ir.Value:
-        b.bind(in_args + [acc], list(args[: len(ins) + 1]))
-        (grad,) = b.block_vjp(block, [args[len(ins)]], [in_args[i]])
+        b.bind(in_args + accs, list(args[: len(ins) + len(outs)]))
+        seeds = [args[len(ins) + j] if g is not None else None for j, g in enumerate(gs)]
+        (grad,) = b.block_vjp(block, seeds, [in_args[i]])
         return b.or_zeros(in_args[i], grad)
 
-    return linalg_generic(full_type, [b.copy_of(v) for v in ins] + [g_out], [_empty(full_type)],
-                          maps[: len(ins)] + [maps[-1], _map(n, list(range(n)))], [PARALLEL] * n, body)
+    return linalg_generic(full_type, [b.copy_of(v) for v in ins] + seeded, [_empty(full_type)],
+                          maps + [_map(n, list(range(n)))], [PARALLEL] * n, body)
 
 
 def _transpose(x: ir.Value, perm: list[int]) -> ir.Value:

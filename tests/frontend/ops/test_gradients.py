@@ -24,13 +24,19 @@ from janus.frontend.profiler import Profile
 from janus.frontend.tape import Tape, TapeError
 from janus.ir import parse_module
 from janus.passes import run_pipeline
-from tests.helpers.grad_cases import CASES, LIMIT_CASES, Case
+from tests.helpers.grad_cases import CASES, LIMIT_CASES, Case, central_differences
 
 AUTODIFF_DOC = Path(__file__).resolve().parents[3] / "docs" / "autodiff.md"
 RNG = np.random.default_rng(5)
 #: ops whose compiled gradient is compared with the tape's: each kind of lowering once
 COMPARED = ("divide", "max", "where", "matmul", "getitem", "concatenate", "pad", "softmax", "cross_entropy", "conv2d",
             "max_pool2d", "einsum", "arctan2", "fmod", "arcsin", "copysign", "fmax")
+#: ops whose compiled rule is a whole-op rule (a scatter, a product of the others), checked
+#: compiled in float64 against central finite differences, all in one compiled gradient
+FINITE_DIFFERENCES = ("gather", "take_along_axis", "embedding", "prod", "cumprod", "sort")
+#: the product rules at zeros (one zero in a lane, two, and none), where g * out / x is NaN
+ZEROS = np.array([[1.5, 0.0, 2.0, -1.0], [0.0, 3.0, 0.0, 2.0], [1.0, -2.0, 0.5, 1.25]])
+ZERO_CASE: Case = (lambda x: np.prod(x, axis=1)[:, None] * np.cumprod(x, axis=1) + np.prod(x), [ZEROS])
 
 
 def weighted_loss(fn: Callable[..., Any], nargs: int) -> Callable[..., Any]:
@@ -57,7 +63,8 @@ def on_tape(case: Case) -> set[str]:
     fn, args = case
     tape = Tape()
     try:
-        fn(*(tape.input(a) for a in args))
+        with tape:
+            fn(*(tape.input(a) for a in args))
     except TapeError:
         return set()
     return {node.op.name for node in tape.nodes if node.op is not None}
@@ -127,6 +134,36 @@ def test_compiled_gradient_equals_the_tape(name: str) -> None:
     for d, w in zip(got, want):
         assert d.dtype == w.dtype == np.float32
         np.testing.assert_allclose(d, w, rtol=1e-4, atol=1e-5)
+
+
+def summed_losses(cases: list[Case]) -> tuple[Callable[..., Any], list[Any], list[int]]:
+    """One loss ``sum_k <weights_k, case_k(args_k)>`` over float64 arguments, and the
+    positions of the arrays among its arguments (the differentiated ones)."""
+    namespace: dict[str, Any] = {"np": np}
+    params, terms, args, arrays = [], [], [], []
+    for k, (fn, case_args) in enumerate(cases):
+        values = [float(a) if isinstance(a, np.generic) else np.asarray(a, np.float64) for a in case_args]
+        namespace[f"f{k}"] = fn
+        names = [f"a{k}_{i}" for i in range(len(values))]
+        arrays += [len(args) + 1 + i for i, v in enumerate(values) if isinstance(v, np.ndarray)]
+        params += [f"w{k}", *names]
+        args += [RNG.uniform(-1, 1, np.shape(fn(*values))), *values]
+        terms.append(f"np.sum(f{k}({', '.join(names)}) * w{k})")
+    exec(f"def loss({', '.join(params)}):\n    return {' + '.join(terms)}\n", namespace)
+    return namespace["loss"], args, arrays
+
+
+def test_compiled_float64_gradients_match_finite_differences() -> None:
+    loss, args, argnums = summed_losses([CASES[name] for name in FINITE_DIFFERENCES] + [ZERO_CASE])
+    g = janus.grad(loss, argnums=tuple(argnums), warmup=1)
+    g(*args)
+    assert g.versions, janus.explain(g)
+    (version,) = g.versions.values()
+    got = g(*args)
+    assert version.calls == 1 and len(got) == len(argnums)
+    for d, i in zip(got, argnums):
+        assert d.dtype == np.float64
+        np.testing.assert_allclose(d, central_differences(loss, args, i), rtol=1e-6, atol=1e-8, err_msg=f"argument {i}")
 
 
 @pytest.mark.parametrize("fields", [

@@ -325,9 +325,29 @@ def put_along_an_argument(x):
 
 
 def put_along_no_axis(x):
-    a = x + 1.0
-    np.put_along_axis(a, np.array([1, 0]), 5.0, axis=None)  # NumPy writes into a flattened copy: a is unchanged
+    a = x + 1.0  # C order, or F order for an F-ordered x: NumPy writes through the first, raises for the second
+    np.put_along_axis(a, np.array([1, 0]), 5.0, axis=None)
     return a
+
+
+def put_flat(x, ids, v):
+    a = x[0] * 2.0  # one dimension: contiguous whatever x's layout
+    np.put_along_axis(a, ids, v * 3.0, axis=None)  # traced indices and values, negatives and duplicates
+    b = (x[:, :1] + 1.0).T  # (1, 3): one dimension longer than 1
+    np.put_along_axis(b, np.array([2, -3]), v[:2], axis=None)
+    c = np.zeros((2, 3))  # made by the trace, C-contiguous: flat positions in C order
+    np.put_along_axis(c, ids[:2] % 6, x[0, :2], axis=None)
+    return a, b, c
+
+
+def test_put_along_axis_flat_compiles_where_c_order_is_certain():
+    x = rand(3, 4, dtype=np.float64)
+    ids, v = np.array([1, -1, 1, 0]), rand(4, dtype=np.float64)
+    jf = check_compiled(put_flat, x, ids, v)
+    other = np.array([3, 2, -4, 3])
+    assert_same(jf(x, other, v), put_flat(x, other, v))
+    with pytest.raises(IndexError):  # out of range: NumPy's IndexError, from the guarded call
+        jf(x, np.array([0, 4, 0, 0]), v)
 
 
 @pytest.mark.parametrize("fn,reason", [
