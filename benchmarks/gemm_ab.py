@@ -1,7 +1,10 @@
 """Before/after table for issue 17's GEMM settings, both in one process, rounds alternated.
 
-"before" is the CPU preset without them (no ``janus-merge-matmul-sums`` nor ``janus-merge-shared-operand-matmuls`` in the pipeline,
-no data tiling), "after" as the tree has it. Each round runs every model as plain Python,
+"after" is the tree as it is; "before" (``--before``) one of the baselines in ``BASELINES``:
+``gemm-settings``, the CPU preset without any of them (no ``janus-merge-matmul-sums`` nor
+``janus-merge-shared-operand-matmuls`` in the pipeline, no data tiling); ``convolutions``,
+the tree without the convolution rewrites (no ``janus-convolutions-from-windows``, and
+sums of matmuls merge only ``linalg.matmul`` products, not the outer products of K = 1). Each round runs every model as plain Python,
 then compiled before, then compiled after (``janus.benchmark.measure.run``, fresh jit
 functions each time; the persistent compile cache makes later rounds compile nothing).
 A compiled run that raised or disagrees with the plain one (janus-bench's tolerances) is
@@ -10,7 +13,7 @@ wall clock) and the CPU seconds per step (process time over the steady steps, lo
 the rounds: the one number a loaded machine does not inflate much for local-sync runs),
 and the speed-up over plain Python of the same round.
 
-    JANUS_CACHE_DIR=/tmp/jc python benchmarks/gemm_ab.py --models lstm-lm,gan,lenet5 --rounds 3
+    JANUS_CACHE_DIR=/tmp/jc python benchmarks/gemm_ab.py --models lstm-lm,gan,lenet5 --rounds 3 --before convolutions
 """
 
 from __future__ import annotations
@@ -24,23 +27,50 @@ from typing import Iterator
 from janus.benchmark import measure
 from janus.benchmark.compare import differences
 from janus.models import MODELS
+from janus.passes import matmuls, merge_matmul_sums
 from janus.passes.registry import PIPELINES
 from janus.runtime import targets
 
-MERGE_PASSES = ("janus-merge-matmul-sums", "janus-merge-shared-operand-matmuls")
+MERGE_PASSES = ("janus-merge-matmul-sums", "janus-merge-shared-operand-matmuls", "janus-convolutions-from-windows")
 PIPELINE = "janus-to-iree-cpu"
 
 
 @contextmanager
-def before() -> Iterator[None]:
-    """The CPU preset and its pipeline as they were before issue 17."""
-    cpu, pipeline = targets.TARGETS["cpu"], PIPELINES[PIPELINE]
-    targets.TARGETS["cpu"] = dataclasses.replace(cpu, data_tiling_flags=())
-    PIPELINES[PIPELINE] = dataclasses.replace(pipeline, elements=tuple(e for e in pipeline.elements if e not in MERGE_PASSES))
+def without_passes(names: tuple[str, ...]) -> Iterator[None]:
+    pipeline = PIPELINES[PIPELINE]
+    PIPELINES[PIPELINE] = dataclasses.replace(pipeline, elements=tuple(e for e in pipeline.elements if e not in names))
     try:
         yield
     finally:
-        targets.TARGETS["cpu"], PIPELINES[PIPELINE] = cpu, pipeline
+        PIPELINES[PIPELINE] = pipeline
+
+
+@contextmanager
+def without_gemm_settings() -> Iterator[None]:
+    """The CPU preset and its pipeline as they were before issue 17."""
+    cpu = targets.TARGETS["cpu"]
+    targets.TARGETS["cpu"] = dataclasses.replace(cpu, data_tiling_flags=())
+    try:
+        with without_passes(MERGE_PASSES):
+            yield
+    finally:
+        targets.TARGETS["cpu"] = cpu
+
+
+@contextmanager
+def without_convolutions() -> Iterator[None]:
+    """The tree before the convolution rewrites: no ``janus-convolutions-from-windows``, and
+    only ``linalg.matmul`` products in merged sums."""
+    product = merge_matmul_sums.matmul_product
+    merge_matmul_sums.matmul_product = matmuls.plain_matmul
+    try:
+        with without_passes(("janus-convolutions-from-windows",)):
+            yield
+    finally:
+        merge_matmul_sums.matmul_product = product
+
+
+BASELINES = {"gemm-settings": without_gemm_settings, "convolutions": without_convolutions}
 
 
 @contextmanager
@@ -66,9 +96,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--min-seconds", type=float, default=1.0)
+    parser.add_argument("--before", choices=sorted(BASELINES), default="gemm-settings")
     args = parser.parse_args()
     size = "quick" if args.quick else "full"
-    variants = {"before": before, "after": after}
+    variants = {"before": BASELINES[args.before], "after": after}
     best: dict[tuple[str, str], list[float]] = {}
     for r in range(args.rounds):
         for model in args.models.split(","):

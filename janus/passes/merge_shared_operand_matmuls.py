@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from iree.compiler.dialects import arith, linalg, tensor
+from iree.compiler.dialects import tensor
 
 from janus.ir import ir
-from janus.passes.matmuls import blocks, concat_type, owner, plain_matmul
+from janus.passes.matmuls import blocks, concat_type, owner, plain_matmul, zero_matmul
 from janus.passes.registry import ModulePass, register_pass
 
 #: ops moved up with an operand: pure, cheap, and only reshaping or reordering data
@@ -108,11 +108,9 @@ def _merge(members: list[ir.Operation], moved: list[ir.Operation], side: Side) -
     with first.location, at:
         result_type = concat_type(results, side.dim)
         operand = tensor.ConcatOp(concat_type(stacked, side.dim), side.dim, stacked, ip=at).result
-        zero = arith.ConstantOp(result_type, ir.DenseElementsAttr.get_splat(
-            result_type, _zero_of(result_type.element_type)), ip=at).result
         shared = first.operands[side.shared]
         lhs, rhs = (operand, shared) if side.shared == 1 else (shared, operand)
-        merged = linalg.matmul(lhs, rhs, outs=[zero])
+        merged = zero_matmul(lhs, rhs, result_type, at)
         offset = 0
         for result in results:
             rows, cols = ir.RankedTensorType(result.type).shape
@@ -122,11 +120,6 @@ def _merge(members: list[ir.Operation], moved: list[ir.Operation], side: Side) -
             offset += sizes[side.dim]
     for m in members:
         m.erase()
-
-
-def _zero_of(t: ir.Type) -> ir.Attribute:
-    return ir.FloatAttr.get(t, 0.0) if isinstance(t, (ir.F16Type, ir.F32Type, ir.F64Type, ir.BF16Type)) \
-        else ir.IntegerAttr.get(t, 0)
 
 
 @register_pass
