@@ -2,9 +2,10 @@
 
 "after" is the tree as it is; "before" (``--before``) one of the baselines in ``BASELINES``:
 ``gemm-settings``, the CPU preset without any of them (no ``janus-merge-matmul-sums`` nor
-``janus-merge-shared-operand-matmuls`` in the pipeline, no data tiling); ``convolutions``,
-the tree without the convolution rewrites (no ``janus-convolutions-from-windows``, and
-sums of matmuls merge only ``linalg.matmul`` products, not the outer products of K = 1). Each round runs every model as plain Python,
+``janus-merge-shared-operand-matmuls`` in the pipeline, no data tiling); ``matmul-merging``,
+the tree with only those (no ``janus-convolutions-from-windows``, sums of matmuls merge
+only ``linalg.matmul`` products, not the outer products of K = 1, and matmuls sharing an
+operand meet only at their first member, never at their last). Each round runs every model as plain Python,
 then compiled before, then compiled after (``janus.benchmark.measure.run``, fresh jit
 functions each time; the persistent compile cache makes later rounds compile nothing).
 A compiled run that raised or disagrees with the plain one (janus-bench's tolerances) is
@@ -13,7 +14,7 @@ wall clock) and the CPU seconds per step (process time over the steady steps, lo
 the rounds: the one number a loaded machine does not inflate much for local-sync runs),
 and the speed-up over plain Python of the same round.
 
-    JANUS_CACHE_DIR=/tmp/jc python benchmarks/gemm_ab.py --models lstm-lm,gan,lenet5 --rounds 3 --before convolutions
+    JANUS_CACHE_DIR=/tmp/jc python benchmarks/gemm_ab.py --models lstm-lm,gan,lenet5 --rounds 3 --before matmul-merging
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import Iterator
 from janus.benchmark import measure
 from janus.benchmark.compare import differences
 from janus.models import MODELS
-from janus.passes import matmuls, merge_matmul_sums
+from janus.passes import matmuls, merge_matmul_sums, merge_shared_operand_matmuls
 from janus.passes.registry import PIPELINES
 from janus.runtime import targets
 
@@ -58,19 +59,20 @@ def without_gemm_settings() -> Iterator[None]:
 
 
 @contextmanager
-def without_convolutions() -> Iterator[None]:
-    """The tree before the convolution rewrites: no ``janus-convolutions-from-windows``, and
-    only ``linalg.matmul`` products in merged sums."""
-    product = merge_matmul_sums.matmul_product
+def matmul_merging_only() -> Iterator[None]:
+    """No ``janus-convolutions-from-windows``, only ``linalg.matmul`` products in merged
+    sums, and no group of matmuls sharing an operand met at its last member."""
+    product, sunk = merge_matmul_sums.matmul_product, merge_shared_operand_matmuls._sunk_group
     merge_matmul_sums.matmul_product = matmuls.plain_matmul
+    merge_shared_operand_matmuls._sunk_group = lambda *args: None
     try:
         with without_passes(("janus-convolutions-from-windows",)):
             yield
     finally:
-        merge_matmul_sums.matmul_product = product
+        merge_matmul_sums.matmul_product, merge_shared_operand_matmuls._sunk_group = product, sunk
 
 
-BASELINES = {"gemm-settings": without_gemm_settings, "convolutions": without_convolutions}
+BASELINES = {"gemm-settings": without_gemm_settings, "matmul-merging": matmul_merging_only}
 
 
 @contextmanager
