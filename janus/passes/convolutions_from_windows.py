@@ -102,7 +102,8 @@ def _windows_of(pieces: list[tuple[ir.Value, list[ir.Operation]]]) -> list[Windo
     sliced = {}
     for collapsed, ops in pieces:
         op = owner(collapsed)
-        if (found := _static_slice(op, "tensor.extract_slice", 1)) is not None:
+        found = _static_slice(op, "tensor.extract_slice", 1)
+        if found is not None and ir.RankedTensorType(collapsed.type).rank == len(found[1]):  # not rank-reducing
             sliced[collapsed] = (op.operands[0], *found, [*ops, op])
     sources = {entry[0] for entry in sliced.values()}
     if len(sources) != 1:
@@ -156,7 +157,11 @@ def _windows(concat: ir.Operation) -> tuple[list[Window], Box] | None:
     if windows is None or any(w.sizes != windows[0].sizes for w in windows):
         return None
     box = _box(windows)
-    return None if box is None else (windows, box)
+    sizes = windows[0].sizes
+    if box is None or list(ir.RankedTensorType(concat.results[0].type).shape) != [
+            prod(sizes[:-1]), len(windows) * sizes[-1]]:
+        return None
+    return windows, box
 
 
 def _im2col(source: ir.Value, sizes: tuple[int, ...], box: Box) -> ir.Value:
@@ -224,7 +229,7 @@ def _stacked_whole(concat: ir.Operation) -> ir.Value | None:
         return None
     whole = slices[0].operands[0]  # type: ignore[union-attr]
     shape = list(ir.RankedTensorType(whole.type).shape) if static(whole.type) else []
-    if len(shape) < 3:
+    if len(shape) < 3 or list(ir.RankedTensorType(concat.results[0].type).shape) != [prod(shape[:-1]), shape[-1]]:
         return None
     leading = [(*index, 0, 0) for index in _row_major(shape[:-2])]
     if len(leading) != len(slices) or any(

@@ -150,3 +150,18 @@ func.func @one_channel(%x: tensor<1x3x3x1xf32>, %w: tensor<1x2x1x5xf32>) -> tens
   %out = linalg.matmul ins(%col, %taps : tensor<6x2xf32>, tensor<2x5xf32>) outs(%zero : tensor<6x5xf32>) -> tensor<6x5xf32>
   return %out : tensor<6x5xf32>
 }
+
+// Rank-reducing slices are not windows of their source: the one-channel dimension they drop
+// would make the pieces' columns the image's width. Left as they are.
+
+// CHECK-LABEL: func.func @rank_reducing
+// CHECK-NOT: linalg.generic
+// CHECK: tensor.concat dim(1)
+func.func @rank_reducing(%x: tensor<1x3x3x1xf32>) -> tensor<3x4xf32> {
+  %s0 = tensor.extract_slice %x[0, 0, 0, 0] [1, 3, 2, 1] [1, 1, 1, 1] : tensor<1x3x3x1xf32> to tensor<1x3x2xf32>
+  %c0 = tensor.collapse_shape %s0 [[0, 1], [2]] : tensor<1x3x2xf32> into tensor<3x2xf32>
+  %s1 = tensor.extract_slice %x[0, 0, 1, 0] [1, 3, 2, 1] [1, 1, 1, 1] : tensor<1x3x3x1xf32> to tensor<1x3x2xf32>
+  %c1 = tensor.collapse_shape %s1 [[0, 1], [2]] : tensor<1x3x2xf32> into tensor<3x2xf32>
+  %col = tensor.concat dim(1) %c0, %c1 : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x4xf32>
+  return %col : tensor<3x4xf32>
+}
