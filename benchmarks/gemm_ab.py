@@ -15,12 +15,17 @@ the rounds: the one number a loaded machine does not inflate much for local-sync
 and the speed-up over plain Python of the same round.
 
     JANUS_CACHE_DIR=/tmp/jc python benchmarks/gemm_ab.py --models lstm-lm,gan,lenet5 --rounds 3 --before matmul-merging
+
+``--which-differ`` runs each model once per variant, untimed, and says whether the
+modules it compiles differ at all (a model whose lowered text is identical runs the same
+code either way).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import time
 from contextlib import contextmanager
 from typing import Iterator
@@ -30,7 +35,7 @@ from janus.benchmark.compare import differences
 from janus.models import MODELS
 from janus.passes import matmuls, merge_matmul_sums, merge_shared_operand_matmuls
 from janus.passes.registry import PIPELINES
-from janus.runtime import targets
+from janus.runtime import compiler, targets
 
 MERGE_PASSES = ("janus-merge-matmul-sums", "janus-merge-shared-operand-matmuls", "janus-convolutions-from-windows")
 PIPELINE = "janus-to-iree-cpu"
@@ -92,6 +97,37 @@ def timed(model: str, size: str, compiled: bool, min_seconds: float) -> tuple[fl
     return run.step_seconds or float("nan"), cpu, run
 
 
+@contextmanager
+def lowered_digests() -> Iterator[list[str]]:
+    """Digests of the modules lowered meanwhile (the text iree-compile gets), in order."""
+    digests: list[str] = []
+    lower = compiler.lower
+
+    def recording(*args, **kwargs):  # type: ignore[no-untyped-def]
+        lowered = lower(*args, **kwargs)
+        digests.append(hashlib.sha256(lowered.operation.get_asm().encode()).hexdigest())
+        return lowered
+
+    compiler.lower = recording
+    try:
+        yield digests
+    finally:
+        compiler.lower = lower
+
+
+def which_differ(models: list[str], size: str, before: str) -> None:
+    """Per model: whether its compiled modules differ at all between the baseline and the
+    tree (identical lowered text compiles to the same code: no speed difference but noise)."""
+    for model in models:
+        lowered = []
+        for variant in (BASELINES[before], after):
+            with variant(), lowered_digests() as digests:
+                measure.run(MODELS[model], size, True, min_seconds=0.0, max_extra_steps=0)  # type: ignore[arg-type]
+            lowered.append(digests)
+        same = "identical" if lowered[0] == lowered[1] else "DIFFERENT"
+        print(f"{model}: {len(lowered[1])} lowered modules, {same}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", default="lstm-lm,gan,lenet5,rntn-infer-b1")
@@ -99,8 +135,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--min-seconds", type=float, default=1.0)
     parser.add_argument("--before", choices=sorted(BASELINES), default="gemm-settings")
+    parser.add_argument("--which-differ", action="store_true",
+                        help="only say which models' lowered modules differ (one untimed run each)")
     args = parser.parse_args()
     size = "quick" if args.quick else "full"
+    if args.which_differ:
+        which_differ(args.models.split(","), size, args.before)
+        return
     variants = {"before": BASELINES[args.before], "after": after}
     best: dict[tuple[str, str], list[float]] = {}
     for r in range(args.rounds):
