@@ -98,6 +98,17 @@ def timed(model: str, size: str, compiled: bool, min_seconds: float) -> tuple[fl
 
 
 @contextmanager
+def local_sync_only() -> Iterator[None]:
+    """Every call on local-sync (no timed trial of local-task): one thread, CPU time ~ wall time."""
+    cpu = targets.TARGETS["cpu"]
+    targets.TARGETS["cpu"] = dataclasses.replace(cpu, parallel_driver=None)
+    try:
+        yield
+    finally:
+        targets.TARGETS["cpu"] = cpu
+
+
+@contextmanager
 def lowered_digests() -> Iterator[list[str]]:
     """Digests of the modules lowered meanwhile (the text iree-compile gets), in order."""
     digests: list[str] = []
@@ -135,6 +146,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--min-seconds", type=float, default=1.0)
     parser.add_argument("--before", choices=sorted(BASELINES), default="gemm-settings")
+    parser.add_argument("--local-sync", action="store_true",
+                        help="both variants on local-sync only (no driver choice): one thread each")
     parser.add_argument("--which-differ", action="store_true",
                         help="only say which models' lowered modules differ (one untimed run each)")
     args = parser.parse_args()
@@ -149,7 +162,7 @@ def main() -> None:
             plain, _, reference = timed(model, size, False, args.min_seconds)
             row = [f"round {r} {model}: python {1e3 * plain:.2f} ms"]
             for name, variant in variants.items():
-                with variant():
+                with variant(), (local_sync_only() if args.local_sync else after()):
                     wall, cpu, run = timed(model, size, True, args.min_seconds)
                 wrong = run.error or "; ".join((differences(run.outputs, reference.outputs, "outputs")
                                                 + differences(run.state, reference.state, "state"))[:2])

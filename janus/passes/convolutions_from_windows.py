@@ -136,11 +136,10 @@ def _box(windows: list[Window]) -> Box | None:
     extents = tuple(max(w.offsets[d] for w in windows) - base[d] + 1 for d in dims)
     if prod(extents) != len(windows):
         return None
-    for index, w in enumerate(windows):
+    for taps, w in zip(_row_major(list(extents)), windows):
         expected = list(base)
-        for d, extent in zip(reversed(dims), reversed(extents)):
-            index, expected[d] = divmod(index, extent)
-            expected[d] += base[d]
+        for d, tap in zip(dims, taps):
+            expected[d] += tap
         if tuple(expected) != w.offsets:
             return None
     return Box(base, dims, extents)
@@ -240,6 +239,7 @@ def _stacked_whole(concat: ir.Operation) -> ir.Value | None:
 
 
 def _row_major(extents: list[int]) -> list[tuple[int, ...]]:
+    """Every index of a box of ``extents``, last dimension fastest."""
     indices: list[tuple[int, ...]] = [()]
     for extent in extents:
         indices = [(*index, i) for index in indices for i in range(extent)]
