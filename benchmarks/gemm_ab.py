@@ -1,7 +1,11 @@
 """Before/after table for issue 17's GEMM settings, both in one process, rounds alternated.
 
-"before" is the CPU preset without them (no ``janus-merge-matmul-sums`` nor ``janus-merge-shared-operand-matmuls`` in the pipeline,
-no data tiling), "after" as the tree has it. Each round runs every model as plain Python,
+"after" is the tree as it is; "before" (``--before``) one of the baselines in ``BASELINES``:
+``gemm-settings``, the CPU preset without any of them (no ``janus-merge-matmul-sums`` nor
+``janus-merge-shared-operand-matmuls`` in the pipeline, no data tiling); ``matmul-merging``,
+the tree with only those (no ``janus-convolutions-from-windows``, sums of matmuls merge
+only ``linalg.matmul`` products, not the outer products of K = 1, and matmuls sharing an
+operand meet only at their first member, never at their last). Each round runs every model as plain Python,
 then compiled before, then compiled after (``janus.benchmark.measure.run``, fresh jit
 functions each time; the persistent compile cache makes later rounds compile nothing).
 A compiled run that raised or disagrees with the plain one (janus-bench's tolerances) is
@@ -10,13 +14,18 @@ wall clock) and the CPU seconds per step (process time over the steady steps, lo
 the rounds: the one number a loaded machine does not inflate much for local-sync runs),
 and the speed-up over plain Python of the same round.
 
-    JANUS_CACHE_DIR=/tmp/jc python benchmarks/gemm_ab.py --models lstm-lm,gan,lenet5 --rounds 3
+    JANUS_CACHE_DIR=/tmp/jc python benchmarks/gemm_ab.py --models lstm-lm,gan,lenet5 --rounds 3 --before matmul-merging
+
+``--which-differ`` runs each model once per variant, untimed, and says whether the
+modules it compiles differ at all (a model whose lowered text is identical runs the same
+code either way).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import time
 from contextlib import contextmanager
 from typing import Iterator
@@ -24,23 +33,51 @@ from typing import Iterator
 from janus.benchmark import measure
 from janus.benchmark.compare import differences
 from janus.models import MODELS
+from janus.passes import matmuls, merge_matmul_sums, merge_shared_operand_matmuls
 from janus.passes.registry import PIPELINES
-from janus.runtime import targets
+from janus.runtime import compiler, targets
 
-MERGE_PASSES = ("janus-merge-matmul-sums", "janus-merge-shared-operand-matmuls")
+MERGE_PASSES = ("janus-merge-matmul-sums", "janus-merge-shared-operand-matmuls", "janus-convolutions-from-windows")
 PIPELINE = "janus-to-iree-cpu"
 
 
 @contextmanager
-def before() -> Iterator[None]:
-    """The CPU preset and its pipeline as they were before issue 17."""
-    cpu, pipeline = targets.TARGETS["cpu"], PIPELINES[PIPELINE]
-    targets.TARGETS["cpu"] = dataclasses.replace(cpu, data_tiling_flags=())
-    PIPELINES[PIPELINE] = dataclasses.replace(pipeline, elements=tuple(e for e in pipeline.elements if e not in MERGE_PASSES))
+def without_passes(names: tuple[str, ...]) -> Iterator[None]:
+    pipeline = PIPELINES[PIPELINE]
+    PIPELINES[PIPELINE] = dataclasses.replace(pipeline, elements=tuple(e for e in pipeline.elements if e not in names))
     try:
         yield
     finally:
-        targets.TARGETS["cpu"], PIPELINES[PIPELINE] = cpu, pipeline
+        PIPELINES[PIPELINE] = pipeline
+
+
+@contextmanager
+def without_gemm_settings() -> Iterator[None]:
+    """The CPU preset and its pipeline as they were before issue 17."""
+    cpu = targets.TARGETS["cpu"]
+    targets.TARGETS["cpu"] = dataclasses.replace(cpu, data_tiling_flags=())
+    try:
+        with without_passes(MERGE_PASSES):
+            yield
+    finally:
+        targets.TARGETS["cpu"] = cpu
+
+
+@contextmanager
+def matmul_merging_only() -> Iterator[None]:
+    """No ``janus-convolutions-from-windows``, only ``linalg.matmul`` products in merged
+    sums, and no group of matmuls sharing an operand met at its last member."""
+    product, sunk = merge_matmul_sums.matmul_product, merge_shared_operand_matmuls._sunk_group
+    merge_matmul_sums.matmul_product = matmuls.plain_matmul
+    merge_shared_operand_matmuls._sunk_group = lambda *args: None
+    try:
+        with without_passes(("janus-convolutions-from-windows",)):
+            yield
+    finally:
+        merge_matmul_sums.matmul_product, merge_shared_operand_matmuls._sunk_group = product, sunk
+
+
+BASELINES = {"gemm-settings": without_gemm_settings, "matmul-merging": matmul_merging_only}
 
 
 @contextmanager
@@ -60,22 +97,72 @@ def timed(model: str, size: str, compiled: bool, min_seconds: float) -> tuple[fl
     return run.step_seconds or float("nan"), cpu, run
 
 
+@contextmanager
+def local_sync_only() -> Iterator[None]:
+    """Every call on local-sync (no timed trial of local-task): one thread, CPU time ~ wall time."""
+    cpu = targets.TARGETS["cpu"]
+    targets.TARGETS["cpu"] = dataclasses.replace(cpu, parallel_driver=None)
+    try:
+        yield
+    finally:
+        targets.TARGETS["cpu"] = cpu
+
+
+@contextmanager
+def lowered_digests() -> Iterator[list[str]]:
+    """Digests of the modules lowered meanwhile (the text iree-compile gets), in order."""
+    digests: list[str] = []
+    lower = compiler.lower
+
+    def recording(*args, **kwargs):  # type: ignore[no-untyped-def]
+        lowered = lower(*args, **kwargs)
+        digests.append(hashlib.sha256(lowered.operation.get_asm().encode()).hexdigest())
+        return lowered
+
+    compiler.lower = recording
+    try:
+        yield digests
+    finally:
+        compiler.lower = lower
+
+
+def which_differ(models: list[str], size: str, before: str) -> None:
+    """Per model: whether its compiled modules differ at all between the baseline and the
+    tree (identical lowered text compiles to the same code: no speed difference but noise)."""
+    for model in models:
+        lowered = []
+        for variant in (BASELINES[before], after):
+            with variant(), lowered_digests() as digests:
+                measure.run(MODELS[model], size, True, min_seconds=0.0, max_extra_steps=0)  # type: ignore[arg-type]
+            lowered.append(digests)
+        same = "identical" if lowered[0] == lowered[1] else "DIFFERENT"
+        print(f"{model}: {len(lowered[1])} lowered modules, {same}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", default="lstm-lm,gan,lenet5,rntn-infer-b1")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--min-seconds", type=float, default=1.0)
+    parser.add_argument("--before", choices=sorted(BASELINES), default="gemm-settings")
+    parser.add_argument("--local-sync", action="store_true",
+                        help="both variants on local-sync only (no driver choice): one thread each")
+    parser.add_argument("--which-differ", action="store_true",
+                        help="only say which models' lowered modules differ (one untimed run each)")
     args = parser.parse_args()
     size = "quick" if args.quick else "full"
-    variants = {"before": before, "after": after}
+    if args.which_differ:
+        which_differ(args.models.split(","), size, args.before)
+        return
+    variants = {"before": BASELINES[args.before], "after": after}
     best: dict[tuple[str, str], list[float]] = {}
     for r in range(args.rounds):
         for model in args.models.split(","):
             plain, _, reference = timed(model, size, False, args.min_seconds)
             row = [f"round {r} {model}: python {1e3 * plain:.2f} ms"]
             for name, variant in variants.items():
-                with variant():
+                with variant(), (local_sync_only() if args.local_sync else after()):
                     wall, cpu, run = timed(model, size, True, args.min_seconds)
                 wrong = run.error or "; ".join((differences(run.outputs, reference.outputs, "outputs")
                                                 + differences(run.state, reference.state, "state"))[:2])

@@ -11,10 +11,17 @@ which a CPU or GPU runs near its peak (K = n * batch) and which reads the accumu
 once. The rewrite reassociates a floating-point sum, as every tiled matmul does already
 along K; NumPy's own order differs from both.
 
+A convolution written as shifted matmuls (``out += x[:, i:i+Ho, j:j+Wo].reshape(-1, C) @
+W[i, j]``) is such a chain too, over the filter taps: merged, its concatenated left
+operand is the im2col matrix and the k*k skinny products become one GEMM with K = k*k*C.
+With one input channel each product has K = 1 and the frontend emits it as an outer
+product (a broadcast multiply), which counts as a matmul here (``matmuls.matmul_product``).
+
 A link is a ``linalg.generic`` elementwise ``arith.addf``/``arith.addi`` of two tensors of
-one type (identity maps) with one operand the only use of a plain ``linalg.matmul``
-(default maps, static shapes) into a zero-filled init; the chain follows the other
-operand through links used only by the next one, in the same block.
+one type (identity maps) with one operand the only use of a product: a plain
+``linalg.matmul`` (default maps, static shapes) into a zero-filled init, or an outer
+product; the chain follows the other operand through links used only by the next one,
+in the same block.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from dataclasses import dataclass
 from iree.compiler.dialects import tensor
 
 from janus.ir import ir
-from janus.passes.matmuls import blocks, concat_type, owner, plain_matmul, single_use, static
+from janus.passes.matmuls import blocks, concat_type, matmul_product, owner, single_use, static, zero_matmul
 from janus.passes.registry import ModulePass, register_pass
 
 _ADDS = frozenset({"arith.addf", "arith.addi"})
@@ -32,10 +39,10 @@ _ADDS = frozenset({"arith.addf", "arith.addi"})
 
 @dataclass(frozen=True)
 class Link:
-    """``add = other + matmul``: ``other`` is the previous partial sum (or the base)."""
+    """``add = other + product``: ``other`` is the previous partial sum (or the base)."""
 
     add: ir.Operation
-    matmul: ir.Operation
+    product: ir.Operation
     #: operand index of ``add`` that holds the previous partial sum
     other_index: int
 
@@ -44,10 +51,10 @@ class Link:
         return self.add.operands[self.other_index]
 
 
-def _plain_matmul(value: ir.Value, block: ir.Block) -> ir.Operation | None:
-    """The plain matmul in ``block`` whose only use is the add, if ``value`` is one."""
+def _product(value: ir.Value, block: ir.Block) -> ir.Operation | None:
+    """The matmul product in ``block`` whose only use is the add, if ``value`` is one."""
     op = owner(value)
-    if op is None or op.block != block or not single_use(value) or not plain_matmul(op):
+    if op is None or op.block != block or not single_use(value) or not matmul_product(op):
         return None
     return op
 
@@ -76,9 +83,9 @@ def _link(op: ir.Operation) -> Link | None:
     if not _is_elementwise_add(op):
         return None
     for index in (1, 0):  # the matmul is usually the right operand (``acc += a @ b``)
-        matmul = _plain_matmul(op.operands[index], op.block)
-        if matmul is not None and matmul.results[0].type == op.results[0].type:
-            return Link(op, matmul, 1 - index)
+        product = _product(op.operands[index], op.block)
+        if product is not None and product.results[0].type == op.results[0].type:
+            return Link(op, product, 1 - index)
     return None
 
 
@@ -110,20 +117,19 @@ def _chains(block: ir.Block) -> list[list[Link]]:
 def _merge(chain: list[Link]) -> None:
     """Rewrite ``chain`` into ``base + concat(A) @ concat(B)`` at its last add."""
     last = chain[-1]
-    lhs = [link.matmul.operands[0] for link in chain]
-    rhs = [link.matmul.operands[1] for link in chain]
+    lhs = [link.product.operands[0] for link in chain]
+    rhs = [link.product.operands[1] for link in chain]
     at = ir.InsertionPoint(last.add)
     with last.add.location:
         a = tensor.ConcatOp(concat_type(lhs, 1), 1, lhs, ip=at).result
         b = tensor.ConcatOp(concat_type(rhs, 0), 0, rhs, ip=at).result
-    merged = last.matmul
-    merged.move_before(last.add)
-    merged.operands[0] = a
-    merged.operands[1] = b
+        merged = zero_matmul(a, b, ir.RankedTensorType(last.product.results[0].type), at)
+    last.add.operands[1 - last.other_index] = merged
     last.add.operands[last.other_index] = chain[0].other
+    last.product.erase()
     for link in reversed(chain[:-1]):
         link.add.erase()
-        link.matmul.erase()
+        link.product.erase()
 
 
 @register_pass

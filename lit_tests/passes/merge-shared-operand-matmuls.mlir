@@ -51,3 +51,83 @@ func.func @shared_left_and_a_recurrence(%a: tensor<3x3xf32>, %b1: tensor<3x4xf32
   %h2 = linalg.matmul ins(%a, %h1 : tensor<3x3xf32>, tensor<3x3xf32>) outs(%z3 : tensor<3x3xf32>) -> tensor<3x3xf32>
   return %m1, %m2, %h2 : tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x3xf32>
 }
+
+// An RNN's output layer: y_t = h_t @ V for states made by the recurrence (no member can
+// move up to the first), each y_t read only by pure ops until the last member. The group
+// meets at the last member; the ops using y_1 move down after the merged matmul, in order.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// CHECK-LABEL: func.func @output_layer
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x3xf32>, %[[V:[^:]*]]: tensor<3x4xf32>)
+// CHECK: %[[H1:.*]] = linalg.generic {{.*}} ins(%[[X]] :
+// CHECK: math.tanh
+// CHECK: %[[H2:.*]] = linalg.generic {{.*}} ins(%[[H1]] :
+// CHECK: math.tanh
+// CHECK: %[[A:.*]] = tensor.concat dim(0) %[[H1]], %[[H2]] : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
+// CHECK: %[[M:.*]] = linalg.matmul ins(%[[A]], %[[V]] : tensor<4x3xf32>, tensor<3x4xf32>)
+// CHECK: %[[Y1:.*]] = tensor.extract_slice %[[M]][0, 0] [2, 4] [1, 1]
+// CHECK: %[[Y2:.*]] = tensor.extract_slice %[[M]][2, 0] [2, 4] [1, 1]
+// CHECK: %[[P1:.*]] = linalg.generic {{.*}} ins(%[[Y1]] :
+// CHECK: math.exp
+// CHECK: %[[P2:.*]] = linalg.generic {{.*}} ins(%[[Y2]] :
+// CHECK: math.exp
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[P1]], %[[P2]] :
+// CHECK-NOT: linalg.matmul
+// CHECK: return %[[S]], %[[H2]]
+func.func @output_layer(%x: tensor<2x3xf32>, %v: tensor<3x4xf32>) -> (tensor<2x4xf32>, tensor<2x3xf32>) {
+  %z = arith.constant dense<0.0> : tensor<2x4xf32>
+  %e3 = tensor.empty() : tensor<2x3xf32>
+  %e4 = tensor.empty() : tensor<2x4xf32>
+  %h1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x3xf32>) outs(%e3 : tensor<2x3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.tanh %a : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3xf32>
+  %y1 = linalg.matmul ins(%h1, %v : tensor<2x3xf32>, tensor<3x4xf32>) outs(%z : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %p1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%y1 : tensor<2x4xf32>) outs(%e4 : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4xf32>
+  %h2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%h1 : tensor<2x3xf32>) outs(%e3 : tensor<2x3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.tanh %a : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3xf32>
+  %y2 = linalg.matmul ins(%h2, %v : tensor<2x3xf32>, tensor<3x4xf32>) outs(%z : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %p2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%y2 : tensor<2x4xf32>) outs(%e4 : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%p1, %p2 : tensor<2x4xf32>, tensor<2x4xf32>) outs(%e4 : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4xf32>
+  return %s, %h2 : tensor<2x4xf32>, tensor<2x3xf32>
+}
+
+// A guard on y_1 before the last member is not moved past it: no merge.
+
+// CHECK-LABEL: func.func @guarded_output
+// CHECK-COUNT-2: linalg.matmul ins(%{{.*}}, %arg1 : tensor<2x3xf32>, tensor<3x4xf32>)
+// CHECK-NOT: tensor.concat
+func.func @guarded_output(%x: tensor<2x3xf32>, %v: tensor<3x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %z = arith.constant dense<0.0> : tensor<2x4xf32>
+  %e3 = tensor.empty() : tensor<2x3xf32>
+  %c0 = arith.constant 0 : index
+  %limit = arith.constant 1.0e6 : f32
+  %y1 = linalg.matmul ins(%x, %v : tensor<2x3xf32>, tensor<3x4xf32>) outs(%z : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %first = tensor.extract %y1[%c0, %c0] : tensor<2x4xf32>
+  %ok = arith.cmpf olt, %first, %limit : f32
+  cf.assert %ok, "janus.guard id=1 kind=value source=test"
+  %h2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x3xf32>) outs(%e3 : tensor<2x3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.tanh %a : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3xf32>
+  %y2 = linalg.matmul ins(%h2, %v : tensor<2x3xf32>, tensor<3x4xf32>) outs(%z : tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %y1, %y2 : tensor<2x4xf32>, tensor<2x4xf32>
+}

@@ -1,6 +1,6 @@
 """janus-merge-matmul-sums end to end: the merged graph computes NumPy's sum of matmuls
 (to float32 rounding: the rewrite reassociates the sum), and a traced BPTT-style loop is
-merged into one matmul."""
+merged into one matmul; outer products (K = 1) merge as matmuls."""
 
 from __future__ import annotations
 
@@ -72,6 +72,50 @@ def test_merged_chain_runs_to_numpy_result() -> None:
     w = rng.standard_normal((4, 5)).astype(np.float32)
     got = CompiledModule.from_mlir(str(module), pipeline="canonicalize")["f"](x1, x2, d1, d2, w)
     np.testing.assert_allclose(got, w + x1 @ d1 + x2 @ d2, rtol=1e-6, atol=1e-6)
+
+
+OUTER_CHAIN = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d0, 0)>
+#row = affine_map<(d0, d1) -> (0, d1)>
+func.func @f(%a1: tensor<4x1xf32>, %a2: tensor<4x1xf32>, %b1: tensor<1x5xf32>, %b2: tensor<1x5xf32>, %w: tensor<4x5xf32>) -> tensor<4x5xf32> {
+  %e = tensor.empty() : tensor<4x5xf32>
+  %p1 = linalg.generic {indexing_maps = [#col, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%a1, %b1 : tensor<4x1xf32>, tensor<1x5xf32>) outs(%e : tensor<4x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %r = arith.mulf %x, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<4x5xf32>
+  %s1 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%w, %p1 : tensor<4x5xf32>, tensor<4x5xf32>) outs(%e : tensor<4x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %r = arith.addf %x, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<4x5xf32>
+  %p2 = linalg.generic {indexing_maps = [#col, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%a2, %b2 : tensor<4x1xf32>, tensor<1x5xf32>) outs(%e : tensor<4x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %r = arith.mulf %y, %x : f32
+    linalg.yield %r : f32
+  } -> tensor<4x5xf32>
+  %s2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%s1, %p2 : tensor<4x5xf32>, tensor<4x5xf32>) outs(%e : tensor<4x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %r = arith.addf %x, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<4x5xf32>
+  return %s2 : tensor<4x5xf32>
+}
+"""
+
+
+def test_outer_products_merge_into_one_matmul_with_numpy_result() -> None:
+    """K = 1 products (how the frontend emits a one-channel convolution's taps) are matmuls too."""
+    module = parse_module(OUTER_CHAIN)
+    run_pipeline(module, "janus-merge-matmul-sums")
+    assert str(module).count("linalg.matmul") == 1 and "arith.mulf" not in str(module)
+    rng = np.random.default_rng(3)
+    a1, a2 = (rng.standard_normal((4, 1)).astype(np.float32) for _ in range(2))
+    b1, b2 = (rng.standard_normal((1, 5)).astype(np.float32) for _ in range(2))
+    w = rng.standard_normal((4, 5)).astype(np.float32)
+    got = CompiledModule.from_mlir(str(module), pipeline="canonicalize")["f"](a1, a2, b1, b2, w)
+    np.testing.assert_allclose(got, w + a1 @ b1 + a2 @ b2, rtol=1e-6, atol=1e-6)
 
 
 def test_blocks_skip_the_bodies_of_linalg_ops_the_passes_erase() -> None:
