@@ -60,6 +60,11 @@ class Version:
     #: seconds in the compiled segment (measured for split versions only)
     segment_seconds: float = 0.0
 
+    @functools.cached_property
+    def traffic(self) -> Any:
+        """The runtime's byte counts of ``call`` (its ``CompiledFunction``'s), or None."""
+        return getattr(getattr(self.call, "__self__", None), "traffic", None)
+
     def run(self, leaves: list[np.ndarray], positional: tuple) -> Any:
         """The compiled call, its heap guards first: ``HeapMiss``/``HeapError`` (nothing
         committed) when the heap is not what the version assumed. A version ending at a
@@ -74,8 +79,7 @@ class Version:
             entry = self.guards.check_heap(objects, leaves)
             if boundary is not None:
                 held = boundary.hold(objects)
-            traffic = getattr(getattr(self.call, "__self__", None), "traffic", None)  # the runtime's byte counts
-            results = heap.finish(objects, entry, leaves, self.call(leaves, objects), traffic)
+            results = heap.finish(objects, entry, leaves, self.call(leaves, objects), self.traffic)
         if self.graph.tree_writes:
             node_writes.commit(self.graph.tree_writes, positional, results)
         self.calls += 1

@@ -202,7 +202,7 @@ class CompiledFunction:
             started = perf_counter()
             results = self._run(self._runner(driver), args)
             choice.record(driver, perf_counter() - started)
-        if heap is not None:
+        if heap is not None and heap.writes:
             heap.commit(objects, results[self._returned :])
             del results[self._returned :]
         return results
