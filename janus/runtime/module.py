@@ -28,7 +28,7 @@ from janus.runtime.compiler import DEFAULT_FILENAME, ModuleLike, compile_module
 from janus.runtime.drivers import DriverChoice, median
 from janus.runtime.errors import GuardFailure
 from janus.runtime.targets import get_target
-from janus.runtime.values import Scratch, Traffic, Transfer, UnsupportedType
+from janus.runtime.values import Scratch, StoredResult, Traffic, Transfer, UnsupportedType
 
 #: the drivers whose device memory is the host's: arrays are shared with compiled code, not copied
 HOST_DRIVERS = frozenset({"local-sync", "local-task"})
@@ -99,8 +99,9 @@ class CompiledModule:
         pipeline: str | None = None,
         filename: str = DEFAULT_FILENAME,
     ) -> "CompiledModule":
-        """Compile ``module`` in memory (``pipeline`` default: the target's) and load it."""
-        return cls(compile_module(module, target, pipeline=pipeline, filename=filename), driver)
+        """Compile ``module`` in memory (``pipeline`` default: the target's) and load it; its
+        small results come back through storage the calls pass (``result_storage``)."""
+        return cls(compile_module(module, target, pipeline=pipeline, filename=filename, result_storage=True), driver)
 
     @classmethod
     def load(cls, path: str | Path, driver: str | None = None) -> "CompiledModule":
@@ -149,7 +150,7 @@ class Runner:
         host = driver in HOST_DRIVERS
         device = loaded.context.config.device
         scratch = Scratch(device, host, function.traffic, len(function._inputs), len(function._results),
-                          not function._info.writes_arguments)
+                          not function._info.writes_arguments, function._outputs)
         return cls(driver, loaded.context.vm_context.invoke, loaded.vm_module.lookup_function(function.name),
                    device, host, scratch, threading.Lock())
 
@@ -170,7 +171,10 @@ class CompiledFunction:
         self._pushes = tuple(kind.push for kind in info.inputs)
         self._returned = len(info.results) - len(info.heap.writes)
         self._results = info.results
-        self._pulls = tuple(kind.pull for kind in self._results)
+        #: the results IREE writes into storage the call passes (``result_storage``), in argument order
+        self._outputs = tuple(info.results[i] for i in info.storage)
+        stored = {index: StoredResult(position) for position, index in enumerate(info.storage)}
+        self._pulls = tuple((stored.get(i) or kind).pull for i, kind in enumerate(self._results))
         self._heap = info.heap if info.heap.reads or info.heap.writes else None
         self._info = info
         self._arity = len(info.inputs) - len(info.heap.reads)
@@ -218,12 +222,13 @@ class CompiledFunction:
                 transfer.pinned.clear()
                 items = self._items(args, transfer)
                 if items != scratch.items:  # the same stages, handed views and scalars: the same list
-                    scratch.arguments, scratch.items = self._arguments(items), items
+                    scratch.arguments, scratch.items = self._arguments(items, transfer), items
                 return self._call(runner, scratch.arguments, scratch.results, transfer)
             finally:
                 runner.lock.release()
-        transfer = Transfer(runner.device, runner.host, self.traffic, share=not self._info.writes_arguments)
-        return self._call(runner, self._arguments(self._items(args, transfer)),
+        transfer = Transfer(runner.device, runner.host, self.traffic, share=not self._info.writes_arguments,
+                            outputs=self._outputs)
+        return self._call(runner, self._arguments(self._items(args, transfer), transfer),
                           rt.VmVariantList(len(self._results)), transfer)
 
     def _items(self, args: Sequence[Any], transfer: Transfer) -> list[Any]:
@@ -237,10 +242,13 @@ class CompiledFunction:
             raise type(e)(f"{self._input_name(len(items))}: {e}") from None
         return items
 
-    def _arguments(self, items: list[Any]) -> rt.VmVariantList:
-        arguments = rt.VmVariantList(len(items))
+    def _arguments(self, items: list[Any], transfer: Transfer) -> rt.VmVariantList:
+        """The argument list: the items, then the storage of the results IREE writes in place."""
+        arguments = rt.VmVariantList(len(items) + len(transfer.outputs))
         for push, item in zip(self._pushes, items):
             push(arguments, item)
+        for stage in transfer.outputs:
+            arguments.push_ref(stage.view)
         return arguments
 
     def _call(self, runner: Runner, arguments: rt.VmVariantList, results: rt.VmVariantList,
