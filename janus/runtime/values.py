@@ -326,6 +326,8 @@ class UnsupportedType:
 
 
 ValueType = BoolType | IntType | FloatType | TensorType | IndexArrayType | UnsupportedType
+#: the converters of scalars (whose ``arg`` and ``pull`` need no ``Transfer``)
+SCALAR_TYPES = (BoolType, IntType, FloatType)
 
 
 def _tensor_text(shape: tuple[int | None, ...], element: str) -> str:
