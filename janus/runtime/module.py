@@ -56,6 +56,10 @@ def device_config(driver: str) -> rt.Config:
 _MPI_JOB_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE")
 
 
+#: the argument list of every call without arguments
+_NO_ARGUMENTS = rt.VmVariantList(0)
+
+
 @dataclass(frozen=True)
 class Loaded:
     """The module loaded on one driver's device."""
@@ -252,7 +256,10 @@ class CompiledFunction:
         return items
 
     def _scalar_arguments(self, args: Sequence[Any]) -> rt.VmVariantList:
-        """The argument list of a call whose inputs are all scalars."""
+        """The argument list of a call whose inputs are all scalars (IREE only reads it:
+        the empty one is shared)."""
+        if not args:
+            return _NO_ARGUMENTS
         arguments = rt.VmVariantList(len(args))
         try:
             for push, arg, value in zip(self._pushes, self._args, args):
