@@ -223,7 +223,8 @@ class TensorType:
             if stage is None or stage.shape != value.shape:
                 stage = stages[slot] = Stage(transfer.device, value.shape, self)
             stage.array[...] = value  # any layout; the dtype is the stage's
-            transfer.pinned.append((stage.start, stage.end))
+            if nbytes >= SHARE_MIN_BYTES:  # a result within a smaller stage is small: copied anyway
+                transfer.pinned.append((stage.start, stage.end))
             return stage.view
         if not value.flags.c_contiguous:
             value = np.ascontiguousarray(value)
