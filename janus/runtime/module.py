@@ -56,10 +56,6 @@ def device_config(driver: str) -> rt.Config:
 _MPI_JOB_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE")
 
 
-#: the argument list of every call without arguments
-_NO_ARGUMENTS = rt.VmVariantList(0)
-
-
 @dataclass(frozen=True)
 class Loaded:
     """The module loaded on one driver's device."""
@@ -225,8 +221,9 @@ class CompiledFunction:
         """Push ``args`` to ``runner``'s device, invoke, pull every result; with the
         runner's scratch (stages, lists) unless another call (another thread, or a
         reentrant one) holds it."""
-        if self._scalars_only:
-            return self._call(runner, self._scalar_arguments(args), rt.VmVariantList(len(self._results)), None)
+        if self._scalars_only:  # IREE only reads an argument list: without arguments, the scratch's empty one
+            arguments = self._scalar_arguments(args) if args else runner.scratch.arguments
+            return self._call(runner, arguments, rt.VmVariantList(len(self._results)), None)
         lock = runner.lock
         if lock.acquire(False):  # held until the results are out
             try:
@@ -256,10 +253,7 @@ class CompiledFunction:
         return items
 
     def _scalar_arguments(self, args: Sequence[Any]) -> rt.VmVariantList:
-        """The argument list of a call whose inputs are all scalars (IREE only reads it:
-        the empty one is shared)."""
-        if not args:
-            return _NO_ARGUMENTS
+        """The argument list of a call whose inputs are all scalars."""
         arguments = rt.VmVariantList(len(args))
         try:
             for push, arg, value in zip(self._pushes, self._args, args):
