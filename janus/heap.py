@@ -12,6 +12,7 @@ outputs after it, all or nothing, so a failed run leaves the Python heap untouch
 from __future__ import annotations
 
 import functools
+import operator
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -92,6 +93,10 @@ class AccessPath:
             allowed = str if kind == "attr" else (str, int)
             if isinstance(key, bool) or not isinstance(key, allowed):
                 raise ValueError(f"bad {kind} key {key!r}")
+        object.__setattr__(self, "_hash", hash((self.slot, self.steps)))
+
+    def __hash__(self) -> int:  # cached: entry checks key a dict by paths on every call
+        return self._hash  # type: ignore[attr-defined]
 
     def child(self, kind: str, key: Key) -> "AccessPath":
         return AccessPath(self.slot, self.steps + ((kind, key),))
@@ -224,6 +229,8 @@ class HeapManifest:
         value); a written one is not, since the compiled code neither forwarded the write
         to the other path nor ordered the two writes.
         """
+        if not self.writes:  # reads alone never conflict
+            return
         containers = self._attribute_containers
         if containers is not None and len({id(parent.read(objects)) for parent in containers}) == len(containers):
             return  # attributes of distinct objects: distinct paths are distinct locations
@@ -250,7 +257,21 @@ class HeapManifest:
     def read_inputs(self, objects: Sequence[object]) -> list[Any]:
         """Values for the appended arguments, in order (after checking aliasing)."""
         self.check_aliasing(objects)
+        readers = self._attribute_readers
+        if readers is not None:
+            try:
+                return [read(objects[slot]) for slot, read in readers]
+            except (AttributeError, KeyError, IndexError, TypeError):  # the paths' own reads say where
+                pass
         return [path.read(objects) for path in self.reads]
+
+    @functools.cached_property
+    def _attribute_readers(self) -> tuple[tuple[int, operator.attrgetter], ...] | None:
+        """Per read path, its slot and an ``attrgetter`` of its steps, when every step of
+        every read path is an attribute (None: ``AccessPath.read`` reads them)."""
+        if not all(path.steps and all(kind == "attr" for kind, _ in path.steps) for path in self.reads):
+            return None
+        return tuple((path.slot, operator.attrgetter(".".join(key for _, key in path.steps))) for path in self.reads)
 
     def commit(self, objects: Sequence[object], values: Sequence[Any]) -> None:
         """Write ``values`` (the appended results) to the heap, all or nothing."""

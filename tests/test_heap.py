@@ -154,6 +154,34 @@ def test_read_only_aliases_are_harmless() -> None:
     assert first is second is shared.W
 
 
+class Failing:
+    """An object whose attribute ``x`` is a property that raises ``error``."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    @property
+    def x(self) -> object:
+        raise self.error
+
+
+@pytest.mark.parametrize("error", [KeyError("k"), TypeError("t")])
+def test_attribute_reads_that_raise_name_the_path(error: Exception) -> None:
+    manifest = HeapManifest(reads=(attr(0, "a"), attr(0, "b", "x")))
+    assert manifest.read_inputs([Obj(a=1, b=Obj(x=2))]) == [1, 2]
+    with pytest.raises(HeapError, match=r"^cannot resolve slot0\.b\.x: slot0\.b has no attribute 'x'"):
+        manifest.read_inputs([Obj(a=1, b=Failing(error))])
+    with pytest.raises(HeapError, match=r"^cannot resolve slot0\.b\.x: slot0 has no attribute 'b'"):
+        manifest.read_inputs([Obj(a=1)])
+    with pytest.raises(HeapError, match="object slot 0 is missing"):
+        manifest.read_inputs([])
+
+
+def test_equal_paths_hash_alike() -> None:
+    assert {attr(0, "W"): 1}[AccessPath(0, (("attr", "W"),))] == 1
+    assert attr(0, "W") not in {attr(1, "W"), attr(0, "b"), AccessPath(0, (("item", "W"),))}
+
+
 def test_alias_error_is_a_heap_error() -> None:
     assert issubclass(HeapAliasError, HeapError)
 

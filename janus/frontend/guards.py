@@ -26,7 +26,7 @@ from typing import Any, Callable, Hashable, Sequence
 import numpy as np
 
 from janus.frontend.heap.rules import HeapMiss, Spec, is_heap_object, method_of, resolve
-from janus.frontend.recursion.trees import is_tree
+from janus.frontend.recursion.trees import is_tree, plainly_not_tree
 from janus.frontend.signature import STATIC_TYPES, describe_key, record_node, relaxed_int
 from janus.frontend.trace.frame import NULL, resolve_global
 from janus.heap import AccessPath
@@ -141,9 +141,9 @@ class GuardBuilder:
         self.heap: list[HeapGuard] = []
         #: the names the compiled conditions use
         self.scope: dict[str, Any] = {"NULL": NULL, "resolve_global": resolve_global, "relaxed_int": relaxed_int,
-                                      "is_heap_object": is_heap_object, "is_tree": is_tree, "asarray": np.asarray,
-                                      "method_of": method_of, "MISSING": _MISSING, "OGA": object.__getattribute__,
-                                      "OSA": object.__setattr__}
+                                      "is_heap_object": is_heap_object, "is_tree": is_tree, "plain": plainly_not_tree,
+                                      "asarray": np.asarray, "method_of": method_of, "MISSING": _MISSING,
+                                      "OGA": object.__getattribute__, "OSA": object.__setattr__}
 
     def _bind(self, value: Any) -> str:
         name = f"c{len(self.scope)}"
@@ -184,7 +184,7 @@ class GuardBuilder:
         is a heap guard of its own."""
         a = f"a{i}"
         self.guards.append(Guard("TYPE_MATCH", f"{self._arg(i)}: {typ.__qualname__} object (exact type)",
-                                 f"type({a}) is {self._bind(typ)} and is_heap_object({a}) and not is_tree({a})"))
+                                 f"type({a}) is {self._bind(typ)} and is_heap_object({a}) and (plain({a}) or not is_tree({a}))"))
 
     def KEY_MATCH(self, i: int, node: tuple) -> None:
         """A nested argument (list, tuple, tree, stacked list): only the key walk checks it."""

@@ -60,11 +60,21 @@ class Version:
     #: seconds in the compiled segment (measured for split versions only)
     segment_seconds: float = 0.0
 
+    @functools.cached_property
+    def traffic(self) -> Any:
+        """The runtime's byte counts of ``call`` (its ``CompiledFunction``'s), or None."""
+        return getattr(getattr(self.call, "__self__", None), "traffic", None)
+
     def run(self, leaves: list[np.ndarray], positional: tuple) -> Any:
         """The compiled call, its heap guards first: ``HeapMiss``/``HeapError`` (nothing
         committed) when the heap is not what the version assumed. A version ending at a
         boundary returns the ``segments.Continuation`` that runs the rest of the call."""
-        heap, boundary = self.graph.heap, self.graph.boundary
+        graph = self.graph
+        heap, boundary = graph.heap, graph.boundary
+        if heap is None and boundary is None and not graph.tree_writes:  # arguments in, results out
+            results = self.call(leaves)
+            self.calls += 1
+            return _rebuild(graph.output, results, leaves)
         held: list = []
         started = time.perf_counter() if boundary is not None else 0.0
         if heap is None:
@@ -74,8 +84,7 @@ class Version:
             entry = self.guards.check_heap(objects, leaves)
             if boundary is not None:
                 held = boundary.hold(objects)
-            traffic = getattr(getattr(self.call, "__self__", None), "traffic", None)  # the runtime's byte counts
-            results = heap.finish(objects, entry, leaves, self.call(leaves, objects), traffic)
+            results = heap.finish(objects, entry, leaves, self.call(leaves, objects), self.traffic)
         if self.graph.tree_writes:
             node_writes.commit(self.graph.tree_writes, positional, results)
         self.calls += 1

@@ -32,16 +32,18 @@ class FunctionInfo:
     #: the compiled code may write an argument's buffer (IREE 3.13 runs ``iree_linalg_ext``
     #: scatters and sorts in place on an argument): arguments are then always copied
     writes_arguments: bool = True
+    #: per trailing storage argument after ``inputs`` (``result_storage``): the result IREE writes into it
+    storage: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"inputs": [to_json(t) for t in self.inputs], "results": [to_json(t) for t in self.results],
-                "heap": self.heap.to_json(), "writes_arguments": self.writes_arguments}
+                "heap": self.heap.to_json(), "writes_arguments": self.writes_arguments, "storage": list(self.storage)}
 
     @classmethod
     def from_json(cls, name: str, data: Mapping[str, Any]) -> "FunctionInfo":
         inputs = tuple(from_json(t) for t in data["inputs"])
         return cls(name, inputs, tuple(from_json(t) for t in data["results"]), HeapManifest.from_json(data["heap"]),
-                   bool(data.get("writes_arguments", True)))
+                   bool(data.get("writes_arguments", True)), tuple(int(i) for i in data.get("storage", ())))
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from janus.runtime.artifact import Artifact, FunctionInfo
 from janus.runtime.errors import CompileError
 from janus.heap import HeapManifest
 from janus.runtime.contractions import wants_data_tiling
+from janus.runtime.result_storage import add_result_storage, exported, storage_results
 from janus.runtime.targets import Target, get_target
 from janus.runtime.values import INDEX_ARRAY, UnsupportedType, ValueType, scalar_type, tensor_type
 from janus.diagnostics import STRING_BUFFER, Diagnostic, from_mlir_error, located
@@ -65,6 +66,7 @@ def compile_module(
     pipeline: str | None = None,
     filename: str = DEFAULT_FILENAME,
     extra_flags: Sequence[str] = (),
+    result_storage: bool = False,
 ) -> Artifact:
     """Lower ``module`` with ``pipeline`` (default: the target's) and compile it for the
     ``target`` preset.
@@ -73,12 +75,17 @@ def compile_module(
     those chosen for the module: ``module_flags``). A module
     lowered to the same text and compiled with the same flags before (by any process)
     comes from the compile cache (``janus.runtime.cache``) without running iree-compile.
+    ``result_storage``: small results are written into storage the runtime passes
+    (``janus.runtime.result_storage``), where the target allows; artifacts for IREE's own
+    tools (``janus-compile``, ``janus.aot``) keep the plain signature.
     """
     preset = get_target(target)
     lowered = lower(module, pipeline or preset.pipeline, filename=filename)
     problems = ready_for_iree_problems(lowered.operation)
     if problems:
         raise CompileError([located("error", loc, message, filename) for loc, message in problems])
+    if result_storage and preset.result_storage:
+        add_result_storage(lowered, value_type)
     chosen = module_flags(preset, lowered)
     flags = preset.compile_flags(extra_flags, chosen)
     text = lowered.operation.get_asm(enable_debug_info=True)
@@ -137,18 +144,19 @@ def public_functions(module: ir.Module) -> dict[str, FunctionInfo]:
     """What the runtime needs to call each exported function of ``module``."""
     out = {}
     for op in module.body.operations:
-        attrs = op.operation.attributes
-        exported = "sym_visibility" not in attrs or attrs["sym_visibility"].value == "public"
-        if op.operation.name != "func.func" or not exported or not len(op.regions[0].blocks):
+        if not exported(op):
             continue
+        attrs = op.operation.attributes
         ftype = attrs["function_type"].value
         name = attrs["sym_name"].value
+        storage, arity = storage_results(op.operation)
         out[name] = FunctionInfo(
             name,
-            tuple(value_type(t) for t in ftype.inputs),
+            tuple(value_type(t) for t in ftype.inputs[:arity]),
             tuple(value_type(t) for t in ftype.results),
             HeapManifest.from_function(op.operation),
             writes_arguments(op.operation),
+            storage,
         )
     return out
 

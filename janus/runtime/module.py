@@ -3,7 +3,9 @@
 A call converts arguments with converters built once per function, reads the function's
 heap inputs from live Python objects, invokes the VM function directly (cheaper than
 ``iree.runtime.FunctionInvoker``) and commits heap writes only after the call returned
-and every result was converted: a failed guard or any other error commits nothing.
+and every result was converted: a failed guard or any other error commits nothing. Small
+results come back through storage the call passes (``result_storage``); a call with
+scalars only builds its own argument and result lists (no scratch, no lock).
 
 A module loaded without an explicit driver on a target with a ``parallel_driver`` (the
 CPU: local-sync, then local-task) is loaded on the second driver too once one of its
@@ -28,7 +30,7 @@ from janus.runtime.compiler import DEFAULT_FILENAME, ModuleLike, compile_module
 from janus.runtime.drivers import DriverChoice, median
 from janus.runtime.errors import GuardFailure
 from janus.runtime.targets import get_target
-from janus.runtime.values import Scratch, Traffic, Transfer, UnsupportedType
+from janus.runtime.values import SCALAR_TYPES, Scratch, StoredResult, Traffic, Transfer, UnsupportedType
 
 #: the drivers whose device memory is the host's: arrays are shared with compiled code, not copied
 HOST_DRIVERS = frozenset({"local-sync", "local-task"})
@@ -99,8 +101,9 @@ class CompiledModule:
         pipeline: str | None = None,
         filename: str = DEFAULT_FILENAME,
     ) -> "CompiledModule":
-        """Compile ``module`` in memory (``pipeline`` default: the target's) and load it."""
-        return cls(compile_module(module, target, pipeline=pipeline, filename=filename), driver)
+        """Compile ``module`` in memory (``pipeline`` default: the target's) and load it; its
+        small results come back through storage the calls pass (``result_storage``)."""
+        return cls(compile_module(module, target, pipeline=pipeline, filename=filename, result_storage=True), driver)
 
     @classmethod
     def load(cls, path: str | Path, driver: str | None = None) -> "CompiledModule":
@@ -149,7 +152,7 @@ class Runner:
         host = driver in HOST_DRIVERS
         device = loaded.context.config.device
         scratch = Scratch(device, host, function.traffic, len(function._inputs), len(function._results),
-                          not function._info.writes_arguments)
+                          not function._info.writes_arguments, function._outputs)
         return cls(driver, loaded.context.vm_context.invoke, loaded.vm_module.lookup_function(function.name),
                    device, host, scratch, threading.Lock())
 
@@ -170,10 +173,16 @@ class CompiledFunction:
         self._pushes = tuple(kind.push for kind in info.inputs)
         self._returned = len(info.results) - len(info.heap.writes)
         self._results = info.results
-        self._pulls = tuple(kind.pull for kind in self._results)
+        #: the results IREE writes into storage the call passes (``result_storage``), in argument order
+        self._outputs = tuple(info.results[i] for i in info.storage)
+        stored = {index: StoredResult(position) for position, index in enumerate(info.storage)}
+        #: per result: its index and its converter's ``pull``
+        self._indexed_pulls = tuple((i, (stored.get(i) or kind).pull) for i, kind in enumerate(self._results))
         self._heap = info.heap if info.heap.reads or info.heap.writes else None
         self._info = info
         self._arity = len(info.inputs) - len(info.heap.reads)
+        #: scalars in and out: a call builds its own lists (cheaper than the scratch and its lock)
+        self._scalars_only = all(isinstance(kind, SCALAR_TYPES) for kind in (*info.inputs, *info.results))
         #: bytes copied and shared over the calls (``janus.explain``, benchmarks)
         self.traffic = Traffic()
         self._runners = [Runner.of(self, module.driver)]
@@ -199,10 +208,11 @@ class CompiledFunction:
             results = self._run(self._runners[0], args)
         else:
             driver = choice.next() if choice.compared else 0  # what ``next`` says, without the call
+            runner = self._runners[0] if driver == 0 else self._runner(driver)
             started = perf_counter()
-            results = self._run(self._runner(driver), args)
+            results = self._run(runner, args)
             choice.record(driver, perf_counter() - started)
-        if heap is not None:
+        if heap is not None and heap.writes:
             heap.commit(objects, results[self._returned :])
             del results[self._returned :]
         return results
@@ -211,19 +221,24 @@ class CompiledFunction:
         """Push ``args`` to ``runner``'s device, invoke, pull every result; with the
         runner's scratch (stages, lists) unless another call (another thread, or a
         reentrant one) holds it."""
-        if runner.lock.acquire(False):  # held until the results are out
+        if self._scalars_only:  # IREE only reads an argument list: without arguments, the scratch's empty one
+            arguments = self._scalar_arguments(args) if args else runner.scratch.arguments
+            return self._call(runner, arguments, rt.VmVariantList(len(self._results)), None)
+        lock = runner.lock
+        if lock.acquire(False):  # held until the results are out
             try:
                 scratch = runner.scratch
                 transfer = scratch.transfer
                 transfer.pinned.clear()
                 items = self._items(args, transfer)
                 if items != scratch.items:  # the same stages, handed views and scalars: the same list
-                    scratch.arguments, scratch.items = self._arguments(items), items
+                    scratch.arguments, scratch.items = self._arguments(items, transfer), items
                 return self._call(runner, scratch.arguments, scratch.results, transfer)
             finally:
-                runner.lock.release()
-        transfer = Transfer(runner.device, runner.host, self.traffic, share=not self._info.writes_arguments)
-        return self._call(runner, self._arguments(self._items(args, transfer)),
+                lock.release()
+        transfer = Transfer(runner.device, runner.host, self.traffic, share=not self._info.writes_arguments,
+                            outputs=self._outputs)
+        return self._call(runner, self._arguments(self._items(args, transfer), transfer),
                           rt.VmVariantList(len(self._results)), transfer)
 
     def _items(self, args: Sequence[Any], transfer: Transfer) -> list[Any]:
@@ -237,32 +252,44 @@ class CompiledFunction:
             raise type(e)(f"{self._input_name(len(items))}: {e}") from None
         return items
 
-    def _arguments(self, items: list[Any]) -> rt.VmVariantList:
-        arguments = rt.VmVariantList(len(items))
+    def _scalar_arguments(self, args: Sequence[Any]) -> rt.VmVariantList:
+        """The argument list of a call whose inputs are all scalars."""
+        arguments = rt.VmVariantList(len(args))
+        try:
+            for push, arg, value in zip(self._pushes, self._args, args):
+                push(arguments, arg(value, None, 0))
+        except (TypeError, OverflowError) as e:
+            raise type(e)(f"{self._input_name(len(arguments))}: {e}") from None
+        return arguments
+
+    def _arguments(self, items: list[Any], transfer: Transfer) -> rt.VmVariantList:
+        """The argument list: the items, then the storage of the results IREE writes in place."""
+        arguments = rt.VmVariantList(len(items) + len(transfer.outputs))
         for push, item in zip(self._pushes, items):
             push(arguments, item)
+        for stage in transfer.outputs:
+            arguments.push_ref(stage.view)
         return arguments
 
     def _call(self, runner: Runner, arguments: rt.VmVariantList, results: rt.VmVariantList,
-              transfer: Transfer) -> list[Any]:
+              transfer: Transfer | None) -> list[Any]:
         """The call's results; ``GuardFailure`` for a failed guard (host modules told either way)."""
         hosts = host_modules.active()
         for host in hosts:
             host.begin_call()
-        ok = False
         try:
             runner.invoke(runner.function, arguments, results)
-            ok = True
-        except RuntimeError as e:
-            failure = GuardFailure.from_error(e, self.name)
+        except BaseException as e:
+            for host in hosts:
+                host.end_call(False)
+            failure = GuardFailure.from_error(e, self.name) if isinstance(e, RuntimeError) else None
             if failure is None:
                 raise
             raise failure from e
-        finally:
-            for host in hosts:
-                host.end_call(ok)
+        for host in hosts:
+            host.end_call(True)
         self.traffic.calls += 1
-        return [pull(results, i, transfer) for i, pull in enumerate(self._pulls)]
+        return [pull(results, i, transfer) for i, pull in self._indexed_pulls]
 
     def _runner(self, driver: int) -> Runner:
         if driver == len(self._runners):  # the parallel driver's first call

@@ -32,6 +32,9 @@ class Target:
     libm_flags: tuple[str, ...] = ()
     #: Flags for a module whose matmuls are large (``janus.runtime.contractions``): data-tiled GEMMs.
     data_tiling_flags: tuple[str, ...] = ()
+    #: small static results are written into storage the runtime passes (``result_storage``):
+    #: for targets whose device memory is the host's
+    result_storage: bool = False
 
     def compile_flags(self, extra: Sequence[str] = (), chosen: Sequence[str] = ()) -> list[str]:
         """The iree-compile flags: the preset's, then ``chosen`` for this module, ``extra``
@@ -74,6 +77,7 @@ TARGETS: dict[str, Target] = {
             libm_flags=("--iree-llvmcpu-link-embedded=false",),
             # operands packed in the inner kernel's tile layout (``janus.runtime.contractions``)
             data_tiling_flags=("--iree-dispatch-creation-data-tiling",),
+            result_storage=True,
         ),
         Target(
             "vulkan",

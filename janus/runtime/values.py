@@ -71,14 +71,16 @@ class Transfer:
     ``stages`` the function's stages per input slot (None: this call allocates, as while
     another thread's call uses them)."""
 
-    __slots__ = ("device", "host", "traffic", "pinned", "stages", "share")
+    __slots__ = ("device", "host", "traffic", "pinned", "stages", "share", "outputs")
 
     def __init__(self, device: rt.HalDevice, host: bool, traffic: Traffic, stages: list[Stage | None] | None = None,
-                 share: bool = True) -> None:
+                 share: bool = True, outputs: "tuple[TensorType, ...]" = ()) -> None:
         self.device, self.host, self.traffic, self.stages = device, host, traffic, stages
         self.pinned: list[tuple[int, int]] = []
         #: arguments may be passed without a copy (host memory, and code that never writes them)
         self.share = host and share
+        #: the storage IREE writes the function's small results into (``result_storage``), in argument order
+        self.outputs = [Stage(device, kind.shape, kind) for kind in outputs]
 
 
 class Scratch:
@@ -91,8 +93,8 @@ class Scratch:
     __slots__ = ("transfer", "items", "arguments", "results")
 
     def __init__(self, device: rt.HalDevice, host: bool, traffic: Traffic, inputs: int, results: int,
-                 share: bool = True) -> None:
-        self.transfer = Transfer(device, host, traffic, [None] * inputs if host else None, share)
+                 share: bool = True, outputs: "tuple[TensorType, ...]" = ()) -> None:
+        self.transfer = Transfer(device, host, traffic, [None] * inputs if host else None, share, outputs)
         self.items: list[Any] | None = None
         self.arguments = rt.VmVariantList(inputs)
         self.results = rt.VmVariantList(results)
@@ -221,7 +223,8 @@ class TensorType:
             if stage is None or stage.shape != value.shape:
                 stage = stages[slot] = Stage(transfer.device, value.shape, self)
             stage.array[...] = value  # any layout; the dtype is the stage's
-            transfer.pinned.append((stage.start, stage.end))
+            if nbytes >= SHARE_MIN_BYTES:  # a result within a smaller stage is small: copied anyway
+                transfer.pinned.append((stage.start, stage.end))
             return stage.view
         if not value.flags.c_contiguous:
             value = np.ascontiguousarray(value)
@@ -273,6 +276,19 @@ class TensorType:
 
 
 @dataclass(frozen=True, slots=True)
+class StoredResult:
+    """A result IREE wrote into the call's storage for it (``result_storage``; the
+    ``position``-th of ``Transfer.outputs``): copied out, as a small result always is."""
+
+    position: int
+
+    def pull(self, values: rt.VmVariantList, index: int, transfer: Transfer) -> np.ndarray:
+        array = transfer.outputs[self.position].array
+        transfer.traffic.copied += array.nbytes
+        return array.copy()
+
+
+@dataclass(frozen=True, slots=True)
 class IndexArrayType:
     """``!util.buffer`` (see ``janus-host-index-arrays``): a 1-D int64 array the compiled
     code reads on the host, copied into a VM buffer."""
@@ -311,6 +327,8 @@ class UnsupportedType:
 
 
 ValueType = BoolType | IntType | FloatType | TensorType | IndexArrayType | UnsupportedType
+#: the converters of scalars (whose ``arg`` and ``pull`` need no ``Transfer``)
+SCALAR_TYPES = (BoolType, IntType, FloatType)
 
 
 def _tensor_text(shape: tuple[int | None, ...], element: str) -> str:

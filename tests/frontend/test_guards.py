@@ -102,6 +102,23 @@ def test_type_match():
     assert version.calls == 0
 
 
+class Link:
+    """A tree node (it holds one of its class)."""
+
+    def __init__(self, next: "Link | None" = None) -> None:
+        self.next = next
+
+
+def test_type_match_fails_when_the_object_becomes_a_tree_wrapper():
+    obj, x = Scale(), rand(3)
+    jf = compiled(apply, obj, x)
+    version = only_version(jf)
+    assert version.guards.match((obj, x)) is not None
+    obj.root = Link(Link())  # a node in an attribute: the object is linearized as a tree now
+    assert version.guards.match((obj, x)) is None
+    assert_same(jf(obj, x), apply(obj, x))
+
+
 def total(xs):
     return xs[0] + xs[-1]
 

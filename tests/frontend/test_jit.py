@@ -68,6 +68,15 @@ def test_linear_model_compiles_after_three_profiled_runs(jit_linear):
     assert version.calls == 3 and jit_linear.profile.runs == 3
 
 
+def test_kept_results_never_change_under_their_holder():
+    jf = compiled(linear, *LIN_ARGS)
+    kept = jf(*LIN_ARGS)  # a small result: copied out of the storage later calls write again
+    for seed in range(3):
+        jf(rand(4, 3, seed=seed), rand(3, 2, seed=seed + 1), rand(2, seed=seed + 2))
+    assert_same(kept, linear(*LIN_ARGS))
+    assert jf(*LIN_ARGS) is not kept
+
+
 def test_signature_change_misses_and_answers_imperatively(jit_linear):
     args64 = tuple(a.astype(np.float64) for a in LIN_ARGS)
     assert_same(jit_linear(*args64), linear(*args64))  # dtype miss

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 
 import numpy as np
 import pytest
@@ -52,6 +53,26 @@ def test_the_module_answers_correctly_after_a_guard_failure(guards: CompiledModu
     assert (info.value.guard_id, info.value.kind, info.value.source) == (2, "branch", "model.py:14")
     assert guards["next_below"](1, 5) == 2
     np.testing.assert_array_equal(guards["scale"](X, 3.0), X * np.float32(3.0))
+
+
+def test_scalar_calls_from_two_threads_and_guard_failures_between_them(guards: CompiledModule) -> None:
+    next_below, errors = guards["next_below"], []
+
+    def run(start: int) -> None:
+        for n in range(start, start + 300):
+            try:
+                if next_below(n, start + 200) != n + 1 or n >= start + 200:
+                    errors.append(n)
+            except GuardFailure:
+                if n < start + 200:
+                    errors.append(n)
+
+    threads = [threading.Thread(target=run, args=(start,)) for start in (0, 10**6, -(10**6))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
 
 
 # -- argument and result conversion ----------------------------------------------------

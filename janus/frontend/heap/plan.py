@@ -24,6 +24,7 @@ checks passed, so the commit stays all or nothing.
 
 from __future__ import annotations
 
+import functools
 import types
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
@@ -62,6 +63,8 @@ class HeapPlan:
         """After the runtime's commit: Python's identities (see the module doc); the results
         with returned heap values replaced by the heap's objects. The in-place updates are
         copies, counted in ``traffic``."""
+        if self.inert:
+            return results
         for path in self.mutated:
             original = entry[path]
             np.copyto(original, path.read(objects))
@@ -99,6 +102,12 @@ class HeapPlan:
             elif name in built:
                 out[i] = built[name]
         return out
+
+    @functools.cached_property
+    def inert(self) -> bool:
+        """``finish`` has nothing to do: no writes, in-place updates or structures, and no
+        result that is an entry array (the common case of a call that only reads the heap)."""
+        return not (self.mutated or self.writes or self.structures or any(name in self.owners for name in self.outputs))
 
     def _original(self, name: str, entry: dict, leaves: Sequence[np.ndarray]) -> Any:
         if name in self.owners:

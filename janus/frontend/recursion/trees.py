@@ -174,6 +174,21 @@ def is_tree(value: Any) -> bool:
     return any(is_node(v) or type(v) in (list, tuple) and v and all(map(is_node, v)) for v in vars(value).values())
 
 
+#: attribute value types that are never nodes, wrappers or lists of nodes (``is_node`` and
+#: ``is_tree`` see a builtin or an array as a leaf value)
+_PLAIN_ATTRIBUTES = frozenset({int, float, bool, complex, str, bytes, type(None), dict, set, frozenset, np.ndarray})
+
+
+def plainly_not_tree(value: Any) -> bool:
+    """A cheap sufficient test for ``not is_tree(value)`` (an entry guard runs it on every
+    call; False means only that ``is_tree`` must decide): an object of a class not known
+    as a node class whose attributes all hold builtin values or arrays."""
+    attributes = getattr(value, "__dict__", None)
+    cls = type(value)
+    return (type(attributes) is dict and cls not in _NODE_CLASSES and not _annotated_recursive(cls)
+            and _PLAIN_ATTRIBUTES.issuperset(map(type, attributes.values())))
+
+
 def _reach(root: Any) -> tuple[dict[type, list[Any]], dict[int, int]]:
     """The objects of each class the tree at ``root`` reaches (rows breadth-first), and each
     object's row (by ``id``)."""
