@@ -170,8 +170,17 @@ BodyFn = Callable[[Body, list[str]], str]
 class Emitter:
     """Collects the ops of one function body, in order."""
 
-    def __init__(self, guard_ids: Iterator[int] | None = None) -> None:
+    def __init__(self, guard_ids: Iterator[int] | None = None, in_place: bool = True) -> None:
         self.lines: list[str] = []
+        #: the body's own lines, where local arrays may be updated in place (None: nowhere,
+        #: as in a ``janus.grad`` function, which ``janus-autodiff`` differentiates)
+        self.body: list[str] | None = self.lines if in_place else None
+        #: id of a data-dependent branch side's lines -> the lines around that branch: an
+        #: in-place update there is joined by the ``scf.if`` (a loop body's lines are not here)
+        self.sides: dict[int, list[str]] = {}
+        #: an array updated in place -> the array it was before its first update (a recursive
+        #: function's threaded parameters are returned as updates of themselves)
+        self.updated: dict[Tensor, Tensor] = {}
         self._count = 0
         self._guard_ids = guard_ids if guard_ids is not None else itertools.count()
         #: symbol of each ``?`` dim -> the ``index`` SSA value holding its size
@@ -184,9 +193,18 @@ class Emitter:
         #: `` loc(...)`` of the traced Python line the next ops are emitted for ('' for none)
         self.loc = ""
 
-    def sibling(self) -> "Emitter":
+    def sibling(self, in_place: bool = False) -> "Emitter":
         """An emitter for another function of the same module (guard ids stay module-unique)."""
-        return Emitter(self._guard_ids)
+        return Emitter(self._guard_ids, in_place)
+
+    def in_place_region(self) -> bool:
+        """Whether the current lines are the body's or a branch side's within it (no loop)."""
+        lines: list[str] | None = self.lines
+        while lines is not self.body:
+            lines = self.sides.get(id(lines))
+            if lines is None:
+                return False
+        return True
 
     def fresh(self) -> str:
         self._count += 1

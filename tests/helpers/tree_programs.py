@@ -46,3 +46,14 @@ def make_nary(rng: np.random.Generator, leaves: int, arity: int, vocab: int) -> 
         return Leafy(int(rng.integers(vocab)))
     parts = np.array_split(np.arange(leaves), arity)
     return Leafy(0, [make_nary(rng, max(len(p), 1), arity, vocab) for p in parts])
+
+
+def accumulate(node: Leafy, d: np.ndarray, W: np.ndarray, grads: dict[str, np.ndarray]) -> None:
+    """A hand-written backward pass over ``node``: gradients added into ``grads`` in place."""
+    if not node.children:
+        grads["emb"][node.word] += d
+        return
+    grads["W"] += np.outer(d, d)
+    down = np.tanh(d @ W)
+    for child in node.children:
+        accumulate(child, down, W, grads)

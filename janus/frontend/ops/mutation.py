@@ -137,7 +137,7 @@ def setitem_local_array(tracer: "Tracer", array: np.ndarray, key: Any, value: An
 def as_graph_constant(tracer: "Tracer", array: np.ndarray, what: str) -> Tensor:
     """A NumPy array the trace made, as a local graph constant wherever the trace sees it
     (so that a graph value can be written into it)."""
-    if _found_in(tracer.heap.values.values(), array):
+    if found_in(tracer.heap.values.values(), array):
         raise NotConvertible(f"{what} into an array made from static values, also stored on the heap in this call")
     tensor = tracer.em.literal(array)
     tracer.em.provenance[tensor] = None
@@ -257,20 +257,57 @@ def _insert(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> Tensor:
 
 def replace(tracer: "Tracer", old: Tensor, new: Tensor, what: str) -> None:
     """Make every place the trace can see hold ``new`` instead of ``old`` (or refuse)."""
-    provenance = tracer.em.provenance
-    if not tracer.heap.at_root():
-        raise NotConvertible(f"{what} on a local array inside a data-dependent branch or loop region")
+    em = tracer.em
+    provenance = em.provenance
+    if not em.in_place_region():
+        raise NotConvertible(f"{what} on a local array inside a loop region in the graph")
     if old not in provenance:
         raise NotConvertible(f"{what} on an array not known to be local to the trace (an argument, a loop or branch result)")
     if provenance[old] is not None and _base_alive(tracer, old):
         raise NotConvertible(f"{what} on an array that may be a view of another array (slice, reshape, transpose)")
-    if _found_in(tracer.heap.values.values(), old):
+    if found_in(tracer.heap.values.values(), old):
         raise NotConvertible(f"{what} on an array also stored on the heap in this call")
-    if _found_in(tracer.tree_state.stored, old):
+    if found_in(tracer.tree_state.stored, old):
         raise NotConvertible(f"{what} on an array also stored on a tree node in this call")
     check_views(tracer, old, what)
+    _check_outside_branch(tracer, old, what)
     substitute(tracer, old, new, what)
     provenance[new] = None
+    em.updated[new] = em.updated.get(old, old)
+
+
+def _outside_branch(tracer: "Tracer") -> int:
+    """How many frames (outermost first) stand outside the innermost branch side being
+    traced (0 outside branches): a side copies the state of its own frame only."""
+    return next((i for i in range(len(tracer.frames) - 1, -1, -1) if tracer.frames[i].forking), 0)
+
+
+def _check_outside_branch(tracer: "Tracer", old: Tensor, what: str) -> None:
+    """Inside a branch side, refuse an array that frames outside the branch hold other than
+    through the containers the side copied: the ``scf.if`` joins only the side's copies."""
+    outside = tracer.frames[:_outside_branch(tracer)]
+    copied = {key for originals in tracer.branch_copies for key in originals}
+    roots = [[f.locals for f in outside], [f.stack for f in outside], [f.cells for f in outside]]
+    if any(v is old for v in _walk(roots, copied)):
+        raise NotConvertible(f"{what} inside a data-dependent branch on an array a calling function holds")
+
+
+def join_fresh(em: "Emitter", joined: list[tuple[Tensor, Tensor, Tensor]]) -> None:
+    """Mark the ``scf.if`` results that join two fresh arrays fresh too, so that they can be
+    updated in place after the branch: each side's array is joined with one partner only
+    (so aliases stay aliases) and no joined array is a view of it."""
+    provenance = em.provenance
+    partners: dict[int, set[int]] = {}
+    for a, b, _ in joined:
+        partners.setdefault(id(a), set()).add(id(b))
+        partners.setdefault(id(b), set()).add(id(a))
+    viewed = {id(provenance[v]) for a, b, _ in joined for v in (a, b) if provenance.get(v) is not None}
+    for a, b, value in joined:
+        if all(v in provenance and provenance[v] is None and len(partners[id(v)]) == 1 and id(v) not in viewed
+               for v in (a, b)):
+            provenance[value] = None
+            if em.updated.get(a, a) is em.updated.get(b, b):
+                em.updated[value] = em.updated.get(a, a)
 
 
 def _base_alive(tracer: "Tracer", view: Tensor) -> bool:
@@ -290,7 +327,7 @@ def check_views(tracer: "Tracer", base: Tensor, what: str) -> None:
 
 def substitute(tracer: "Tracer", old: Tensor, new: Tensor, what: str) -> None:
     """Replace ``old`` by ``new`` in every frame being traced, and the lists and dicts they reach."""
-    for f in tracer.frames:
+    for f in tracer.frames[_outside_branch(tracer):]:  # the frames outside do not hold it (checked)
         _substitute(f.locals, old, new, what)
         _substitute(f.stack, old, new, what)
         for cell in f.cells.values():
@@ -313,7 +350,7 @@ def _substitute(container: Any, old: Tensor, new: Tensor, what: str) -> None:
     elif isinstance(container, list):
         items = list(enumerate(container))
     else:
-        if container is not old and _found_in([container], old):
+        if container is not old and found_in([container], old):
             raise NotConvertible(f"{what} on an array held by a {type(container).__name__} (cannot be updated)")
         return
     for k, v in items:
@@ -323,10 +360,11 @@ def _substitute(container: Any, old: Tensor, new: Tensor, what: str) -> None:
             _substitute(v, old, new, what)
 
 
-def _walk(values: Any) -> Any:
-    """Every value reachable through containers and traced-Python objects."""
+def _walk(values: Any, skip: set[int] | frozenset[int] = frozenset()) -> Any:
+    """Every value reachable through containers and traced-Python objects (not through
+    the objects whose ids are in ``skip``)."""
     stack = [values]
-    seen: set[int] = set()
+    seen: set[int] = set(skip)
     while stack:
         v = stack.pop()
         if not isinstance(v, Tensor):
@@ -350,7 +388,7 @@ def _walk(values: Any) -> Any:
             stack.append(v.receiver)  # dropped recursive result refuses every attribute)
 
 
-def _found_in(values: Any, target: Tensor) -> bool:
+def found_in(values: Any, target: Tensor) -> bool:
     return any(v is target for v in _walk(list(values)))
 
 

@@ -31,7 +31,7 @@ from janus.dialects import InvokeOp
 from janus.frontend.trace.branches import SymFunction
 from janus.frontend.emitter import Emitter, function_text
 from janus.frontend.heap.access import HeapRef
-from janus.frontend.recursion import results
+from janus.frontend.recursion import results, threaded
 from janus.frontend.recursion.heap_state import RecursionHeap, extra_operands
 from janus.frontend.trace.scalars import PYTHON_DTYPES, weak_literal
 from janus.frontend.recursion.trees import SymNode, TreeKind, bind_tree
@@ -48,6 +48,7 @@ STATIC = (type(None), str, bytes, types.FunctionType, types.BuiltinFunctionType,
 
 # Kinds: ("scalar", dtype, weak) | ("tensor", dtype, shape with "?") | ("node", TreeKind, class index) | ("static", value)
 #        | ("heap", access path): a heap object, passed unchanged (``recursion_heap``)
+#        | ("threaded", keys, tensor kinds): a dict of arrays updated in place (``threaded``)
 Kind = tuple
 
 
@@ -71,6 +72,8 @@ def kind_of(value: Any) -> Kind:
         return ("node", value.tree.kind, value.layout)
     if isinstance(value, HeapRef):
         return ("heap", value.path)
+    if threaded.is_threaded(value):
+        return threaded.kind_of(value, kind_of)
     if isinstance(value, Tensor):
         if not value.shape:
             return ("scalar", value.dtype.name, isinstance(value, Weak))
@@ -92,7 +95,14 @@ def types_of(kind: Kind) -> list[str]:
         return [tensor_type(kind[2], np.dtype(kind[1]))]
     if kind[0] == "node":
         return ["i64", *(tensor_type(("?", *c.shape), c.dtype) for c in kind[1].columns())]
+    if kind[0] == "threaded":
+        return [t for item in kind[2] for t in types_of(item)]
     return []
+
+
+def threaded_leaves(kinds: tuple[Kind, ...]) -> list[Kind]:
+    """The kinds of the extra results that return the threaded dicts' arrays."""
+    return [item for kind in kinds if kind[0] == "threaded" for item in kind[2]]
 
 
 class Recursion:
@@ -105,6 +115,8 @@ class Recursion:
         self.returning: dict[int, Kind] = {}
         #: per generated function, the heap locations passed as its extra parameters
         self.heap_reads: dict[str, list] = {}
+        #: per generated function, the (argument index, key) of threaded arrays it updates
+        self.updates: dict[str, set[tuple[int, Any]]] = {}
         self.tracing: dict[str, RecursionHeap] = {}  # generated functions still being traced
 
     def invoke(self, code: types.CodeType, globals_: dict, closure: tuple, bound: dict[str, Any]) -> Any:
@@ -112,11 +124,15 @@ class Recursion:
         if closure:
             raise NotConvertible(f"recursive call to {code.co_name}, a closure")
         em = self.tracer.em
+        for v in bound.values():
+            if threaded.is_threaded(v):
+                threaded.make_local(self.tracer, v)
         bound = {k: em.literal(v) if isinstance(v, np.ndarray) else v for k, v in bound.items()}
         if any(isinstance(v, SymNode) and v.tree.written for v in bound.values()):
             raise NotConvertible(f"a recursive call ({code.co_name}) on a tree whose node attributes this call writes "
                                  "(node writes compile outside recursive functions only)")
         kinds = tuple(kind_of(v) for v in bound.values())
+        threaded.check_distinct(list(bound.values()), kinds)
         fn = self.generated.get((code, kinds)) or self.generate(code, globals_, bound, kinds)
         operands = [name for value, kind in zip(bound.values(), kinds) for name in self.operands(value, kind)]
         extra, extra_types = extra_operands(self.tracer, self.tracing.get(fn.name), self.heap_reads.get(fn.name, []))
@@ -124,11 +140,19 @@ class Recursion:
             em.types.update(zip(extra, extra_types))
         operands += extra
         arg_types = [t for kind in kinds for t in types_of(kind)] + extra_types
-        leaves = results.leaves(fn.result)
+        leaves, extra_leaves = results.leaves(fn.result), threaded_leaves(kinds)
         name = em.janus(InvokeOp, {"arguments": list(zip(operands, arg_types))}, {"callee": fn.name},
-                        [types_of(k)[0] for k in leaves])
-        names = [f"{name}#{i}" for i in range(len(leaves))] if len(leaves) > 1 else [name]
-        return results.rebuild(fn.result, (self.value(em, n, k) for n, k in zip(names, leaves)))
+                        [types_of(k)[0] for k in leaves + extra_leaves])
+        count = len(leaves) + len(extra_leaves)
+        names = [f"{name}#{i}" for i in range(count)] if count > 1 else [name]
+        value = results.rebuild(fn.result, (self.value(em, n, k) for n, k in zip(names, leaves)))
+        updated = iter(self.value(em, n, k) for n, k in zip(names[len(leaves):], extra_leaves))
+        updates = None if fn.name in self.tracing else self.updates[fn.name]
+        for i, (arg, kind) in enumerate(zip(bound.values(), kinds)):
+            if kind[0] == "threaded":
+                new = [next(updated) for _ in kind[1]]
+                threaded.commit(self.tracer, arg, new, None if updates is None else {k for j, k in updates if j == i})
+        return value
 
     def returned(self, value: Any, code: types.CodeType) -> Any:
         """A ``return`` in a generated function's own frame gives its declared result kind;
@@ -148,21 +172,30 @@ class Recursion:
         tracer = self.tracer
         name = re.sub(r"\W", "_", code.co_name)
         fn = Generated(f"{name}_rec{len(self.generated)}", results.merge(list(tracer.profile.returns.get(code, ()))))
-        if not results.leaves(fn.result):
-            raise NotConvertible(f"a recursive function ({code.co_name}) returning no array or scalar is not supported")
+        if not results.leaves(fn.result) and not threaded_leaves(kinds):
+            raise NotConvertible(f"a recursive function ({code.co_name}) returning no array or scalar (and "
+                                 "updating no dict of arrays it is passed) is not supported")
         self.generated[(code, kinds)] = fn  # before tracing: its own recursive calls find it
         outer = tracer.em
-        em = tracer.em = outer.sibling()
+        em = tracer.em = outer.sibling(in_place=True)
         try:
             params: list[Slot] = []
             arguments = {name: self.parameter(em, kind, value, params) for (name, value), kind in zip(bound.items(), kinds)}
             heap = self.tracing[fn.name] = tracer.heap.scope = RecursionHeap(tracer, fn.name, outer, len(params))
             depth = tracer.depth + 1
             self.returning[depth] = fn.result
+            threads = {i: (arg, dict(arguments[arg])) for i, (arg, kind) in enumerate(zip(bound, kinds))
+                       if kind[0] == "threaded"}  # each threaded dict's parameters
             try:
                 value = tracer.run(code, globals_, arguments)
+                flat = results.flatten(value, fn.result)
                 returned = [Slot(em.scalar(v), types_of(k)[0]) if k[0] == "scalar" else Slot(v.name, v.type)
-                            for v, k in zip(results.flatten(value, fn.result), results.leaves(fn.result))]
+                            for v, k in zip(flat, results.leaves(fn.result))]
+                self.updates[fn.name] = set()
+                for i, (arg, first) in threads.items():
+                    finals = threaded.finals(em, kinds[i], first, arguments[arg], flat)
+                    returned += [Slot(v.name, v.type) for v in finals]
+                    self.updates[fn.name] |= {(i, key) for key, v in zip(first, finals) if v is not first[key]}
             finally:
                 del self.returning[depth], self.tracing[fn.name]
                 tracer.heap.scope = heap.enclosing
@@ -181,6 +214,8 @@ class Recursion:
         em.types.update((slot.name, slot.type) for slot in slots)
         if kind[0] in ("static", "heap"):
             return value
+        if kind[0] == "threaded":
+            return threaded.parameters(em, kind, [slot.name for slot in slots], self.value)
         if kind[0] != "node":
             return self.value(em, slots[0].name, kind)
         tree_kind: TreeKind = kind[1]
@@ -205,6 +240,8 @@ class Recursion:
             return []
         if kind[0] == "node":
             return [em.scalar(value.id), *(value.tree.arrays[c.key].name for c in value.tree.kind.columns())]
+        if kind[0] == "threaded":
+            return [value[key].name for key in kind[1]]
         if kind[0] == "scalar" and not isinstance(value, Tensor):
             value = weak_literal(em, value) if kind[2] else em.literal(np.asarray(value))
         return [em.scalar(value) if kind[0] == "scalar" else value.name]

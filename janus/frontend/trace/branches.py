@@ -114,6 +114,8 @@ class Joiner:
         #: makes a Python scalar joined with a ``Weak`` graph value a ``Weak`` of its type
         self.promote = promote
         self.results: list[tuple[Tensor, Tensor]] = []
+        #: (then value, else value, joined value) per result; a pair met twice is joined once
+        self.joined: list[tuple[Tensor, Tensor, Tensor]] = []
         self.memo: dict[tuple[int, int], Any] = {}
         self.keep_alive = (then_copies, else_copies)
         for key, original in then_copies.originals.items():
@@ -154,7 +156,10 @@ class Joiner:
             if type(a) is not type(b):  # a Python scalar on one side only: NumPy would promote differently
                 _differ(a, b)
             self.results.append((a, b))
-            return type(a)(joined_name(self.name, len(self.results) - 1, a.shape), a.shape, a.dtype)
+            joined = type(a)(joined_name(self.name, len(self.results) - 1, a.shape), a.shape, a.dtype)
+            self.memo[(id(a), id(b))] = joined
+            self.joined.append((a, b, joined))
+            return joined
         if self.promote is not None and isinstance(a, Weak) != isinstance(b, Weak):
             return self(*self.promote(a, b))
         if isinstance(a, SymFunction) and isinstance(b, SymFunction) and a.code is b.code:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from typing import Any
 
-from janus.frontend.ops import op_table
+from janus.frontend.ops import mutation, op_table
 from janus.frontend.recursion import trees
 from janus.frontend.trace import exceptions, loops, scalars
 from janus.frontend.trace.branches import Copier, Joiner
@@ -86,7 +86,12 @@ class Branching:
             if pop_on_fall and not jumps:
                 side.stack.pop()
             outer, self.em.lines = self.em.lines, []
+            self.em.sides[id(self.em.lines)] = outer
+            at = next((i for i in range(len(self.frames) - 1, -1, -1) if self.frames[i] is frame), None)
+            if at is not None:  # in-place updates substitute into the side's copies
+                self.frames[at] = side
             guards = len(self.guards)
+            self.branch_copies.append(copier.originals)
             try:
                 self.execute(side, start, join)
                 sides.append((side, copier, self.em.lines))
@@ -94,7 +99,11 @@ class Branching:
                 del self.guards[guards:]
                 sides.append(None)
             finally:
+                del self.em.sides[id(self.em.lines)]
+                self.branch_copies.pop()
                 self.em.lines = outer
+                if at is not None:
+                    self.frames[at] = frame
         if sides == [None, None]:
             raise exceptions.TracedRaise(f"both sides of the branch at {frame.bc.source(ins.offset)} raise")
         if None in sides:
@@ -105,6 +114,7 @@ class Branching:
         base = self.em.fresh()
         joiner = Joiner(base, then_copier, else_copier, lambda a, b: scalars.promote(self.em, a, b))
         frame.result = joiner(then.result, other.result)
+        mutation.join_fresh(self.em, joiner.joined)
         self.em.scf_if(base, condition, then_lines, else_lines, joiner.results)
         return None if join == EXIT else join
 

@@ -61,6 +61,9 @@ class Tracer(Opcodes, Branching, Calls):
         self.tree_state = TreeState()  # node attributes written (``node_writes``)
         self.heap = HeapTracker(self)
         self.frames: list[Frame] = []  # the frames being executed, innermost last
+        #: per data-dependent branch side being traced, the containers it copied (by id): the
+        #: frames outside the branch see those through the join, never through a side's update
+        self.branch_copies: list[dict[int, Any]] = []
         self.loops = loops.LoopState()
         self.call_site: tuple[Frame, Instr] | None = None  # the CALL being executed
         #: a generated function asks for its gradient: ``janus-autodiff`` runs before lowering
