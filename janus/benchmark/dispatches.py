@@ -44,6 +44,7 @@ class Captured:
 
     function: str
     vmfb: bytes
+    #: the arguments, then zeros for the storage of results IREE writes in place (``result_storage``)
     inputs: list[Any]
     #: the function's input types (``janus.runtime.values``), one per input
     input_types: tuple[Any, ...] = ()
@@ -82,8 +83,10 @@ def capturing() -> Iterator[dict[str, Captured]]:
     original = CompiledFunction._run
 
     def run(self: CompiledFunction, runner: Any, args: Sequence[Any]) -> list[Any]:
-        calls[self.name] = Captured(self.name, self._module.artifact.vmfb, [_copy(a) for a in args],
-                                    tuple(self._module.artifact.functions[self.name].inputs))
+        info = self._module.artifact.functions[self.name]
+        storage = [np.zeros(info.results[i].shape, info.results[i].dtype) for i in info.storage]
+        calls[self.name] = Captured(self.name, self._module.artifact.vmfb, [*map(_copy, args), *storage],
+                                    tuple(info.inputs))
         return original(self, runner, args)
 
     CompiledFunction._run = run

@@ -42,8 +42,10 @@ def test_captured_call_replays_with_every_dispatch_timed() -> None:
             recurrent(xs, W)
     assert list(calls) == ["recurrent"]
     call = calls["recurrent"]
-    assert isinstance(call, Captured) and len(call.inputs) == 2
+    # xs, W, then storage for the (8, 32) result, which IREE writes in place (result_storage)
+    assert isinstance(call, Captured) and len(call.inputs) == 3
     np.testing.assert_array_equal(call.inputs[0], xs)
+    assert call.inputs[2].shape == (8, 32) and not call.inputs[2].any()
     rows = profile(call, repetitions=2)
     matmuls = [r for r in rows if "matmul" in r.name]
     assert matmuls and sum(r.count for r in matmuls) == STEPS
