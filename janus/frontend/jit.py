@@ -40,6 +40,8 @@ MAX_FAILURES = 3
 #: compiled versions kept per function (TorchDynamo's cache_size_limit): argument
 #: signatures beyond them run imperatively instead of profiling and compiling again
 MAX_VERSIONS = 8
+#: why a resume function runs in Python (``JitFunction._cheaper_in_python``)
+CHEAPER_IN_PYTHON = "the rest of the call does no array work: Python runs it faster than a launch"
 #: what a call that runs in Python does besides: ``FallbackWarning`` once per reason, raise, or nothing
 FALLBACK_MODES = ("warn", "error", "silent")
 
@@ -474,7 +476,11 @@ class JitFunction:
             if entry_key(positional, self.dynamic) != key:
                 raise NotConvertible("the call changed its own arguments (a heap write)")
             graph = self._generate(key, positional, relaxing)
-            self.versions[key] = Version(key, graph, compile_function(graph), self._entry_guards(key, graph),
+            if self._cheaper_in_python(graph):
+                self._in_python_from_now(key)
+                return
+            call = _no_launch if graph.idle else compile_function(graph)
+            self.versions[key] = Version(key, graph, call, self._entry_guards(key, graph),
                                          resume=self._resume(graph.boundary))
             self.compiles += 1
             if relaxing is not None:  # exact versions this one serves are no longer reachable
@@ -545,6 +551,33 @@ class JitFunction:
                           logs.SplitWarning)
         return resume
 
+    def _cheaper_in_python(self, graph: Graph) -> bool:
+        """A split's cost rule: a resume function's version whose segment does no array work
+        (a few scalar ops) and after which the call goes on in Python is cheaper in Python."""
+        if self.owner is self or graph.array_work:
+            return False
+        after = None if graph.boundary is None else self.resumes.get(graph.boundary.point)
+        return graph.boundary is None or after is not None and after.rest_in_python()
+
+    def rest_in_python(self) -> bool:
+        """Whether every call of this resume function so far was cheaper in Python (none compiled)."""
+        return not self.versions and bool(self.fallbacks) and all(r == CHEAPER_IN_PYTHON for r in self.fallbacks.values())
+
+    def _in_python_from_now(self, key: Hashable) -> None:
+        """Calls with ``key`` run in Python (the cost rule), and so do the versions of the
+        resume functions before it whose segments (no array work) now only lead to Python."""
+        self._fall_back(key, CHEAPER_IN_PYTHON)
+        changed = True
+        while changed:
+            changed = False
+            for rest in self.resumes.values():
+                for known, version in list(rest.versions.items()):
+                    if rest._cheaper_in_python(version.graph):
+                        del rest.versions[known]
+                        rest._fast = None
+                        rest._fall_back(known, CHEAPER_IN_PYTHON)
+                        changed = True
+
     def _imperative_for_good(self, reason: str) -> None:
         """Stop keying calls: no argument signature could compile (``certain``)."""
         self.imperative = True
@@ -556,6 +589,11 @@ class JitFunction:
     def _unsupported_interpreter(self) -> None:
         if None not in self.fallbacks:
             self._fall_back(None, f"{unsupported_message()}: janus.jit runs {self.__qualname__} as plain Python")
+
+
+def _no_launch(leaves: list[np.ndarray], objects: Any = ()) -> list[np.ndarray]:
+    """The call of an idle graph (nothing it would do is observable): no launch."""
+    return []
 
 
 def _guard_failure() -> type[Exception]:

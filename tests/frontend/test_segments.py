@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import janus
+from janus.frontend.jit import CHEAPER_IN_PYTHON
 from tests.helpers import assert_same, returns
 
 CALLS = 5
@@ -102,6 +103,41 @@ def test_generator_in_an_attribute_and_logs_on_the_heap(capsys):
     assert_same(jitted.W, plain.W)
     assert jitted.rng.bit_generator.state == plain.rng.bit_generator.state
     assert all(segment_calls(jf)), janus.explain(jf)
+
+
+class Sampler:
+    """The act of a policy-gradient agent: array work, then only host work (a draw, ``int``, logs)."""
+
+    def __init__(self):
+        self.rng = np.random.default_rng(5)
+        self.W = np.arange(6.0).reshape(3, 2) / 10.0
+        self.inputs, self.choices = [], []
+
+    def act(self, x):
+        p = np.tanh(x @ self.W)
+        choice = int(self.rng.random() < p[1])
+        self.inputs.append(x)
+        self.choices.append(choice)
+        return choice
+
+    def replay(self):
+        xs = np.stack(self.inputs)  # first: no array work before it
+        return (xs @ self.W).sum(axis=0)
+
+
+def test_the_scalar_rest_of_a_call_runs_in_python_without_launches(capsys):
+    samplers = [Sampler(), Sampler()]
+    jf = lockstep(Sampler.act, samplers, [lambda s, i=i: (s, np.arange(3.0) - i) for i in range(2 * CALLS)], capsys)
+    plain, jitted = samplers
+    assert jitted.choices == plain.choices
+    assert all(np.array_equal(a, b) for a, b in zip(jitted.inputs, plain.inputs))
+    assert jitted.rng.bit_generator.state == plain.rng.bit_generator.state
+    assert segment_calls(jf)[0] >= CALLS and sum(segment_calls(jf)[1:]) == 0, janus.explain(jf)
+    assert all(f.rest_in_python() for f in jf.resumes.values()), janus.explain(jf)
+    replay = lockstep(Sampler.replay, samplers, [lambda s: (s,)] * CALLS, capsys)
+    (first,) = replay.versions.values()
+    assert first.graph.idle and first.calls, janus.explain(replay)  # nothing to compute before np.stack: no launch
+    assert segment_calls(replay)[1], janus.explain(replay)
 
 
 rng = np.random.default_rng(3)
@@ -257,11 +293,13 @@ def looped(h):
 
 def test_a_split_inside_an_unrolled_loop(capsys):
     """Each iteration's print runs in Python; the array work around it runs compiled, in a
-    resume function (at one point for all iterations) keyed by the iterations left."""
+    resume function (at one point for all iterations) keyed by the iterations left. After
+    the last print only ``return h`` is left: no array work, so Python runs it (no launch)."""
     jf = lockstep(looped, [None, None], [lambda s: (np.ones(2),)] * CALLS, capsys)
     assert len(jf.resumes) == 1, janus.explain(jf)
     (resume,) = jf.resumes.values()
-    assert len(resume.versions) == 3 and all(v.calls for v in resume.versions.values()), janus.explain(jf)
+    assert len(resume.versions) == 2 and all(v.calls for v in resume.versions.values()), janus.explain(jf)
+    assert list(resume.fallbacks.values()) == [CHEAPER_IN_PYTHON], janus.explain(jf)
 
 
 def noisy_helper(v):
