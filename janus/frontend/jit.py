@@ -61,6 +61,8 @@ class Version:
     resume: Any = None
     #: seconds in the compiled segment (measured for split versions only)
     segment_seconds: float = 0.0
+    #: a split version's calls timed against plain ones (``segments.CallCost``), until settled
+    cost: segments.CallCost | None = None
 
     def run(self, leaves: list[np.ndarray], positional: tuple) -> Any:
         """The compiled call, its heap guards first: ``HeapMiss``/``HeapError`` (nothing
@@ -122,6 +124,8 @@ class JitFunction:
 
     #: a call the trace cannot convert ends a compiled segment (``segments``) instead of the whole version
     SPLITS = True
+    #: calls timed each way before a split version's cost rule decides (``segments.CallCost``; 0: no rule)
+    COST_CALLS = 8
 
     def __init__(self, fn: Callable, warmup: int = DEFAULT_WARMUP, switches: Speculation = FULL,
                  fallback: str = "warn") -> None:
@@ -404,6 +408,9 @@ class JitFunction:
     def _run_compiled(
         self, version: Version, key: Hashable, positional: tuple, leaves: list[np.ndarray], args: tuple, kwargs: dict
     ) -> Any:
+        if version.cost is not None and version.cost.wants_plain():
+            return self._run_timed_plain(version, key, args, kwargs)
+        started, warming = time.perf_counter(), self._resume_runs()
         try:
             result = version.run(leaves, positional)
             if type(result) is not segments.Continuation:
@@ -443,7 +450,34 @@ class JitFunction:
             self._fall_back(key, reason)
             return self.fn(*args, **kwargs)
         # the segment committed: what follows (Python, then the resume function) is outside the handlers above
-        return result if self._chained else segments.drive(result)
+        if self._chained:
+            return result
+        value = segments.drive(result)
+        if version.cost is not None and self._resume_runs() == warming:  # no resume function warmed up in it
+            version.cost.compiled.append(time.perf_counter() - started)
+        return value
+
+    def _resume_runs(self) -> int:
+        """Profiled runs of the resume functions so far (a call that made one is not timed)."""
+        return sum(resume.profile.runs for resume in self.resumes.values())
+
+    def _run_timed_plain(self, version: Version, key: Hashable, args: tuple, kwargs: dict) -> Any:
+        """A plain call timed for the cost rule; the last one settles it: the version stays,
+        or calls with ``key`` run in Python from now on."""
+        cost = version.cost
+        started = time.perf_counter()
+        value = self.fn(*args, **kwargs)
+        cost.plain.append(time.perf_counter() - started)
+        if cost.settled():
+            version.cost = None
+            if cost.python_wins():
+                self._fast = None
+                del self.versions[key]
+                self._event(f"cost rule: {cost.describe()}; {describe_args(self, key)} runs in Python")
+                self._fall_back(key, f"faster in Python: {cost.describe()}")
+            else:
+                self._event(f"cost rule: {cost.describe()}; the split version stays")
+        return value
 
     def _run_raising(self, failure: Any, site: Any, args: tuple, kwargs: dict) -> Any:
         """A ``raise`` guard failed: run imperatively (it raises, or an outer handler
@@ -480,8 +514,10 @@ class JitFunction:
                 self._in_python_from_now(key)
                 return
             call = _no_launch if graph.idle else compile_function(graph)
+            timed = graph.boundary is not None and self.owner is self and self.COST_CALLS > 0
             self.versions[key] = Version(key, graph, call, self._entry_guards(key, graph),
-                                         resume=self._resume(graph.boundary))
+                                         resume=self._resume(graph.boundary),
+                                         cost=segments.CallCost(self.COST_CALLS) if timed else None)
             self.compiles += 1
             if relaxing is not None:  # exact versions this one serves are no longer reachable
                 for old in [k for k in self.versions if shape_diff(k, key) is not None or value_diff(k, key)]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import time
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -346,6 +346,32 @@ class Continuation:
             return self.resume.call_chained(*state, value)
         finally:
             b.then_seconds += time.perf_counter() - started
+
+
+@dataclass
+class CallCost:
+    """A split version's cost rule: its calls against the plain function's, each timed
+    ``calls`` times (the best counts: the machine is shared). A split version pays a
+    launch per segment and the boundaries; when the array work it compiles is smaller
+    than that, plain Python is faster and the calls run there."""
+
+    calls: int
+    compiled: list[float] = field(default_factory=list)
+    plain: list[float] = field(default_factory=list)
+
+    def wants_plain(self) -> bool:
+        """The next call runs plain, timed (after the compiled calls were timed)."""
+        return len(self.compiled) >= self.calls > len(self.plain)
+
+    def settled(self) -> bool:
+        return len(self.plain) >= self.calls
+
+    def python_wins(self) -> bool:
+        return min(self.plain) < min(self.compiled)
+
+    def describe(self) -> str:
+        return (f"plain Python takes {min(self.plain) * 1e6:.1f} µs per call, the compiled segments with the Python "
+                f"between them {min(self.compiled) * 1e6:.1f} µs (best of {self.calls})")
 
 
 def drive(result: Any) -> Any:

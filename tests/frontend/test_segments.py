@@ -19,10 +19,18 @@ import numpy as np
 import pytest
 
 import janus
-from janus.frontend.jit import CHEAPER_IN_PYTHON
+from janus.frontend.jit import CHEAPER_IN_PYTHON, JitFunction
+from janus.frontend.segments import CallCost
 from tests.helpers import assert_same, returns
 
 CALLS = 5
+
+
+@pytest.fixture(autouse=True)
+def no_cost_rule(monkeypatch):
+    """Split versions stay compiled: the cost rule (timed, see its own tests) would run
+    these tiny programs in Python, where they are faster."""
+    monkeypatch.setattr(JitFunction, "COST_CALLS", 0)
 
 
 def segment_calls(jf) -> list[int]:
@@ -138,6 +146,32 @@ def test_the_scalar_rest_of_a_call_runs_in_python_without_launches(capsys):
     (first,) = replay.versions.values()
     assert first.graph.idle and first.calls, janus.explain(replay)  # nothing to compute before np.stack: no launch
     assert segment_calls(replay)[1], janus.explain(replay)
+
+
+def test_the_cost_rule_keeps_the_faster_of_the_split_version_and_plain_python(capsys, monkeypatch):
+    """Timed calls each way, then one decision; the timed plain calls are calls of the
+    program like any other (same values, draws and logs)."""
+    monkeypatch.setattr(JitFunction, "COST_CALLS", 3)
+    samplers = [Sampler(), Sampler()]
+    jf = lockstep(Sampler.act, samplers, [lambda s, i=i: (s, np.arange(3.0) - i) for i in range(4 * CALLS)], capsys)
+    plain, jitted = samplers
+    assert jitted.choices == plain.choices and jitted.rng.bit_generator.state == plain.rng.bit_generator.state
+    (decision,) = [e for e in jf.events if e.startswith("cost rule: ")]
+    kept = decision.endswith("the split version stays")
+    assert kept == bool(jf.versions) == (not jf.fallbacks), janus.explain(jf)
+    assert all(v.cost is None for v in jf.versions.values())
+    assert kept or list(jf.fallbacks.values())[0].startswith("faster in Python: plain Python takes")
+
+
+def test_call_cost_compares_the_best_times():
+    cost = CallCost(2)
+    assert not cost.wants_plain()
+    cost.compiled += [5e-5, 3e-5]
+    assert cost.wants_plain() and not cost.settled()
+    cost.plain += [4e-5, 3.5e-5]
+    assert cost.settled() and not cost.wants_plain() and not cost.python_wins()
+    cost.plain.append(1e-5)
+    assert cost.python_wins() and "10.0 µs per call" in cost.describe() and "30.0 µs" in cost.describe()
 
 
 rng = np.random.default_rng(3)
