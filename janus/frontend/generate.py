@@ -143,8 +143,9 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
         shape = _outputs(tracer.run(code, fn.__globals__, dict(zip(names, symbolic)), closure), returned)
     except SegmentEnd as end:
         shape = None
-        boundary = segments.plan_boundary(end, fn.__globals__, output, {t.name: i for i, t in enumerate(inputs)},
-                                          scalar_leaves, tracer.heap, _argument_lists(symbolic), tracer.em.provenance)
+        boundary = segments.plan_boundary(end, fn.__globals__, fn.__closure__, output, {t.name: i for i, t in enumerate(inputs)},
+                                          scalar_leaves, tracer.heap, _argument_lists(symbolic), tracer.em.provenance,
+                                          tracer.local_arrays)
     stored = tracer.tree_state.stored
     if any(t is s or tracer.em.provenance.get(t) is s for t in outputs for s in stored):
         raise NotConvertible("returns an array that is a tree node's attribute (Python returns the node's very object)")

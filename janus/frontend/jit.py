@@ -408,9 +408,11 @@ class JitFunction:
     def _run_compiled(
         self, version: Version, key: Hashable, positional: tuple, leaves: list[np.ndarray], args: tuple, kwargs: dict
     ) -> Any:
-        if version.cost is not None and version.cost.wants_plain():
-            return self._run_timed_plain(version, key, args, kwargs)
-        started, warming = time.perf_counter(), self._resume_runs()
+        cost = version.cost
+        if cost is not None:
+            if cost.wants_plain():
+                return self._run_timed_plain(version, key, args, kwargs)
+            started, warming = time.perf_counter(), self._resume_runs()
         try:
             result = version.run(leaves, positional)
             if type(result) is not segments.Continuation:
@@ -453,8 +455,8 @@ class JitFunction:
         if self._chained:
             return result
         value = segments.drive(result)
-        if version.cost is not None and self._resume_runs() == warming:  # no resume function warmed up in it
-            version.cost.compiled.append(time.perf_counter() - started)
+        if cost is not None and self._resume_runs() == warming:  # no resume function warmed up in it
+            cost.compiled.append(time.perf_counter() - started)
         return value
 
     def _resume_runs(self) -> int:

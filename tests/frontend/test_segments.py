@@ -495,3 +495,41 @@ def test_a_reinforce_agent_written_the_ordinary_way_runs_partly_compiled():
     assert_same(jitted.W2, plain.W2)
     assert jitted.rng.bit_generator.state == plain.rng.bit_generator.state
     assert segment_calls(act)[0] > 20 and segment_calls(update)[0], (janus.explain(act), janus.explain(update))
+
+
+def with_a_constant_array(x):
+    table = np.cumsum(np.arange(3.0)) * 2.0  # NumPy on constants: an array the trace made
+    print("table", table)
+    table[0] = 7.0  # the Python part's array is its own, fresh on every call
+    return x @ table
+
+
+def test_an_array_the_trace_made_is_fresh_after_the_boundary(capsys):
+    """A shared array would show the last call's write in the next call's print."""
+    jf = lockstep(with_a_constant_array, [None, None], [lambda s, i=i: (np.arange(3.0) + i,) for i in range(CALLS)], capsys)
+    assert segment_calls(jf)[0] == CALLS - 1, janus.explain(jf)  # the write into the resume's argument: Python
+
+
+def scaler(scale, log):
+    offset = np.ones(3)
+
+    def step(x):
+        y = x * scale + offset
+        print("mid", y.sum())
+        log.append(len(log))  # a list in a cell: a Python operation on the real list
+        return y @ (y + offset)  # the free variables read again after the boundaries
+
+    return step
+
+
+def test_a_closure_splits_and_resumes_with_its_own_cells(capsys):
+    logs = [], []
+    plain, step = scaler(2.0, logs[0]), scaler(2.0, logs[1])
+    jf = janus.jit(step, warmup=1, fallback="silent")
+    for i in range(2 * CALLS):  # four segments, each warmed up once
+        x = np.arange(3.0) + i
+        want, printed = plain(x), capsys.readouterr().out
+        assert_same(jf(x), want)
+        assert capsys.readouterr().out == printed
+    assert logs[0] == logs[1] == list(range(2 * CALLS))
+    assert all(segment_calls(jf)), janus.explain(jf)
