@@ -125,7 +125,7 @@ class JitFunction:
     #: a call the trace cannot convert ends a compiled segment (``segments``) instead of the whole version
     SPLITS = True
     #: calls timed each way before a split version's cost rule decides (``segments.CallCost``; 0: no rule)
-    COST_CALLS = 8
+    COST_CALLS = 5
 
     def __init__(self, fn: Callable, warmup: int = DEFAULT_WARMUP, switches: Speculation = FULL,
                  fallback: str = "warn") -> None:
@@ -455,8 +455,8 @@ class JitFunction:
         if self._chained:
             return result
         value = segments.drive(result)
-        if cost is not None and self._resume_runs() == warming:  # no resume function warmed up in it
-            cost.compiled.append(time.perf_counter() - started)
+        if cost is not None:
+            cost.record(time.perf_counter() - started, steady=self._resume_runs() == warming)
         return value
 
     def _resume_runs(self) -> int:
@@ -603,7 +603,10 @@ class JitFunction:
 
     def _in_python_from_now(self, key: Hashable) -> None:
         """Calls with ``key`` run in Python (the cost rule), and so do the versions of the
-        resume functions before it whose segments (no array work) now only lead to Python."""
+        resume functions before it whose segments (no array work) now only lead to Python.
+        A resume function none of whose calls compiled runs in Python for any arguments:
+        no entry keys, no warm-up runs (its code after the boundary is a few scalar ops
+        whatever the values; a loop's resume function compiles its array work first)."""
         self._fall_back(key, CHEAPER_IN_PYTHON)
         changed = True
         while changed:
@@ -615,6 +618,10 @@ class JitFunction:
                         rest._fast = None
                         rest._fall_back(known, CHEAPER_IN_PYTHON)
                         changed = True
+        for rest in self.resumes.values():
+            if not rest.imperative and rest.rest_in_python():
+                rest.imperative = True
+                rest._event("no call compiled (no array work after the boundary): Python for any arguments")
 
     def _imperative_for_good(self, reason: str) -> None:
         """Stop keying calls: no argument signature could compile (``certain``)."""

@@ -375,22 +375,32 @@ class CallCost:
     than that, plain Python is faster and the calls run there."""
 
     calls: int
-    compiled: list[float] = field(default_factory=list)
+    compiled: list[float] = field(default_factory=list)  # calls in which no resume function warmed up
+    warming: list[float] = field(default_factory=list)  # the others: counted when those never stop
     plain: list[float] = field(default_factory=list)
 
+    def record(self, seconds: float, steady: bool) -> None:
+        (self.compiled if steady else self.warming).append(seconds)
+
     def wants_plain(self) -> bool:
-        """The next call runs plain, timed (after the compiled calls were timed)."""
-        return len(self.compiled) >= self.calls > len(self.plain)
+        """The next call runs plain, timed (after the compiled calls were timed: ``calls``
+        steady ones, or twice as many of any kind, as when a resume function keeps meeting
+        new values)."""
+        timed = len(self.compiled) >= self.calls or len(self.compiled) + len(self.warming) >= 2 * self.calls
+        return timed and len(self.plain) < self.calls
 
     def settled(self) -> bool:
         return len(self.plain) >= self.calls
 
+    def best_compiled(self) -> float:
+        return min(self.compiled or self.warming)
+
     def python_wins(self) -> bool:
-        return min(self.plain) < min(self.compiled)
+        return min(self.plain) < self.best_compiled()
 
     def describe(self) -> str:
         return (f"plain Python takes {min(self.plain) * 1e6:.1f} µs per call, the compiled segments with the Python "
-                f"between them {min(self.compiled) * 1e6:.1f} µs (best of {self.calls})")
+                f"between them {self.best_compiled() * 1e6:.1f} µs (best of {self.calls} or more)")
 
 
 def drive(result: Any) -> Any:

@@ -165,13 +165,20 @@ def test_the_cost_rule_keeps_the_faster_of_the_split_version_and_plain_python(ca
 
 def test_call_cost_compares_the_best_times():
     cost = CallCost(2)
+    cost.record(5e-5, steady=True)
     assert not cost.wants_plain()
-    cost.compiled += [5e-5, 3e-5]
+    cost.record(3e-5, steady=True)
     assert cost.wants_plain() and not cost.settled()
     cost.plain += [4e-5, 3.5e-5]
     assert cost.settled() and not cost.wants_plain() and not cost.python_wins()
     cost.plain.append(1e-5)
     assert cost.python_wins() and "10.0 µs per call" in cost.describe() and "30.0 µs" in cost.describe()
+    warming = CallCost(2)  # calls that keep warming resume functions up count after twice as many
+    for seconds in (9e-5, 8e-5, 7e-5):
+        warming.record(seconds, steady=False)
+    assert not warming.wants_plain()
+    warming.record(6e-5, steady=False)
+    assert warming.wants_plain() and warming.best_compiled() == 6e-5
 
 
 rng = np.random.default_rng(3)
