@@ -358,13 +358,13 @@ class Continuation:
         try:
             value = b.caller(function, positional, keywords)
         finally:
-            b.python_seconds += time.perf_counter() - started
+            ran = time.perf_counter()
+            b.python_seconds += ran - started
             b.runs += 1
-        started = time.perf_counter()
         try:
             return self.resume.call_chained(*state, value)
         finally:
-            b.then_seconds += time.perf_counter() - started
+            b.then_seconds += time.perf_counter() - ran
 
 
 @dataclass
