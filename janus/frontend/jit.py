@@ -516,7 +516,8 @@ class JitFunction:
                 self._in_python_from_now(key)
                 return
             call = _no_launch if graph.idle else compile_function(graph)
-            timed = graph.boundary is not None and self.owner is self and self.COST_CALLS > 0
+            # ``fallback="error"`` raises on every call that runs in Python: no cost rule there
+            timed = graph.boundary is not None and self.owner is self and self.COST_CALLS > 0 and self.fallback != "error"
             self.versions[key] = Version(key, graph, call, self._entry_guards(key, graph),
                                          resume=self._resume(graph.boundary),
                                          cost=segments.CallCost(self.COST_CALLS) if timed else None)
