@@ -5,7 +5,9 @@ The same array work (``steps`` small elementwise steps on a 64-vector) runs with
 4 and 8 Python operations between the steps; each operation is ``gc.isenabled()``, a C call of
 about 30 ns, so nearly all of the difference is the boundary itself: one more compiled
 segment launch (IREE local-sync), the state rebuilt after the segment, the resume
-function's entry key and guards, and the continuation loop. Per-boundary cost =
+function's entry key and guards, and the continuation loop. After the last boundary only
+``return x`` is left, which runs in Python (no array work: no launch), so k boundaries make
+k launches in all, as the version without a boundary makes one. Per-boundary cost =
 (time with k boundaries - time with none) / k. Times are the minimum over ``REPEATS``
 rounds of ``CALLS`` calls each, in CPU time of this process (``time.process_time``): the
 machine is shared and noisy, and the minimum is the least disturbed round. The split's cost
