@@ -37,6 +37,10 @@ class Graph:
     tree_writes: tuple[node_writes.TreeWrite, ...] = ()
     #: the trace stopped at an operation Python runs: the graph is the call's first segment
     boundary: segments.Boundary | None = None
+    #: it computes arrays (``array_work``): a launch may beat Python; without, a few scalar ops
+    array_work: bool = True
+    #: nothing the call would do is observable (no results, guards, heap or node writes): no launch
+    idle: bool = False
 
     def pipeline(self, lowering: str) -> str:
         """The pass pipeline compiling this graph: ``pre_passes``, then ``lowering``."""
@@ -139,8 +143,9 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
         shape = _outputs(tracer.run(code, fn.__globals__, dict(zip(names, symbolic)), closure), returned)
     except SegmentEnd as end:
         shape = None
-        boundary = segments.plan_boundary(end, fn.__globals__, output, {t.name: i for i, t in enumerate(inputs)},
-                                          scalar_leaves, tracer.heap, _argument_lists(symbolic), tracer.em.provenance)
+        boundary = segments.plan_boundary(end, fn.__globals__, fn.__closure__, output, {t.name: i for i, t in enumerate(inputs)},
+                                          scalar_leaves, tracer.heap, _argument_lists(symbolic), tracer.em.provenance,
+                                          tracer.local_arrays)
     stored = tracer.tree_state.stored
     if any(t is s or tracer.em.provenance.get(t) is s for t in outputs for s in stored):
         raise NotConvertible("returns an array that is a tree node's attribute (Python returns the node's very object)")
@@ -158,8 +163,22 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
                                            scalar_inputs, scalar_outputs), *tracer.functions]
     text = "module {\n" + "\n".join(functions) + "\n}\n"
     pre_passes = (*(SIMPLIFY if tracer.functions else ()), *(("janus-autodiff",) if tracer.needs_autodiff else ()))
+    heap = tracer.heap.plan(inputs, outputs)
+    work = bool(tracer.functions) or array_work(text)
+    idle = not (outputs or tracer.guards or tree_writes or work or heap is not None and (heap.writes or heap.mutated or heap.structures))
     return Graph(text, func_name, shape, tuple(tracer.guards), tuple(tracer.globals_read.values()), tracer.guard_sites,
-                 tracer.heap.plan(inputs, outputs), pre_passes, tree_writes, boundary)
+                 heap, pre_passes, tree_writes, boundary, work, idle)
+
+
+#: an op computing a tensor of one or more dims (a linalg op; a region's closing line), a loop, a call
+_ARRAY_WORK = re.compile(r"(?:(?:linalg|iree_linalg_ext)\.\w+|^\s*\}).* -> tensor<[\d?]|scf\.(?:for|while)|func\.call|janus\.invoke",
+                         re.M)
+
+
+def array_work(text: str) -> bool:
+    """Whether a module does array work; without, it is a few scalar ops and heap reads,
+    which Python runs faster than a launch (``segments``: a split's cost rule)."""
+    return _ARRAY_WORK.search(text) is not None
 
 
 def _argument_lists(symbolic: list[Any]) -> dict[int, segments.Argument]:

@@ -40,6 +40,8 @@ MAX_FAILURES = 3
 #: compiled versions kept per function (TorchDynamo's cache_size_limit): argument
 #: signatures beyond them run imperatively instead of profiling and compiling again
 MAX_VERSIONS = 8
+#: why a resume function runs in Python (``JitFunction._cheaper_in_python``)
+CHEAPER_IN_PYTHON = "the rest of the call does no array work: Python runs it faster than a launch"
 #: what a call that runs in Python does besides: ``FallbackWarning`` once per reason, raise, or nothing
 FALLBACK_MODES = ("warn", "error", "silent")
 
@@ -59,6 +61,8 @@ class Version:
     resume: Any = None
     #: seconds in the compiled segment (measured for split versions only)
     segment_seconds: float = 0.0
+    #: a split version's calls timed against plain ones (``segments.CallCost``), until settled
+    cost: segments.CallCost | None = None
 
     @functools.cached_property
     def traffic(self) -> Any:
@@ -129,6 +133,8 @@ class JitFunction:
 
     #: a call the trace cannot convert ends a compiled segment (``segments``) instead of the whole version
     SPLITS = True
+    #: calls timed each way before a split version's cost rule decides (``segments.CallCost``; 0: no rule)
+    COST_CALLS = 5
 
     def __init__(self, fn: Callable, warmup: int = DEFAULT_WARMUP, switches: Speculation = FULL,
                  fallback: str = "warn") -> None:
@@ -411,6 +417,11 @@ class JitFunction:
     def _run_compiled(
         self, version: Version, key: Hashable, positional: tuple, leaves: list[np.ndarray], args: tuple, kwargs: dict
     ) -> Any:
+        cost = version.cost
+        if cost is not None:
+            if cost.wants_plain():
+                return self._run_timed_plain(version, key, args, kwargs)
+            started, warming = time.perf_counter(), self._resume_runs()
         try:
             result = version.run(leaves, positional)
             if type(result) is not segments.Continuation:
@@ -450,7 +461,34 @@ class JitFunction:
             self._fall_back(key, reason)
             return self.fn(*args, **kwargs)
         # the segment committed: what follows (Python, then the resume function) is outside the handlers above
-        return result if self._chained else segments.drive(result)
+        if self._chained:
+            return result
+        value = segments.drive(result)
+        if cost is not None:
+            cost.record(time.perf_counter() - started, steady=self._resume_runs() == warming)
+        return value
+
+    def _resume_runs(self) -> int:
+        """Profiled runs of the resume functions so far (a call that made one is not timed)."""
+        return sum(resume.profile.runs for resume in self.resumes.values())
+
+    def _run_timed_plain(self, version: Version, key: Hashable, args: tuple, kwargs: dict) -> Any:
+        """A plain call timed for the cost rule; the last one settles it: the version stays,
+        or calls with ``key`` run in Python from now on."""
+        cost = version.cost
+        started = time.perf_counter()
+        value = self.fn(*args, **kwargs)
+        cost.plain.append(time.perf_counter() - started)
+        if cost.settled():
+            version.cost = None
+            if cost.python_wins():
+                self._fast = None
+                del self.versions[key]
+                self._event(f"cost rule: {cost.describe()}; {describe_args(self, key)} runs in Python")
+                self._fall_back(key, f"faster in Python: {cost.describe()}")
+            else:
+                self._event(f"cost rule: {cost.describe()}; the split version stays")
+        return value
 
     def _run_raising(self, failure: Any, site: Any, args: tuple, kwargs: dict) -> Any:
         """A ``raise`` guard failed: run imperatively (it raises, or an outer handler
@@ -483,8 +521,15 @@ class JitFunction:
             if entry_key(positional, self.dynamic) != key:
                 raise NotConvertible("the call changed its own arguments (a heap write)")
             graph = self._generate(key, positional, relaxing)
-            self.versions[key] = Version(key, graph, compile_function(graph), self._entry_guards(key, graph),
-                                         resume=self._resume(graph.boundary))
+            if self._cheaper_in_python(graph):
+                self._in_python_from_now(key)
+                return
+            call = _no_launch if graph.idle else compile_function(graph)
+            # ``fallback="error"`` raises on every call that runs in Python: no cost rule there
+            timed = graph.boundary is not None and self.owner is self and self.COST_CALLS > 0 and self.fallback != "error"
+            self.versions[key] = Version(key, graph, call, self._entry_guards(key, graph),
+                                         resume=self._resume(graph.boundary),
+                                         cost=segments.CallCost(self.COST_CALLS) if timed else None)
             self.compiles += 1
             if relaxing is not None:  # exact versions this one serves are no longer reachable
                 for old in [k for k in self.versions if shape_diff(k, key) is not None or value_diff(k, key)]:
@@ -554,6 +599,40 @@ class JitFunction:
                           logs.SplitWarning)
         return resume
 
+    def _cheaper_in_python(self, graph: Graph) -> bool:
+        """A split's cost rule: a resume function's version whose segment does no array work
+        (a few scalar ops) and after which the call goes on in Python is cheaper in Python."""
+        if self.owner is self or graph.array_work:
+            return False
+        after = None if graph.boundary is None else self.resumes.get(graph.boundary.point)
+        return graph.boundary is None or after is not None and after.rest_in_python()
+
+    def rest_in_python(self) -> bool:
+        """Whether every call of this resume function so far was cheaper in Python (none compiled)."""
+        return not self.versions and bool(self.fallbacks) and all(r == CHEAPER_IN_PYTHON for r in self.fallbacks.values())
+
+    def _in_python_from_now(self, key: Hashable) -> None:
+        """Calls with ``key`` run in Python (the cost rule), and so do the versions of the
+        resume functions before it whose segments (no array work) now only lead to Python.
+        A resume function none of whose calls compiled runs in Python for any arguments:
+        no entry keys, no warm-up runs (its code after the boundary is a few scalar ops
+        whatever the values; a loop's resume function compiles its array work first)."""
+        self._fall_back(key, CHEAPER_IN_PYTHON)
+        changed = True
+        while changed:
+            changed = False
+            for rest in self.resumes.values():
+                for known, version in list(rest.versions.items()):
+                    if rest._cheaper_in_python(version.graph):
+                        del rest.versions[known]
+                        rest._fast = None
+                        rest._fall_back(known, CHEAPER_IN_PYTHON)
+                        changed = True
+        for rest in self.resumes.values():
+            if not rest.imperative and rest.rest_in_python():
+                rest.imperative = True
+                rest._event("no call compiled (no array work after the boundary): Python for any arguments")
+
     def _imperative_for_good(self, reason: str) -> None:
         """Stop keying calls: no argument signature could compile (``certain``)."""
         self.imperative = True
@@ -565,6 +644,11 @@ class JitFunction:
     def _unsupported_interpreter(self) -> None:
         if None not in self.fallbacks:
             self._fall_back(None, f"{unsupported_message()}: janus.jit runs {self.__qualname__} as plain Python")
+
+
+def _no_launch(leaves: list[np.ndarray], objects: Any = ()) -> list[np.ndarray]:
+    """The call of an idle graph (nothing it would do is observable): no launch."""
+    return []
 
 
 def _guard_failure() -> type[Exception]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import time
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -123,6 +123,20 @@ class Held(Live):
 
 
 @dataclass(frozen=True, eq=False)
+class Fresh(Live):
+    """An array the trace computed from constants (``np.eye(2)``, a NumPy result on static
+    values): Python makes a new one on every call, so each call gets its own copy."""
+
+    value: np.ndarray
+
+    def build(self, env: Env) -> Any:
+        made = env.built.get(id(self))
+        if made is None:
+            made = env.built[id(self)] = self.value.copy()
+        return made
+
+
+@dataclass(frozen=True, eq=False)
 class Container(Live):
     """A list, tuple or dict of the trace, rebuilt once per call (aliases stay aliases)."""
 
@@ -198,8 +212,10 @@ class Planner:
     """Symbolic values at a boundary -> ``Live`` recipes; graph values become segment outputs."""
 
     def __init__(self, output: Callable[[Tensor], int], inputs: dict[str, int], scalar_inputs: set[int],
-                 heap: HeapTracker, arguments: dict[int, Argument], provenance: dict) -> None:
+                 heap: HeapTracker, arguments: dict[int, Argument], provenance: dict,
+                 local_arrays: dict[int, np.ndarray]) -> None:
         self.output, self.inputs, self.scalar_inputs, self.heap = output, inputs, scalar_inputs, heap
+        self.local_arrays = local_arrays  # ``Tracer.local_arrays``: NumPy arrays the trace made
         self.provenance = provenance  # ``Emitter.provenance``: which graph values may be views
         self.views: list[tuple[Tensor, Tensor]] = []  # (live view, its base)
         self.passive = False  # planning the arguments of an operation that never writes them
@@ -213,13 +229,15 @@ class Planner:
         if known is not None:
             return known
         live = self._plan(value)
-        if isinstance(value, (list, dict, SymIter, HeapRef, Tensor, tuple)):
+        if isinstance(value, (list, dict, SymIter, HeapRef, Tensor, tuple, np.ndarray)):
             self.seen[id(value)] = live
         return live
 
     def _plan(self, value: Any) -> Live:
         if isinstance(value, Tensor):
             return self._tensor(value)
+        if type(value) is np.ndarray and self.local_arrays.get(id(value)) is value:
+            return Fresh(value)
         if isinstance(value, HeapRef):  # handed to Python as it is: a list of any length will do
             self.heap.any_length(value)
             return self._held(value.path)
@@ -300,6 +318,7 @@ class Boundary:
 
     point: ResumePoint
     globals: dict
+    closure: tuple | None  # the traced function's cells (its free variables), which the resume function shares
     call: tuple[Live, tuple[Live, ...], tuple[tuple[str, Live], ...]]  # callable, arguments, keywords
     state: tuple[Live, ...]  # the resume function's arguments, the operation's result left out
     held: tuple[AccessPath, ...]
@@ -312,7 +331,7 @@ class Boundary:
     runs: int = 0
 
     def resume_function(self) -> types.FunctionType:
-        return resume_function(self.point, self.globals)
+        return resume_function(self.point, self.globals, self.closure)
 
     def hold(self, objects: list) -> list:
         """The heap objects the state refers to, read before the segment runs."""
@@ -339,13 +358,49 @@ class Continuation:
         try:
             value = b.caller(function, positional, keywords)
         finally:
-            b.python_seconds += time.perf_counter() - started
+            ran = time.perf_counter()
+            b.python_seconds += ran - started
             b.runs += 1
-        started = time.perf_counter()
         try:
             return self.resume.call_chained(*state, value)
         finally:
-            b.then_seconds += time.perf_counter() - started
+            b.then_seconds += time.perf_counter() - ran
+
+
+@dataclass
+class CallCost:
+    """A split version's cost rule: its calls against the plain function's, each timed
+    ``calls`` times (the best counts: the machine is shared). A split version pays a
+    launch per segment and the boundaries; when the array work it compiles is smaller
+    than that, plain Python is faster and the calls run there."""
+
+    calls: int
+    compiled: list[float] = field(default_factory=list)  # calls in which no resume function warmed up
+    warming: list[float] = field(default_factory=list)  # the others: counted when those never stop
+    plain: list[float] = field(default_factory=list)
+
+    def record(self, seconds: float, steady: bool) -> None:
+        (self.compiled if steady else self.warming).append(seconds)
+
+    def wants_plain(self) -> bool:
+        """The next call runs plain, timed (after the compiled calls were timed: ``calls``
+        steady ones, or twice as many of any kind, as when a resume function keeps meeting
+        new values)."""
+        timed = len(self.compiled) >= self.calls or len(self.compiled) + len(self.warming) >= 2 * self.calls
+        return timed and len(self.plain) < self.calls
+
+    def settled(self) -> bool:
+        return len(self.plain) >= self.calls
+
+    def best_compiled(self) -> float:
+        return min(self.compiled or self.warming)
+
+    def python_wins(self) -> bool:
+        return min(self.plain) < self.best_compiled()
+
+    def describe(self) -> str:
+        return (f"plain Python takes {min(self.plain) * 1e6:.1f} µs per call, the compiled segments with the Python "
+                f"between them {self.best_compiled() * 1e6:.1f} µs (best of {self.calls} or more)")
 
 
 def drive(result: Any) -> Any:
@@ -355,11 +410,12 @@ def drive(result: Any) -> Any:
     return result
 
 
-def plan_boundary(end: SegmentEnd, globals_: dict, output: Callable[[Tensor], int], inputs: dict[str, int],
-                  scalar_inputs: set[int], heap: HeapTracker, arguments: dict[int, Argument], provenance: dict) -> Boundary:
+def plan_boundary(end: SegmentEnd, globals_: dict, closure: tuple | None, output: Callable[[Tensor], int], inputs: dict[str, int],
+                  scalar_inputs: set[int], heap: HeapTracker, arguments: dict[int, Argument], provenance: dict,
+                  local_arrays: dict[int, np.ndarray]) -> Boundary:
     """The ``Boundary`` of a trace that ended at ``end``; ``NotConvertible`` (the reason the
     tracer stopped, and why no split) when some live value cannot be rebuilt."""
-    planner = Planner(output, inputs, scalar_inputs, heap, arguments, provenance)
+    planner = Planner(output, inputs, scalar_inputs, heap, arguments, provenance, local_arrays)
     try:
         names = end.point.code.co_varnames
         baked = dict(end.point.constants)
@@ -373,7 +429,7 @@ def plan_boundary(end: SegmentEnd, globals_: dict, output: Callable[[Tensor], in
         planner.check_views()
     except NotConvertible as why:
         raise NotConvertible(f"{end.reason} (no split there: {why})") from None
-    return Boundary(end.point, globals_, call, (*local_values, *stack), tuple(planner.held), end.describe(),
+    return Boundary(end.point, globals_, closure, call, (*local_values, *stack), tuple(planner.held), end.describe(),
                     end.source, str(end.reason), _caller(end.point.code, end.line))
 
 

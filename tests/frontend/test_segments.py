@@ -19,9 +19,18 @@ import numpy as np
 import pytest
 
 import janus
+from janus.frontend.jit import CHEAPER_IN_PYTHON, JitFunction
+from janus.frontend.segments import CallCost
 from tests.helpers import assert_same, returns
 
 CALLS = 5
+
+
+@pytest.fixture(autouse=True)
+def no_cost_rule(monkeypatch):
+    """Split versions stay compiled: the cost rule (timed, see its own tests) would run
+    these tiny programs in Python, where they are faster."""
+    monkeypatch.setattr(JitFunction, "COST_CALLS", 0)
 
 
 def segment_calls(jf) -> list[int]:
@@ -102,6 +111,74 @@ def test_generator_in_an_attribute_and_logs_on_the_heap(capsys):
     assert_same(jitted.W, plain.W)
     assert jitted.rng.bit_generator.state == plain.rng.bit_generator.state
     assert all(segment_calls(jf)), janus.explain(jf)
+
+
+class Sampler:
+    """The act of a policy-gradient agent: array work, then only host work (a draw, ``int``, logs)."""
+
+    def __init__(self):
+        self.rng = np.random.default_rng(5)
+        self.W = np.arange(6.0).reshape(3, 2) / 10.0
+        self.inputs, self.choices = [], []
+
+    def act(self, x):
+        p = np.tanh(x @ self.W)
+        choice = int(self.rng.random() < p[1])
+        self.inputs.append(x)
+        self.choices.append(choice)
+        return choice
+
+    def replay(self):
+        xs = np.stack(self.inputs)  # first: no array work before it
+        return (xs @ self.W).sum(axis=0)
+
+
+def test_the_scalar_rest_of_a_call_runs_in_python_without_launches(capsys):
+    samplers = [Sampler(), Sampler()]
+    jf = lockstep(Sampler.act, samplers, [lambda s, i=i: (s, np.arange(3.0) - i) for i in range(2 * CALLS)], capsys)
+    plain, jitted = samplers
+    assert jitted.choices == plain.choices
+    assert all(np.array_equal(a, b) for a, b in zip(jitted.inputs, plain.inputs))
+    assert jitted.rng.bit_generator.state == plain.rng.bit_generator.state
+    assert segment_calls(jf)[0] >= CALLS and sum(segment_calls(jf)[1:]) == 0, janus.explain(jf)
+    assert all(f.rest_in_python() for f in jf.resumes.values()), janus.explain(jf)
+    replay = lockstep(Sampler.replay, samplers, [lambda s: (s,)] * CALLS, capsys)
+    (first,) = replay.versions.values()
+    assert first.graph.idle and first.calls, janus.explain(replay)  # nothing to compute before np.stack: no launch
+    assert segment_calls(replay)[1], janus.explain(replay)
+
+
+def test_the_cost_rule_keeps_the_faster_of_the_split_version_and_plain_python(capsys, monkeypatch):
+    """Timed calls each way, then one decision; the timed plain calls are calls of the
+    program like any other (same values, draws and logs)."""
+    monkeypatch.setattr(JitFunction, "COST_CALLS", 3)
+    samplers = [Sampler(), Sampler()]
+    jf = lockstep(Sampler.act, samplers, [lambda s, i=i: (s, np.arange(3.0) - i) for i in range(4 * CALLS)], capsys)
+    plain, jitted = samplers
+    assert jitted.choices == plain.choices and jitted.rng.bit_generator.state == plain.rng.bit_generator.state
+    (decision,) = [e for e in jf.events if e.startswith("cost rule: ")]
+    kept = decision.endswith("the split version stays")
+    assert kept == bool(jf.versions) == (not jf.fallbacks), janus.explain(jf)
+    assert all(v.cost is None for v in jf.versions.values())
+    assert kept or list(jf.fallbacks.values())[0].startswith("faster in Python: plain Python takes")
+
+
+def test_call_cost_compares_the_best_times():
+    cost = CallCost(2)
+    cost.record(5e-5, steady=True)
+    assert not cost.wants_plain()
+    cost.record(3e-5, steady=True)
+    assert cost.wants_plain() and not cost.settled()
+    cost.plain += [4e-5, 3.5e-5]
+    assert cost.settled() and not cost.wants_plain() and not cost.python_wins()
+    cost.plain.append(1e-5)
+    assert cost.python_wins() and "10.0 µs per call" in cost.describe() and "30.0 µs" in cost.describe()
+    warming = CallCost(2)  # calls that keep warming resume functions up count after twice as many
+    for seconds in (9e-5, 8e-5, 7e-5):
+        warming.record(seconds, steady=False)
+    assert not warming.wants_plain()
+    warming.record(6e-5, steady=False)
+    assert warming.wants_plain() and warming.best_compiled() == 6e-5
 
 
 rng = np.random.default_rng(3)
@@ -257,11 +334,13 @@ def looped(h):
 
 def test_a_split_inside_an_unrolled_loop(capsys):
     """Each iteration's print runs in Python; the array work around it runs compiled, in a
-    resume function (at one point for all iterations) keyed by the iterations left."""
+    resume function (at one point for all iterations) keyed by the iterations left. After
+    the last print only ``return h`` is left: no array work, so Python runs it (no launch)."""
     jf = lockstep(looped, [None, None], [lambda s: (np.ones(2),)] * CALLS, capsys)
     assert len(jf.resumes) == 1, janus.explain(jf)
     (resume,) = jf.resumes.values()
-    assert len(resume.versions) == 3 and all(v.calls for v in resume.versions.values()), janus.explain(jf)
+    assert len(resume.versions) == 2 and all(v.calls for v in resume.versions.values()), janus.explain(jf)
+    assert list(resume.fallbacks.values()) == [CHEAPER_IN_PYTHON], janus.explain(jf)
 
 
 def noisy_helper(v):
@@ -423,3 +502,41 @@ def test_a_reinforce_agent_written_the_ordinary_way_runs_partly_compiled():
     assert_same(jitted.W2, plain.W2)
     assert jitted.rng.bit_generator.state == plain.rng.bit_generator.state
     assert segment_calls(act)[0] > 20 and segment_calls(update)[0], (janus.explain(act), janus.explain(update))
+
+
+def with_a_constant_array(x):
+    table = np.cumsum(np.arange(3.0)) * 2.0  # NumPy on constants: an array the trace made
+    print("table", table)
+    table[0] = 7.0  # the Python part's array is its own, fresh on every call
+    return x @ table
+
+
+def test_an_array_the_trace_made_is_fresh_after_the_boundary(capsys):
+    """A shared array would show the last call's write in the next call's print."""
+    jf = lockstep(with_a_constant_array, [None, None], [lambda s, i=i: (np.arange(3.0) + i,) for i in range(CALLS)], capsys)
+    assert segment_calls(jf)[0] == CALLS - 1, janus.explain(jf)  # the write into the resume's argument: Python
+
+
+def scaler(scale, log):
+    offset = np.ones(3)
+
+    def step(x):
+        y = x * scale + offset
+        print("mid", y.sum())
+        log.append(len(log))  # a list in a cell: a Python operation on the real list
+        return y @ (y + offset)  # the free variables read again after the boundaries
+
+    return step
+
+
+def test_a_closure_splits_and_resumes_with_its_own_cells(capsys):
+    logs = [], []
+    plain, step = scaler(2.0, logs[0]), scaler(2.0, logs[1])
+    jf = janus.jit(step, warmup=1, fallback="silent")
+    for i in range(2 * CALLS):  # four segments, each warmed up once
+        x = np.arange(3.0) + i
+        want, printed = plain(x), capsys.readouterr().out
+        assert_same(jf(x), want)
+        assert capsys.readouterr().out == printed
+    assert logs[0] == logs[1] == list(range(2 * CALLS))
+    assert all(segment_calls(jf)), janus.explain(jf)

@@ -198,7 +198,7 @@ class Opcodes:
 
     def binary(self, symbol: str, a: Any, b: Any) -> Any:
         if not (isinstance(a, Tensor) or isinstance(b, Tensor)):
-            return _PY_OPERATORS[symbol](a, b)
+            return self.local_result(_PY_OPERATORS[symbol](a, b), [a, b])
         if symbol not in registry.OPERATORS:
             raise NotConvertible(f"operator {symbol} on arrays is not in the op table")
         a, b = scalars.operands(self.em, symbol, a, b)
@@ -319,6 +319,8 @@ class Opcodes:
         """indexing: op-table slice/gather on graph values, Python's on containers"""
         container, key = frame.pop(2)
         masked = mutation.masked_read(self, frame, ins.offset, container, key)
+        if masked is None and self.local_arrays.get(id(container)) is container and contains_tensor(key):
+            container = self.em.literal(container)  # ``np.eye(2)[actions]``: a constant the trace made, gathered from
         if masked is not None:  # ``a[mask] op= v``: the whole array is updated, never the selection made
             frame.stack.append(masked)
         elif isinstance(container, Tensor) and indexing.is_dynamic(key):

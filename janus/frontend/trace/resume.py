@@ -10,9 +10,12 @@ remaining items and remade by ``GET_ITER``, so the resume function's entry key s
 values) and a ``JUMP_FORWARD`` to the boundary. Jumps in CPython
 3.11-3.13 are relative, so the original instructions keep working where they moved to; the
 exception table is shifted by the prologue's length and the line table gets "no location"
-entries in front. Codes with cells (closures, ``nonlocal``), generators and boundaries
-inside a ``try``/``with`` block are not resumable (``why_not_resumable``): the Python part
-would have to raise into a handler the segment runner cannot enter.
+entries in front. A closure (free variables) resumes with the function's own cells: its
+prologue starts with ``COPY_FREE_VARS``, as the original's does, so reads and writes of
+them go where Python's would. Codes with cells of their own (locals an inner function
+captures), generators and boundaries inside a ``try``/``with`` block are not resumable
+(``why_not_resumable``): the Python part would have to raise into a handler the segment
+runner cannot enter.
 
 This module uses only the standard library (it is tested against bare interpreters).
 """
@@ -36,6 +39,10 @@ STACK_PREFIX = "__janus_stack"
 #: a resume function is a point of the original code (a loop's boundary resumes at one point)
 ORIGINS: dict[types.CodeType, tuple[types.CodeType, int]] = {}
 VALUE, NULL, ITERATOR, CONSTANT, METHOD, ABSORBED = "value", "null", "iterator", "constant", "method", "absorbed"
+#: instructions whose argument indexes a free variable among the locals (``localsplus``):
+#: moved when a resume function adds its stack parameters after the original locals
+_DEREFS = frozenset(_OP[name] for name in ("LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF", "LOAD_CLASSDEREF",
+                                           "LOAD_FROM_DICT_OR_DEREF") if name in _OP)
 #: the method load that pushes what ``CALL`` takes (3.12 folded ``LOAD_METHOD`` into ``LOAD_ATTR``'s low bit)
 _LOAD_METHOD = ("LOAD_ATTR", 1) if sys.version_info >= (3, 12) else ("LOAD_METHOD", 0)
 
@@ -76,17 +83,24 @@ def why_not_resumable(code: types.CodeType, offset: int) -> str | None:
     """Why Python cannot resume ``code`` at ``offset`` (None: it can)."""
     if code.co_flags & _UNRESUMABLE_FLAGS:
         return f"{code.co_name} is a generator or coroutine"
-    if code.co_cellvars or code.co_freevars:
-        return f"{code.co_name} has closure cells"
+    if code.co_cellvars:
+        return f"{code.co_name} has cells of its own (locals an inner function captures)"
+    if code.co_freevars:
+        if any(isinstance(c, types.CodeType) and c.co_freevars for c in code.co_consts):
+            return f"{code.co_name} makes closures over its own free variables"
+        if len(code.co_varnames) + code.co_stacksize + len(code.co_freevars) > 255:
+            return f"{code.co_name} has too many locals for its free variables to move"
     for entry in dis._parse_exception_table(code):  # type: ignore[attr-defined]
         if entry.start <= offset < entry.end:
             return "the operation is inside a try or with block"
     return None
 
 
-def resume_function(point: ResumePoint, globals_: dict) -> types.FunctionType:
-    """The function continuing ``point.code`` at ``point.offset`` (see the module docstring)."""
-    return types.FunctionType(resume_code(point), globals_, f"{point.code.co_name}__resume_at_{point.offset}")
+def resume_function(point: ResumePoint, globals_: dict, closure: tuple | None = None) -> types.FunctionType:
+    """The function continuing ``point.code`` at ``point.offset`` (see the module docstring),
+    with ``closure``: the cells of the function it continues, for its free variables."""
+    return types.FunctionType(resume_code(point), globals_, f"{point.code.co_name}__resume_at_{point.offset}",
+                              None, closure)
 
 
 def origin(code: types.CodeType, offset: int) -> tuple[types.CodeType, int]:
@@ -105,7 +119,8 @@ def resume_code(point: ResumePoint) -> types.CodeType:
         consts.append(value)
         return _OP["LOAD_CONST"], len(consts) - 1
 
-    body = [(_OP["RESUME"], 0)]
+    body = [(_OP["COPY_FREE_VARS"], len(code.co_freevars))] if code.co_freevars else []
+    body.append((_OP["RESUME"], 0))
     body += [(_OP["DELETE_FAST"], names.index(name)) for name in point.unbound]
     for name, value in point.constants:
         body += [constant(value), (_OP["STORE_FAST"], names.index(name))]
@@ -128,7 +143,7 @@ def resume_code(point: ResumePoint) -> types.CodeType:
     prologue = b"".join(_encode(op, arg) for op, arg in [*body, (_OP["JUMP_FORWARD"], point.offset // 2)])
     flags = code.co_flags & ~(inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
     made = code.replace(
-        co_code=prologue + code.co_code, co_consts=tuple(consts), co_names=tuple(co_names),
+        co_code=prologue + _derefs_moved(code.co_code, len(stack_names)), co_consts=tuple(consts), co_names=tuple(co_names),
         co_linetable=_no_location(len(prologue) // 2) + code.co_linetable,
         co_exceptiontable=_shifted_exception_table(code, len(prologue)),
         co_argcount=len(names) + len(stack_names), co_posonlyargcount=0, co_kwonlyargcount=0,
@@ -138,6 +153,16 @@ def resume_code(point: ResumePoint) -> types.CodeType:
     )
     ORIGINS[made] = (code, len(prologue))
     return made
+
+
+def _derefs_moved(co_code: bytes, by: int) -> bytes:
+    """``co_code`` with each free variable's index moved ``by`` places (the stack parameters
+    come before the free variables; ``why_not_resumable`` keeps the indices under 256)."""
+    code = bytearray(co_code)
+    for i in range(0, len(code), 2):
+        if code[i] in _DEREFS:
+            code[i + 1] += by
+    return bytes(code)
 
 
 def _encode(op: int, arg: int) -> bytes:

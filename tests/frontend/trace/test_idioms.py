@@ -296,3 +296,14 @@ def test_namedtuple_argument_fields_are_inputs_guarded_on_type():
             same_record(got[1], want[1])
     assert [v.calls for v in jf.versions.values()] == [1, 1], janus.explain(jf)
     assert "Shifted(" in janus.explain(jf)
+
+
+def one_hot(labels, x):
+    taken = np.eye(3, dtype=np.float32)[labels]  # a constant the trace made, gathered by an argument
+    weights = (np.arange(3.0) * 2.0 - 1.0)[labels]  # NumPy operators on constants make a trace-local array too
+    return taken * x[:, None], weights
+
+
+def test_a_constant_made_in_the_trace_indexed_by_an_array_value():
+    labels = np.array([2, 0, 1, 1])
+    check_compiled(one_hot, labels, rand(4))

@@ -72,7 +72,7 @@ def test_no_resumption_inside_a_try_block_a_generator_or_with_cells():
         return lambda: x
 
     assert "generator" in resume.why_not_resumable(gen.__code__, 0)
-    assert "closure" in resume.why_not_resumable(outer.__code__, 0)
+    assert "cells of its own" in resume.why_not_resumable(outer.__code__, 0)
     assert resume.why_not_resumable(program.__code__, _after(program, "STORE_FAST", "x")) is None
 
 
@@ -110,3 +110,37 @@ def test_a_resume_function_knows_where_it_comes_from():
     offset = point.offset + resume.ORIGINS[code][1]
     assert resume.origin(code, offset) == (program.__code__, point.offset)
     assert resume.origin(program.__code__, 4) == (program.__code__, 4)
+
+
+def bumper():
+    total = 10
+
+    def bump(step):
+        nonlocal total
+        total += step
+        doubled = abs(total) * 2
+        total += 1
+        return doubled, total
+
+    return bump
+
+
+def test_a_closure_resumes_with_its_own_cells():
+    """The free variable is the function's own cell (read and written there); the stack
+    parameter the resume function adds does not move it."""
+    bump = bumper()
+    point = ResumePoint(bump.__code__, _after(bump, "CALL"), ("doubled",), (VALUE,))
+    rest = resume.resume_function(point, globals(), bump.__closure__)
+    bump.__closure__[0].cell_contents = 13  # as after ``total += step`` with step 3
+    assert rest(*_locals(bump, step=3), 13) == (26, 14)
+    assert bump.__closure__[0].cell_contents == 14
+    assert "closures over its own free variables" in resume.why_not_resumable(_maker_of_closures().__code__, 0)
+
+
+def _maker_of_closures():
+    scale = 2
+
+    def outer():
+        return lambda: scale  # a closure over the free variable of ``outer`` (3.13 loads its cell by LOAD_FAST)
+
+    return outer
