@@ -238,8 +238,8 @@ def end_segment(tracer: "Tracer", frame: Frame, ins: Instr, fn: Any, args: list,
         end = SegmentEnd(frame, ins, fn, args, kwargs, reason) if why is None else None
     except NotConvertible as e:
         why = str(e)
-    if why == str(reason):  # the same reason keeps the call from being a boundary: said once
-        raise reason
+    if why is not None and str(reason).startswith(why):  # the same reason (with its location) keeps
+        raise reason  # the call from being a boundary: said once
     if why is not None:
         raise NotConvertible(f"{reason} (no split there: {why})", any_signature=reason.any_signature) from None
     raise end
