@@ -25,9 +25,10 @@ NumPy (``schedule``). Checked against the zoo's ``TreeRNN.encode``; timed in CPU
 this process (IREE's local-sync driver runs on the calling thread), best of ``REPEATS``,
 against the plain recursion in the same process.
 
-What each form measured (µs per tree, CPU time, min of 9 rounds alternated in one process,
-64-byte-aligned parameters, schedule excluded; a loaded machine, load average 4-5; NumPy
-130-190 in the same runs; "bal"/"lin" = balanced/linear trees, b1/b25 = batch size):
+What each form measured (µs per tree, CPU time, min of 5 or 9 rounds with the forms
+alternated in one process, several runs, 64-byte-aligned parameters, schedule excluded; a
+loaded machine, load average 3-5; NumPy 130-190 in the same runs; "bal"/"lin" =
+balanced/linear trees, b1/b25 = batch size):
 
 | form                                                                | bal b1 | bal b25 | lin b1 | lin b25 |
 |---------------------------------------------------------------------|-------:|--------:|-------:|--------:|
@@ -38,15 +39,16 @@ What each form measured (µs per tree, CPU time, min of 9 rounds alternated in o
 | + static chunks of 16                                               | 111    | 30      | 445    | 43      |
 | + static chunks of 1 (one trip per row)                             | 212    | 166     | 213    | 162     |
 | + tiers 16 then 4, levels padded to 4 (this script)                 | 95     | 31      | 253    | 45      |
-| tiers 32 then 4 / 64 then 8                                         | 175    | 40      | 467    | 129     |
+| tiers 32 then 4                                                     | 175    | 40      | 467    | 129     |
+| tiers 64 then 8                                                     | 139    | 41      | 518    | 76      |
 | buckets by ``scf.index_switch`` (global stored in each case)        | 160    | 48      | 538    | 63      |
-| ``--iree-dispatch-creation-data-tiling``                            | slower: W re-encoded on every trip            |||| 
-| gather, matmul and tanh in one ``flow.dispatch.region``             | fails to compile (a 32 KB vector)              ||||
+| this script with ``--iree-dispatch-creation-data-tiling``           | 143    | 40      | 445    | 74      |
 
-Tiers of 32 rows or more cost more even where they never run (per-level transient
-allocations of 32 KB and up); ``scf.index_switch`` with tensor results does not convert to
-stream in iree-compile 3.13, and ``scf.if`` with the table as result copies it in every
-branch. ``--aligned`` passes 64-byte-aligned copies of the parameters: NumPy's own arrays
+Tiers of 32 rows or more cost more even where they never run (cause not found); data
+tiling re-encodes W on every trip; gather, matmul and tanh in one ``flow.dispatch.region``
+do not compile with static chunks; ``scf.index_switch`` with tensor results does not
+convert to stream in iree-compile 3.13, and ``scf.if`` with the table as result copies it
+in every branch. docs/lowering.md has the details. ``--aligned`` passes 64-byte-aligned copies of the parameters: NumPy's own arrays
 are 16-byte aligned, which the runtime cannot hand to compiled code in place, so the 2.5 MB
 embedding is copied on every call (``runtime/values.py``, ``ALIGNMENT``).
 """
@@ -175,34 +177,32 @@ def linearize(trees: list[Tree]) -> Linear:
 def schedule(linear: Linear, roots: int, pad: int = PAD) -> Schedule:
     """Table rows: the leaves, then the inner nodes by depth, deepest first, each depth
     padded to a multiple of ``pad`` rows (padding rows compute from row 0 and are never
-    read). Vectorized: the only Python loop is one scalar step per depth."""
+    read). Breadth-first rows are sorted by depth, and the children of one depth are the
+    next depth, so the depths' bounds come from a prefix count of inner rows; Python loops
+    only over depths, NumPy over nodes."""
     word, left, right = linear
     inner = left >= 0
-    # breadth-first rows: depth d is rows [bounds[d], bounds[d+1]); the children of a depth
-    # are the next depth, so bounds[d+1] = roots + (children of the rows before bounds[d])
-    before = np.concatenate(([0], np.cumsum(2 * inner))).tolist()
-    bounds = [0, roots]
+    upto = np.cumsum(inner)  # inner rows up to and including each row
+    before = [0, *upto.tolist()]  # inner rows before each row
+    bounds = [0, roots]  # depth d is rows bounds[d] .. bounds[d + 1]
     while bounds[-1] < len(word):
-        bounds.append(roots + before[bounds[-1]])
-    depth = np.repeat(np.arange(len(bounds) - 1), np.diff(bounds))
-    inner_ids = np.flatnonzero(inner)
-    order = inner_ids[np.argsort(-depth[inner_ids], kind="stable")]  # deepest first
-    sizes = np.bincount(depth[order].max(initial=0) - depth[order])  # per level, deepest first
-    sizes = sizes[sizes > 0]
-    padded = -(-sizes // pad) * pad
-    leaves = len(word) - len(inner_ids)
-    starts = leaves + np.concatenate(([0], np.cumsum(padded)))
+        bounds.append(roots + 2 * before[bounds[-1]])
+    leaves = len(word) - before[-1]
+    starts, offsets = [leaves], []  # offsets: new row minus inner rank, per depth
+    for d in range(len(bounds) - 2, -1, -1):
+        count = before[bounds[d + 1]] - before[bounds[d]]
+        offsets.append(starts[-1] - before[bounds[d]])
+        if count:
+            starts.append(starts[-1] + -(-count // pad) * pad)
     if starts[-1] > MAX_ROWS:
         raise ValueError(f"{starts[-1]} table rows; the module holds {MAX_ROWS}")
-    level_of = np.repeat(np.arange(len(sizes)), sizes)
-    rank = np.arange(len(order)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    row = np.empty(len(word), np.int64)
-    row[~inner] = np.arange(leaves)
-    row[order] = starts[level_of] + rank
+    rank = upto - inner  # among inner rows (for inner rows), and leaves before (i - rank)
+    row = np.where(inner, np.repeat(offsets[::-1], np.diff(bounds)) + rank, np.arange(len(word)) - rank)
     kids = np.zeros((starts[-1] - leaves + 1, 2), np.int64)  # one spare row: never empty
-    kids[row[order] - leaves, 0] = row[left[order]]
-    kids[row[order] - leaves, 1] = row[right[order]]
-    return word[~inner], kids, starts.astype(np.int64), len(sizes), row[:roots]
+    at = row[inner] - leaves
+    kids[at, 0] = row[left[inner]]
+    kids[at, 1] = row[right[inner]]
+    return word[~inner], kids, np.array(starts, np.int64), len(starts) - 1, row[:roots]
 
 
 def aligned(a: np.ndarray) -> np.ndarray:
