@@ -21,7 +21,7 @@ form is specified in docs/lowering.md, "Wavefront execution"):
 
 The schedule comes from the trees' breadth-first index arrays (``linearize``: the form
 janus's linearizer gives a list of trees, level by level across the batch), vectorized in
-NumPy (``schedule``). Checked against the zoo's ``TreeRNN.encode``; timed in CPU time of
+NumPy (``janus.passes.recursion.level_schedule``). Checked against the zoo's ``TreeRNN.encode``; timed in CPU time of
 this process (IREE's local-sync driver runs on the calling thread), best of ``REPEATS``,
 against the plain recursion in the same process.
 
@@ -63,6 +63,7 @@ import numpy as np
 
 from janus.models.treernn import TreeRNN
 from janus.models.trees import SHAPES, SIZES, Tree, make_dataset
+from janus.passes.recursion.level_schedule import level_schedule
 from janus.runtime import CompiledModule
 
 REPEATS = 5
@@ -175,34 +176,12 @@ def linearize(trees: list[Tree]) -> Linear:
 
 
 def schedule(linear: Linear, roots: int, pad: int = PAD) -> Schedule:
-    """Table rows: the leaves, then the inner nodes by depth, deepest first, each depth
-    padded to a multiple of ``pad`` rows (padding rows compute from row 0 and are never
-    read). Breadth-first rows are sorted by depth, and the children of one depth are the
-    next depth, so the depths' bounds come from a prefix count of inner rows; Python loops
-    only over depths, NumPy over nodes."""
+    """The wavefront function's tree arguments (``janus.passes.recursion.level_schedule``)."""
     word, left, right = linear
-    inner = left >= 0
-    upto = np.cumsum(inner)  # inner rows up to and including each row
-    before = [0, *upto.tolist()]  # inner rows before each row
-    bounds = [0, roots]  # depth d is rows bounds[d] .. bounds[d + 1]
-    while bounds[-1] < len(word):
-        bounds.append(roots + 2 * before[bounds[-1]])
-    leaves = len(word) - before[-1]
-    starts, offsets = [leaves], []  # offsets: new row minus inner rank, per depth
-    for d in range(len(bounds) - 2, -1, -1):
-        count = before[bounds[d + 1]] - before[bounds[d]]
-        offsets.append(starts[-1] - before[bounds[d]])
-        if count:
-            starts.append(starts[-1] + -(-count // pad) * pad)
-    if starts[-1] > MAX_ROWS:
-        raise ValueError(f"{starts[-1]} table rows; the module holds {MAX_ROWS}")
-    rank = upto - inner  # among inner rows (for inner rows), and leaves before (i - rank)
-    row = np.where(inner, np.repeat(offsets[::-1], np.diff(bounds)) + rank, np.arange(len(word)) - rank)
-    kids = np.zeros((starts[-1] - leaves + 1, 2), np.int64)  # one spare row: never empty
-    at = row[inner] - leaves
-    kids[at, 0] = row[left[inner]]
-    kids[at, 1] = row[right[inner]]
-    return word[~inner], kids, np.array(starts, np.int64), len(starts) - 1, row[:roots]
+    plan = level_schedule(left, right, roots, pad)
+    if plan.starts[-1] > MAX_ROWS:
+        raise ValueError(f"{plan.starts[-1]} table rows; the module holds {MAX_ROWS}")
+    return word[plan.leaves], plan.kids, plan.starts, plan.levels, plan.rows[:roots]
 
 
 def aligned(a: np.ndarray) -> np.ndarray:
