@@ -39,13 +39,14 @@ balanced/linear trees, b1/b25 = batch size):
 | + static chunks of 16                                               | 111    | 30      | 445    | 43      |
 | + static chunks of 1 (one trip per row)                             | 212    | 166     | 213    | 162     |
 | + tiers 16 then 4, levels padded to 4 (this script)                 | 95     | 31      | 253    | 45      |
-| tiers 32 then 4                                                     | 175    | 40      | 467    | 129     |
-| tiers 64 then 8                                                     | 139    | 41      | 518    | 76      |
+| tiers 32 then 4 (the CPU preset turns data tiling on)               | 175    | 40      | 467    | 129     |
+| tiers 64 then 8 (the same)                                          | 139    | 41      | 518    | 76      |
+| tiers 64, 16, 4 with ``--iree-dispatch-creation-data-tiling=false`` | 114    | 29      | 271    | 48      |
 | buckets by ``scf.index_switch`` (global stored in each case)        | 160    | 48      | 538    | 63      |
 | this script with ``--iree-dispatch-creation-data-tiling``           | 143    | 40      | 445    | 74      |
 
-Tiers of 32 rows or more cost more even where they never run (cause not found); data
-tiling re-encodes W on every trip; gather, matmul and tanh in one ``flow.dispatch.region``
+Chunks of 32 rows or more make the CPU preset turn on data tiling
+(``runtime/contractions.py``), which re-encodes W on every trip; gather, matmul and tanh in one ``flow.dispatch.region``
 do not compile with static chunks; ``scf.index_switch`` with tensor results does not
 convert to stream in iree-compile 3.13, and ``scf.if`` with the table as result copies it
 in every branch. docs/lowering.md has the details. ``--aligned`` passes 64-byte-aligned copies of the parameters: NumPy's own arrays
