@@ -1,7 +1,8 @@
 """What wavefront (level-by-level) execution can reach for TreeRNN inference on this machine.
 
 Not a test: run ``JANUS_CACHE_DIR=/tmp/jc .venv/bin/python benchmarks/wavefront_bound.py
---aligned`` and read the table. Issue #15 asks for a pass that runs the independent
+--aligned [--model rntn]`` and read the table (RNTN's takes about two minutes: its NumPy
+recursion reads the 32 MB tensor V once per node, about 45 ms per tree). Issue #15 asks for a pass that runs the independent
 invocations of a tree recursion one launch per level. This script measures, before such a
 pass exists, the code it should produce, written by hand (``wavefront_mlir``; the exact
 form is specified in docs/lowering.md, "Wavefront execution"):
@@ -16,6 +17,11 @@ form is specified in docs/lowering.md, "Wavefront execution"):
   chunk an ``iree_linalg_ext.gather`` of the children's rows (``kids`` is ``[rows, 2]``, so the
   gather reads whole rows), a static ``linalg.matmul`` with bias and tanh, and a
   ``tensor.insert_slice`` into the table;
+- RNTN (``--model rntn``; its node adds ``(V @ x) @ x``, V is 128x256x256) adds per chunk
+  one contraction of the chunk's rows with V viewed as ``[128 * 256, 256]`` and a reduction
+  with the rows again (``_bilinear``), in chunks of up to 128 rows, so V is read once per
+  chunk instead of once per node;
+- the module is compiled without data tiling (``FLAGS``);
 - the level starts arrive as a host index array (``janus-host-index-arrays`` makes
   ``starts`` a ``!util.buffer``), so the host reads them without a device round trip.
 
@@ -58,14 +64,17 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
+from janus.models.rntn import RNTN
 from janus.models.treernn import TreeRNN
 from janus.models.trees import SHAPES, SIZES, Tree, make_dataset
 from janus.passes.recursion.level_schedule import level_schedule
 from janus.runtime import CompiledModule
+from janus.runtime.compiler import compile_module
 
 REPEATS = 5
 HIDDEN, VOCAB = SIZES["full"][0], SIZES["full"][1]
@@ -76,9 +85,41 @@ TIERS = (16, 4)
 PAD = TIERS[-1]
 
 
-def _chunk(rows: int, table: str, at: str) -> str:
+def _bilinear(rows: int) -> str:
+    """RNTN's term ``(V @ x) @ x`` of a chunk, as ``%zf``: one GEMM of the chunk's rows with V
+    viewed as ``[H * 2H, 2H]`` (V is read once per chunk, not once per node), then a
+    reduction with the rows again. Written as ``linalg.generic``s, so the CPU preset does not
+    switch to data tiling (which would re-encode the 32 MB V on every trip)."""
+    h, k = HIDDEN, 2 * HIDDEN
+    return f"""      %vxe = tensor.empty() : tensor<{rows}x{h * k}xf32>
+      %vxf = linalg.fill ins(%zero : f32) outs(%vxe : tensor<{rows}x{h * k}xf32>) -> tensor<{rows}x{h * k}xf32>
+      %vx = linalg.generic {{indexing_maps = [affine_map<(n, m, c) -> (n, c)>, affine_map<(n, m, c) -> (m, c)>,
+          affine_map<(n, m, c) -> (n, m)>], iterator_types = ["parallel", "parallel", "reduction"]}}
+          ins(%x, %Vflat : tensor<{rows}x{k}xf32>, tensor<{h * k}x{k}xf32>) outs(%vxf : tensor<{rows}x{h * k}xf32>) {{
+        ^bb0(%xv: f32, %vv: f32, %acc: f32):
+          %p = arith.mulf %xv, %vv : f32
+          %sum = arith.addf %acc, %p : f32
+          linalg.yield %sum : f32
+      }} -> tensor<{rows}x{h * k}xf32>
+      %vxx3 = tensor.expand_shape %vx [[0], [1, 2]] output_shape [{rows}, {h}, {k}] : tensor<{rows}x{h * k}xf32> into tensor<{rows}x{h}x{k}xf32>
+      %te = tensor.empty() : tensor<{rows}x{h}xf32>
+      %tf = linalg.fill ins(%zero : f32) outs(%te : tensor<{rows}x{h}xf32>) -> tensor<{rows}x{h}xf32>
+      %zf = linalg.generic {{indexing_maps = [affine_map<(n, i, j) -> (n, i, j)>, affine_map<(n, i, j) -> (n, j)>,
+          affine_map<(n, i, j) -> (n, i)>], iterator_types = ["parallel", "parallel", "reduction"]}}
+          ins(%vxx3, %x : tensor<{rows}x{h}x{k}xf32>, tensor<{rows}x{k}xf32>) outs(%tf : tensor<{rows}x{h}xf32>) {{
+        ^bb0(%yv: f32, %xv: f32, %acc: f32):
+          %p = arith.mulf %yv, %xv : f32
+          %sum = arith.addf %acc, %p : f32
+          linalg.yield %sum : f32
+      }} -> tensor<{rows}x{h}xf32>
+"""
+
+
+def _chunk(rows: int, table: str, at: str, bilinear: bool) -> str:
     """One static chunk of a level: ``rows`` table rows from row ``at`` on."""
     h = HIDDEN
+    start = _bilinear(rows) if bilinear else (
+        f"      %zf = linalg.fill ins(%zero : f32) outs(%ze : tensor<{rows}x{h}xf32>) -> tensor<{rows}x{h}xf32>\n")
     return f"""      %table = util.global.load @table : {table}
       %inner = arith.subi {at}, %leaves : index
       %kid = tensor.extract_slice %kids[%inner, 0] [{rows}, 2] [1, 1] : tensor<?x2xi64> to tensor<{rows}x2xi64>
@@ -87,8 +128,7 @@ def _chunk(rows: int, table: str, at: str) -> str:
           outs(%xe : tensor<{rows}x2x{h}xf32>) -> tensor<{rows}x2x{h}xf32>
       %x = tensor.collapse_shape %x3 [[0], [1, 2]] : tensor<{rows}x2x{h}xf32> into tensor<{rows}x{2 * h}xf32>
       %ze = tensor.empty() : tensor<{rows}x{h}xf32>
-      %zf = linalg.fill ins(%zero : f32) outs(%ze : tensor<{rows}x{h}xf32>) -> tensor<{rows}x{h}xf32>
-      %z = linalg.matmul ins(%x, %W : tensor<{rows}x{2 * h}xf32>, tensor<{2 * h}x{h}xf32>)
+{start}      %z = linalg.matmul ins(%x, %W : tensor<{rows}x{2 * h}xf32>, tensor<{2 * h}x{h}xf32>)
           outs(%zf : tensor<{rows}x{h}xf32>) -> tensor<{rows}x{h}xf32>
       %hid = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>,
           affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}}
@@ -103,7 +143,7 @@ def _chunk(rows: int, table: str, at: str) -> str:
 """
 
 
-def _tier(k: int, rows: int, table: str) -> str:
+def _tier(k: int, rows: int, table: str, bilinear: bool) -> str:
     """Tier ``k``: as many ``rows``-row chunks as fit in what earlier tiers left of the level."""
     return f"""    %base{k} = arith.addi %s, %done{k} : index
     %left{k} = arith.subi %n, %done{k} : index
@@ -111,24 +151,28 @@ def _tier(k: int, rows: int, table: str) -> str:
     scf.for %j = %c0 to %count{k} step %c1 {{
       %offset = arith.muli %j, %rows{rows} : index
       %at = arith.addi %base{k}, %offset : index
-{_chunk(rows, table, "%at")}    }}
+{_chunk(rows, table, "%at", bilinear)}    }}
     %used{k} = arith.muli %count{k}, %rows{rows} : index
     %done{k + 1} = arith.addi %done{k}, %used{k} : index
 """
 
 
-def wavefront_mlir(tiers: tuple[int, ...] = TIERS) -> str:
-    """The level-by-level TreeRNN inference (see the module doc)."""
+def wavefront_mlir(tiers: tuple[int, ...] = TIERS, bilinear: bool = False) -> str:
+    """The level-by-level TreeRNN inference (see the module doc); with ``bilinear``, RNTN's
+    (its node adds ``(V @ x) @ x``; V is the first parameter)."""
     h, table = HIDDEN, f"tensor<{MAX_ROWS}x{HIDDEN}xf32>"
     sizes = "".join(f"  %rows{rows} = arith.constant {rows} : index\n" for rows in tiers)
-    tiers_text = "".join(_tier(k, rows, table) for k, rows in enumerate(tiers))
+    tiers_text = "".join(_tier(k, rows, table, bilinear) for k, rows in enumerate(tiers))
+    v_param = f"%V: tensor<{h}x{2 * h}x{2 * h}xf32>, " if bilinear else ""
+    v_flat = (f"  %Vflat = tensor.collapse_shape %V [[0, 1], [2]] : tensor<{h}x{2 * h}x{2 * h}xf32> "
+              f"into tensor<{2 * h * h}x{2 * h}xf32>\n") if bilinear else ""
     return f"""util.global private mutable @table = dense<0.0> : {table}
-func.func @wavefront(%E: tensor<{VOCAB}x{h}xf32>, %W: tensor<{2 * h}x{h}xf32>, %b: tensor<{h}xf32>,
+func.func @wavefront({v_param}%E: tensor<{VOCAB}x{h}xf32>, %W: tensor<{2 * h}x{h}xf32>, %b: tensor<{h}xf32>,
     %words: tensor<?xi64>, %kids: tensor<?x2xi64>, %starts: tensor<?xi64>, %levels: index,
     %roots: tensor<?xi64>) -> tensor<?x{h}xf32> {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-{sizes}  %zero = arith.constant 0.0 : f32
+{sizes}{v_flat}  %zero = arith.constant 0.0 : f32
   %leaves = tensor.dim %words, %c0 : tensor<?xi64>
   %le = tensor.empty(%leaves) : tensor<?x{h}xf32>
   %leaf_rows = iree_linalg_ext.gather dimension_map = [0] ins(%E, %words : tensor<{VOCAB}x{h}xf32>, tensor<?xi64>)
@@ -205,37 +249,69 @@ def per_tree(f: Callable[[list[Tree]], object], batches: list[list[Tree]]) -> fl
     return best / sum(len(trees) for trees in batches)
 
 
+@dataclass(frozen=True)
+class Model:
+    """A zoo tree model the script can run level by level."""
+
+    make: Callable[[int, int], TreeRNN]
+    tiers: tuple[int, ...]
+    bilinear: bool
+    #: trees timed per shape and batch size (RNTN's recursion takes about 50 ms per tree)
+    trees: int
+
+    def parameters(self, model: TreeRNN) -> list[np.ndarray]:
+        return [*([model.V] if self.bilinear else []), model.E, model.W, model.b]
+
+    def flops_per_inner(self) -> int:
+        h = HIDDEN
+        return 2 * (2 * h) * h + (2 * h * (2 * h) ** 2 + 2 * h * 2 * h if self.bilinear else 0)
+
+
+MODELS = {
+    "treernn": Model(TreeRNN, TIERS, False, 30),
+    # chunks of 128 rows read the 32 MB V once per 128 nodes
+    "rntn": Model(RNTN, (128, 16, 4), True, 3),
+}
+#: a level loop must not be data-tiled: the weights would be re-encoded on every trip (the
+#: CPU preset turns data tiling on for a static matmul with every dimension >= 32)
+FLAGS = ("--iree-dispatch-creation-data-tiling=false",)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--aligned", action="store_true", help="64-byte-aligned parameters (no per-call copy)")
+    parser.add_argument("--model", choices=MODELS, default="treernn")
     args = parser.parse_args()
-    model = TreeRNN(HIDDEN, VOCAB)
-    E, W, b = (aligned(p) for p in (model.E, model.W, model.b)) if args.aligned else (model.E, model.W, model.b)
-    wavefront = CompiledModule.from_mlir(wavefront_mlir(), target="cpu", driver="local-sync")["wavefront"]
+    spec = MODELS[args.model]
+    model = spec.make(HIDDEN, VOCAB)
+    params = [aligned(p) if args.aligned else p for p in spec.parameters(model)]
+    artifact = compile_module(wavefront_mlir(spec.tiers, spec.bilinear), "cpu", extra_flags=FLAGS, result_storage=True)
+    wavefront = CompiledModule(artifact, "local-sync")["wavefront"]
     trees, _ = make_dataset("full")
-    flops_per_inner = 2 * (2 * HIDDEN) * HIDDEN
 
     def compiled(batch: list[Tree]) -> np.ndarray:
-        return np.asarray(wavefront(E, W, b, *schedule(linearize(batch), len(batch))))
+        return np.asarray(wavefront(*params, *schedule(linearize(batch), len(batch), spec.tiers[-1])))
 
     def plain(batch: list[Tree]) -> np.ndarray:
         return np.stack([model.encode(t)[0][0] for t in batch])
 
-    print(f"TreeRNN inference, hidden {HIDDEN}, vocab {VOCAB}, parameters {'aligned' if args.aligned else 'as NumPy allocates them'}")
+    print(f"{type(model).__name__} inference, hidden {HIDDEN}, vocab {VOCAB}, "
+          f"parameters {'aligned' if args.aligned else 'as NumPy allocates them'}, chunk tiers {spec.tiers}")
     print(f"{'trees':9} {'batch':>5} {'NumPy us/tree':>14} {'wavefront us/tree':>18} {'linearize':>10} "
           f"{'schedule':>9} {'speed-up':>8} {'GFLOP/s':>8}")
     for shape in (*SHAPES, "mixed"):
         chosen = [t for i, t in enumerate(trees) if shape == "mixed" or SHAPES[i % 3] == shape]
         for batch in (1, 25):
-            batches = [chosen[i : i + batch] for i in range(0, len(chosen) - batch + 1, batch)][: max(1, 30 // batch)]
+            batches = [chosen[i : i + batch] for i in range(0, len(chosen) - batch + 1, batch)]
+            batches = batches[: max(1, spec.trees // batch)]
             for trees_ in batches[:2]:
                 np.testing.assert_allclose(compiled(trees_), plain(trees_), rtol=1e-4, atol=1e-5)
             linears = {id(trees_): linearize(trees_) for trees_ in batches}
             numpy_t, wave_t, linearize_t, schedule_t = (per_tree(f, batches) for f in (
-                plain, compiled, linearize, lambda batch: schedule(linears[id(batch)], len(batch))))
+                plain, compiled, linearize, lambda batch: schedule(linears[id(batch)], len(batch), spec.tiers[-1])))
             inner = np.mean([t.leaves() - 1 for trees_ in batches for t in trees_])
             print(f"{shape:9} {batch:5} {numpy_t * 1e6:14.1f} {wave_t * 1e6:18.1f} {linearize_t * 1e6:10.1f} "
-                  f"{schedule_t * 1e6:9.1f} {numpy_t / wave_t:7.2f}x {inner * flops_per_inner / wave_t / 1e9:8.2f}")
+                  f"{schedule_t * 1e6:9.1f} {numpy_t / wave_t:7.2f}x {inner * spec.flops_per_inner() / wave_t / 1e9:8.2f}")
 
 
 if __name__ == "__main__":
