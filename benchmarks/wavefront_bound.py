@@ -1,22 +1,23 @@
-"""What wavefront (level-by-level) execution can reach for TreeRNN inference on this machine.
+"""What wavefront (level-by-level) execution can reach for TreeRNN and RNTN inference here.
 
 Not a test: run ``JANUS_CACHE_DIR=/tmp/jc .venv/bin/python benchmarks/wavefront_bound.py
 --aligned [--model rntn]`` and read the table (RNTN's takes about two minutes: its NumPy
-recursion reads the 32 MB tensor V once per node, about 45 ms per tree). Issue #15 asks for a pass that runs the independent
-invocations of a tree recursion one launch per level. This script measures, before such a
-pass exists, the code it should produce, written by hand (``wavefront_mlir``; the exact
-form is specified in docs/lowering.md, "Wavefront execution"):
+recursion reads the 32 MB tensor V once per node, about 45 ms per tree). Issue #15 asks
+for a pass that runs the independent invocations of a tree recursion one launch per
+level. This script measures, before such a pass exists, the code it should produce,
+written by hand (``wavefront_mlir``; the exact form is specified in docs/lowering.md,
+"Wavefront execution"):
 
 - the row table lives in a mutable ``util.global`` of static size (``MAX_ROWS`` rows), read
   and written with ``util.global.load``/``store`` around every update, so iree-compile
   updates it in place; as an ``scf.for`` iter_arg it is copied whole on every trip (a
   ``stream.async.transfer`` ConvertToStream adds for the loop-carried value, never elided);
 - all leaves are gathered from the embedding by one ``iree_linalg_ext.gather``;
-- each height level's rows are padded to a multiple of ``PAD``, and the level runs as
-  static-size chunks, ``TIERS[0]`` rows at a time, then the rest ``TIERS[1]`` at a time: per
-  chunk an ``iree_linalg_ext.gather`` of the children's rows (``kids`` is ``[rows, 2]``, so the
-  gather reads whole rows), a static ``linalg.matmul`` with bias and tanh, and a
-  ``tensor.insert_slice`` into the table;
+- each level's rows (the inner nodes of one depth, deepest first) are padded to a
+  multiple of ``PAD``, and the level runs as static-size chunks, ``TIERS[0]`` rows at a
+  time, then the rest ``TIERS[1]`` at a time: per chunk an ``iree_linalg_ext.gather`` of the
+  children's rows (``kids`` is ``[rows, 2]``, so the gather reads whole rows), a static
+  ``linalg.matmul`` with bias and tanh, and a ``tensor.insert_slice`` into the table;
 - RNTN (``--model rntn``; its node adds ``(V @ x) @ x``, V is 128x256x256) adds per chunk
   one contraction of the chunk's rows with V viewed as ``[128 * 256, 256]`` and a reduction
   with the rows again (``_bilinear``), in chunks of up to 128 rows, so V is read once per
@@ -27,9 +28,9 @@ form is specified in docs/lowering.md, "Wavefront execution"):
 
 The schedule comes from the trees' breadth-first index arrays (``linearize``: the form
 janus's linearizer gives a list of trees, level by level across the batch), vectorized in
-NumPy (``janus.passes.recursion.level_schedule``). Checked against the zoo's ``TreeRNN.encode``; timed in CPU time of
-this process (IREE's local-sync driver runs on the calling thread), best of ``REPEATS``,
-against the plain recursion in the same process.
+NumPy (``janus.passes.recursion.level_schedule``). Checked against the zoo's
+``encode``; timed in CPU time of this process (IREE's local-sync driver runs on the
+calling thread), best of ``REPEATS``, against the plain recursion in the same process.
 
 What each form measured (µs per tree, CPU time, min of 5 or 9 rounds with the forms
 alternated in one process, several runs, 64-byte-aligned parameters, schedule excluded; a
@@ -52,11 +53,13 @@ balanced/linear trees, b1/b25 = batch size):
 | this script with ``--iree-dispatch-creation-data-tiling``           | 143    | 40      | 445    | 74      |
 
 Chunks of 32 rows or more make the CPU preset turn on data tiling
-(``runtime/contractions.py``), which re-encodes W on every trip; gather, matmul and tanh in one ``flow.dispatch.region``
-do not compile with static chunks; ``scf.index_switch`` with tensor results does not
-convert to stream in iree-compile 3.13, and ``scf.if`` with the table as result copies it
-in every branch. docs/lowering.md has the details. ``--aligned`` passes 64-byte-aligned copies of the parameters: NumPy's own arrays
-are 16-byte aligned, which the runtime cannot hand to compiled code in place, so the 2.5 MB
+(``runtime/contractions.py``), which re-encodes W on every trip; gather, matmul and tanh
+in one ``flow.dispatch.region`` do not compile with static chunks; ``scf.index_switch``
+with tensor results does not convert to stream in iree-compile 3.13, and ``scf.if`` with
+the table as result copies it in every branch. docs/lowering.md has the details.
+
+``--aligned`` passes 64-byte-aligned copies of the parameters: NumPy's own arrays are
+16-byte aligned, which the runtime cannot hand to compiled code in place, so the 2.5 MB
 embedding is copied on every call (``runtime/values.py``, ``ALIGNMENT``).
 """
 
@@ -101,7 +104,8 @@ def _bilinear(rows: int) -> str:
           %sum = arith.addf %acc, %p : f32
           linalg.yield %sum : f32
       }} -> tensor<{rows}x{h * k}xf32>
-      %vxx3 = tensor.expand_shape %vx [[0], [1, 2]] output_shape [{rows}, {h}, {k}] : tensor<{rows}x{h * k}xf32> into tensor<{rows}x{h}x{k}xf32>
+      %vxx3 = tensor.expand_shape %vx [[0], [1, 2]] output_shape [{rows}, {h}, {k}]
+          : tensor<{rows}x{h * k}xf32> into tensor<{rows}x{h}x{k}xf32>
       %te = tensor.empty() : tensor<{rows}x{h}xf32>
       %tf = linalg.fill ins(%zero : f32) outs(%te : tensor<{rows}x{h}xf32>) -> tensor<{rows}x{h}xf32>
       %zf = linalg.generic {{indexing_maps = [affine_map<(n, i, j) -> (n, i, j)>, affine_map<(n, i, j) -> (n, j)>,
@@ -309,9 +313,9 @@ def main() -> None:
             linears = {id(trees_): linearize(trees_) for trees_ in batches}
             numpy_t, wave_t, linearize_t, schedule_t = (per_tree(f, batches) for f in (
                 plain, compiled, linearize, lambda batch: schedule(linears[id(batch)], len(batch), spec.tiers[-1])))
-            inner = np.mean([t.leaves() - 1 for trees_ in batches for t in trees_])
+            flops = np.mean([t.leaves() - 1 for trees_ in batches for t in trees_]) * spec.flops_per_inner()
             print(f"{shape:9} {batch:5} {numpy_t * 1e6:14.1f} {wave_t * 1e6:18.1f} {linearize_t * 1e6:10.1f} "
-                  f"{schedule_t * 1e6:9.1f} {numpy_t / wave_t:7.2f}x {inner * spec.flops_per_inner() / wave_t / 1e9:8.2f}")
+                  f"{schedule_t * 1e6:9.1f} {numpy_t / wave_t:7.2f}x {flops / wave_t / 1e9:8.2f}")
 
 
 if __name__ == "__main__":
