@@ -18,6 +18,7 @@ those matched, on every call, and raise ``HeapMiss`` with the reason.
 
 from __future__ import annotations
 
+import functools
 import types
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -113,6 +114,8 @@ class EntryGuards:
     #: plain object (``heap_checks``): the entry values, or None when one check does not
     #: pass or the objects are unusual (then the guards run one by one and say why)
     heap_match: Callable[[Sequence[Any]], dict | None] | None = None
+    #: ``fuse(run, finish)``: ``match`` then the call in one function (None where ``match`` is)
+    fuse: Callable[[Callable, Callable], Callable[[tuple], Any]] | None = None
 
     def check_heap(self, objects: list[Any], leaves: Sequence[Any]) -> dict[AccessPath, Any]:
         """The entry value of every checked heap location; ``HeapMiss`` when one does not hold."""
@@ -227,25 +230,42 @@ class GuardBuilder:
 
     def build(self, arity: int) -> EntryGuards:
         """The guards, with ``match`` compiled when every argument guard has a condition."""
-        conditions = [g.condition for g in self.guards]
-        flat = None not in conditions
-        match = self._compile("match", "args", [
-            f"if len(args) != {arity}: return None",
-            *([f"{''.join(f'a{i}, ' for i in range(arity))}= args"] if arity else []),
-            *(f"if not ({c}): return None" for c in conditions),
-            f"return [{', '.join(g.leaf for g in self.guards if g.leaf is not None)}]",
-        ]) if flat else None
+        flat = None not in (g.condition for g in self.guards)
+        match = _compile("match", "args", self._checks(arity, "None") + [f"return {self._leaves()}"],
+                         self.scope) if flat else None
         held = [g.condition for g in self.guards if g.kind == "GLOBAL_ID"]
-        globals_hold = self._compile("globals_hold", "", [f"return {' and '.join(held) if held else 'True'}"])
+        globals_hold = _compile("globals_hold", "", [f"return {' and '.join(held) if held else 'True'}"], self.scope)
         lines = heap_checks(self.heap, self._bind)
-        heap_match = self._compile("heap_match", "objects", lines) if lines is not None else None
-        return EntryGuards(self.dynamic, tuple(self.guards), tuple(self.heap), match, globals_hold, heap_match)
+        heap_match = _compile("heap_match", "objects", lines, self.scope) if lines is not None else None
+        fuse = functools.partial(self._fused, arity) if flat else None
+        return EntryGuards(self.dynamic, tuple(self.guards), tuple(self.heap), match, globals_hold, heap_match, fuse)
 
-    def _compile(self, name: str, params: str, body: list[str]) -> Callable:
-        source = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body)
-        namespace: dict[str, Any] = {}
-        exec(compile(source, f"<janus entry guards: {name}>", "exec"), self.scope, namespace)
-        return namespace[name]
+    def _checks(self, arity: int, miss: str) -> list[str]:
+        """Lines returning ``miss`` unless every argument and global guard holds for ``args``."""
+        return [f"if len(args) != {arity}: return {miss}",
+                *([f"{''.join(f'a{i}, ' for i in range(arity))}= args"] if arity else []),
+                *(f"if not ({g.condition}): return {miss}" for g in self.guards)]
+
+    def _leaves(self) -> str:
+        return f"[{', '.join(g.leaf for g in self.guards if g.leaf is not None)}]"
+
+    def _fused(self, arity: int, run: Callable, finish: Callable) -> Callable[[tuple], Any]:
+        """``match``, ``run(leaves)`` and ``finish(results, leaves)`` in one generated function
+        (``EntryGuards.fuse``); it returns ``MISS`` where ``match`` returns None."""
+        scope = {**self.scope, "run": run, "finish": finish, "MISS": MISS}
+        return _compile("call", "args", self._checks(arity, "MISS") + [
+            f"leaves = {self._leaves()}", "return finish(run(leaves), leaves)"], scope)
+
+
+def _compile(name: str, params: str, body: list[str], scope: dict[str, Any]) -> Callable:
+    source = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body)
+    namespace: dict[str, Any] = {}
+    exec(compile(source, f"<janus entry guards: {name}>", "exec"), scope, namespace)
+    return namespace[name]
+
+
+#: what a fused call (``EntryGuards.fuse``) returns when the arguments do not match its version
+MISS = object()
 
 
 def heap_checks(guards: Sequence[HeapGuard], bind: Callable[[Any], str]) -> list[str] | None:

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 from iree import runtime as rt
 
-from janus.runtime import drivers, host_modules
+from janus.runtime import drivers, fast_path, host_modules
 from janus.runtime.artifact import Artifact, FunctionInfo
 from janus.runtime.compiler import DEFAULT_FILENAME, ModuleLike, compile_module
 from janus.runtime.drivers import DriverChoice, median
@@ -195,6 +195,11 @@ class CompiledFunction:
         if len(results) == 1:
             return results[0]
         return tuple(results) if results else None
+
+    def caller(self) -> fast_path.Caller:
+        """``results`` for leaves that passed a version's entry guards (each array of its
+        input's exact dtype and shape): a function generated for this one (``fast_path``)."""
+        return fast_path.caller(self)
 
     def results(self, args: Sequence[Any], objects: Sequence[object] = ()) -> list[Any]:
         """The call as a list of results (the per-call path of ``janus.jit``)."""
