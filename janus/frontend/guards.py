@@ -114,8 +114,8 @@ class EntryGuards:
     #: plain object (``heap_checks``): the entry values, or None when one check does not
     #: pass or the objects are unusual (then the guards run one by one and say why)
     heap_match: Callable[[Sequence[Any]], dict | None] | None = None
-    #: ``fuse(run, finish)``: ``match`` then the call in one function (None where ``match`` is)
-    fuse: Callable[[Callable, Callable], Callable[[tuple], Any]] | None = None
+    #: ``fuse(run, finish, names)``: ``match`` then the call in one function (None where ``match`` is)
+    fuse: Callable[[Callable, Sequence[str], dict[str, Any]], Callable[[tuple], Any]] | None = None
 
     def check_heap(self, objects: list[Any], leaves: Sequence[Any]) -> dict[AccessPath, Any]:
         """The entry value of every checked heap location; ``HeapMiss`` when one does not hold."""
@@ -168,7 +168,7 @@ class GuardBuilder:
         dims = ", ".join("?" if type(d) is str else str(d) for d in shape)
         what = f"ndarray {dtype} shape ({dims}{',' * (len(shape) == 1)})" if typ is np.ndarray else f"NumPy {typ.__name__}"
         self.guards.append(Guard("DTYPE_SHAPE", f"{self._arg(i)}: {what}",
-                                 f"type({a}) is {self._bind(typ)} and {a}.dtype == {self._bind(dtype)} and {sizes}",
+                                 f"type({a}) is {self._bind(typ)} and ({a}.dtype is {(d := self._bind(dtype))} or {a}.dtype == {d}) and {sizes}",
                                  a if typ is np.ndarray else f"asarray({a})"))
 
     def CONSTANT_MATCH(self, i: int, typ: type, value: Any) -> None:
@@ -211,9 +211,13 @@ class GuardBuilder:
         each) still name the same objects."""
         what = _kind_of(reads[0][2]) if len(reads) == 1 else "modules"
         self.guards.append(Guard("GLOBAL_ID", f"global {', '.join(name for _, name, _ in reads)}: the same {what} (identity)",
-                                 " and ".join(f"resolve_global({self._bind(namespace)}, {name!r}, NULL) is {self._bind(value)}"
-                                              for namespace, name, value in reads),
+                                 " and ".join(self._global_is(namespace, name, value) for namespace, name, value in reads),
                                  modules=all(isinstance(value, types.ModuleType) for _, _, value in reads)))
+
+    def _global_is(self, namespace: dict, name: str, value: Any) -> str:
+        """``name`` resolves to ``value``: a module global's dict lookup first (the usual hit), then as ``LOAD_GLOBAL`` would."""
+        ns, v = self._bind(namespace), self._bind(value)
+        return f"({ns}.get({name!r}, NULL) is {v} or resolve_global({ns}, {name!r}, NULL) is {v})"
 
     def HEAP_LOCATION(self, path: AccessPath, spec: Spec, label: str) -> None:
         """A location the graph reads or writes: resolves, and holds what ``spec`` says."""
@@ -249,12 +253,13 @@ class GuardBuilder:
     def _leaves(self) -> str:
         return f"[{', '.join(g.leaf for g in self.guards if g.leaf is not None)}]"
 
-    def _fused(self, arity: int, run: Callable, finish: Callable) -> Callable[[tuple], Any]:
-        """``match``, ``run(leaves)`` and ``finish(results, leaves)`` in one generated function
+    def _fused(self, arity: int, run: Callable, finish: Sequence[str], names: dict[str, Any]) -> Callable[[tuple], Any]:
+        """``match``, then ``results = run(leaves)`` and the lines ``finish`` (over ``results``,
+        ``leaves`` and ``names``, returning the call's value) in one generated function
         (``EntryGuards.fuse``); it returns ``MISS`` where ``match`` returns None."""
-        scope = {**self.scope, "run": run, "finish": finish, "MISS": MISS}
+        scope = {**self.scope, **names, "run": run, "MISS": MISS}
         return _compile("call", "args", self._checks(arity, "MISS") + [
-            f"leaves = {self._leaves()}", "return finish(run(leaves), leaves)"], scope)
+            f"leaves = {self._leaves()}", "results = run(leaves)", *finish], scope)
 
 
 def _compile(name: str, params: str, body: list[str], scope: dict[str, Any]) -> Callable:

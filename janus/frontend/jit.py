@@ -80,13 +80,8 @@ class Version:
             return
         owner = getattr(self.call, "__self__", None)  # the runtime's CompiledFunction (a stub in some tests)
         run = owner.caller() if hasattr(owner, "caller") else self.call
-        rebuild = _rebuilder(graph.output)
-
-        def finish(results: list, leaves: list) -> Any:
-            self.calls += 1
-            return rebuild(results, leaves)
-
-        self.quick = guards.fuse(run, finish)
+        self.quick = guards.fuse(run, ["version.calls += 1", *_rebuild_source(graph.output)],
+                                 {"version": self, "rebuild": _rebuild, "output": graph.output})
 
     @functools.cached_property
     def traffic(self) -> Any:
@@ -122,17 +117,13 @@ class Version:
         return _rebuild(self.graph.output, results, leaves)
 
 
-def _rebuilder(shape: Any) -> Callable[[list, list], Any]:
-    """``_rebuild`` of ``shape`` as a function; a direct one for one array result."""
-    if type(shape) is Result and shape.python is None:
-        index = shape.index
-
-        def one(results: list, leaves: list) -> Any:
-            value = results[index]
-            return value[()] if value.ndim == 0 else value
-
-        return one
-    return functools.partial(_rebuild, shape)
+def _rebuild_source(shape: Any) -> list[str]:
+    """Lines returning ``_rebuild(output, results, leaves)``: direct for one result."""
+    if type(shape) is Result:
+        if shape.python is not None:
+            return [f"return output.python(results[{shape.index}])"]
+        return [f"value = results[{shape.index}]", "return value[()] if value.ndim == 0 else value"]
+    return ["return rebuild(output, results, leaves)"]
 
 
 def _rebuild(shape: Any, results: list[np.ndarray], leaves: list[np.ndarray]) -> Any:
@@ -207,8 +198,7 @@ class JitFunction:
         #: guard failures per (site, kind), and the branch sites no longer speculated
         self.failures: Counter[tuple[Any, str]] = Counter()
         self.unspeculated: frozenset = frozenset()
-        #: the version the last call hit when its guards have a ``match``, tried before the full key walk
-        self._fast: Version | None = None
+        self._fast = None
         #: generation failed for a reason that holds for any arguments: every call is plain
         self.imperative = False
         self._reported: set[str] = set()  # fallback reasons already warned about
@@ -332,7 +322,27 @@ class JitFunction:
         pipeline, lowered = lower_graph(graph)
         return Lowered(graph.text, lowered, pipeline)
 
+    @property
+    def _fast(self) -> Version | None:
+        """The version the last call hit when its guards have a ``match``, tried before the full key walk."""
+        return self._fast_version
+
+    @_fast.setter
+    def _fast(self, version: Version | None) -> None:
+        self._fast_version = version
+        self._quick = None if version is None else version.quick
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        quick = self._quick
+        if quick is not None and not kwargs and SWITCH.enabled and not profiling():
+            fast = self._fast_version
+            if fast.guards.dynamic is self.dynamic:  # type: ignore[union-attr]  # set with ``_quick``
+                try:
+                    result = quick(args)
+                except Exception as error:
+                    return self._failed(fast, fast.key, args, args, kwargs, error)  # type: ignore[union-attr]
+                if result is not MISS:
+                    return result
         if not SWITCH.enabled:
             return self.fn(*args, **kwargs)
         if self.imperative:
@@ -342,20 +352,12 @@ class JitFunction:
         if not self._supported:
             self._unsupported_interpreter()
             return self._in_python(None, args, kwargs)
-        fast = self._fast
-        if fast is not None and not kwargs and len(args) == self._plain_arity and fast.guards.dynamic is self.dynamic:
-            quick = fast.quick
-            if quick is not None:
-                try:
-                    result = quick(args)
-                except Exception as error:
-                    return self._failed(fast, fast.key, args, args, kwargs, error)
-                if result is not MISS:
-                    return result
-            else:
-                leaves = fast.guards.match(args)  # type: ignore[misc]  # not None: see ``_fast``
-                if leaves is not None:
-                    return self._run_compiled(fast, fast.key, args, leaves, args, kwargs)
+        fast = self._fast_version
+        if (fast is not None and quick is None and not kwargs and len(args) == self._plain_arity
+                and fast.guards.dynamic is self.dynamic):
+            leaves = fast.guards.match(args)  # type: ignore[misc]  # not None: see ``_fast``
+            if leaves is not None:
+                return self._run_compiled(fast, fast.key, args, leaves, args, kwargs)
         self._fast = None
         positional = args if not kwargs and len(args) == self._plain_arity else self._bind(args, kwargs)
         if positional is None:
