@@ -75,13 +75,16 @@ class Version:
         #: function (``guards.EntryGuards.fuse``); None for a version that touches the heap,
         #: ends at a boundary, writes tree nodes, or has nested arguments
         self.quick: Callable[[tuple], Any] | None = None
-        graph = self.graph
-        if guards.fuse is None or graph.heap is not None or graph.boundary is not None or graph.tree_writes:
+        graph, heap = self.graph, self.graph.heap
+        if guards.fuse is None or heap is not None and not heap.inert or graph.boundary is not None or graph.tree_writes:
             return
         owner = getattr(self.call, "__self__", None)  # the runtime's CompiledFunction (a stub in some tests)
-        run = owner.caller() if hasattr(owner, "caller") else self.call
+        run = owner.caller() if hasattr(owner, "caller") else None if heap is not None else self.call
+        if run is None:
+            return
         self.quick = guards.fuse(run, ["version.calls += 1", *_rebuild_source(graph.output)],
-                                 {"version": self, "rebuild": _rebuild, "output": graph.output})
+                                 {"version": self, "rebuild": _rebuild, "output": graph.output},
+                                 None if heap is None else (heap.sources, owner.heap_reads))
 
     @functools.cached_property
     def traffic(self) -> Any:

@@ -1,18 +1,20 @@
 """One generated Python function per compiled function: its steady call with everything pre-bound.
 
-``CompiledFunction.results`` is general (heap inputs, any argument, the parallel driver,
-host modules, calls from several threads) and pays for it on every call: a converter
-method per argument, lists of items compared, the driver timer, per-call lookups. Most
-calls of a small function are the same call again: leaves that already passed a
-version's entry guards (so each array has the input's exact dtype and shape), on the
-first driver, from one thread. For those, ``caller`` writes one function (as
-TorchDynamo generates its guard code and JAX keeps a C++ fast path): small static arrays
-are copied into the function's stages with one assignment each (the argument list,
-holding the stages' views, is built once), scalars pushed, the VM function invoked,
-stored results copied out, other results pulled by their converters, and the call timed
-for the driver choice only while that choice can still change (``DriverChoice.quiet``).
-Anything else (a busy scratch: another thread's call; a host module; the driver choice
-comparing drivers; a relaxed dim) goes to ``results``, which does the same work slower.
+``CompiledFunction.results`` is general (heap reads and writes, any argument, the parallel
+driver, host modules, calls from several threads) and pays for it on every call: a
+converter method per argument, lists of items compared, the driver timer, per-call
+lookups. Most calls of a small function are the same call again: inputs that already
+passed a version's entry guards (so each array has the input's exact dtype and shape,
+heap reads included), on the first driver, from one thread. For those, ``caller`` writes
+one function (as TorchDynamo generates its guard code and JAX keeps a C++ fast path):
+small static arrays are copied into the function's stages with one assignment each (the
+argument list, holding the stages' views, is built once), scalars pushed, the VM function
+invoked, stored results copied out, other results pulled by their converters, and the
+call timed for the driver choice only while that choice can still change
+(``DriverChoice.quiet``). Anything else (a busy scratch: another thread's or a reentrant
+call; a host module; the driver choice comparing drivers) goes to ``run_inputs``, which
+does the same work slower. A function that writes the heap gets no caller: its commit
+belongs to ``results``.
 """
 
 from __future__ import annotations
@@ -31,19 +33,20 @@ from janus.runtime.values import SCALAR_TYPES, SHARE_MIN_BYTES, BoolType, FloatT
 if TYPE_CHECKING:
     from janus.runtime.module import CompiledFunction
 
+#: inputs (arguments, then heap reads) -> every result
 Caller = Callable[[Sequence[Any]], list[Any]]
 
 
-def caller(function: "CompiledFunction") -> Caller:
-    """``function.results`` for leaves that passed a version's entry guards (exact dtypes and
-    shapes), generated for ``function``; ``function.results`` itself when the function reads
-    the heap or takes an argument the generated code does not stage (a large or relaxed array)."""
-    inputs = function._info.inputs
+def caller(function: "CompiledFunction") -> Caller | None:
+    """``function.run_inputs`` for inputs that passed a version's entry guards (exact dtypes
+    and shapes), generated for ``function``; ``run_inputs`` itself when it takes an input the
+    generated code does not stage (a large or relaxed array); None when it writes the heap."""
+    if function._heap is not None and function._heap.writes:
+        return None
     runner = function._runners[0]
-    if function._heap is not None or not all(_scalar(kind) or _staged(kind) and runner.host for kind in inputs):
-        return function.results
-    source = _Source(function, runner)
-    return source.build()
+    if not all(_scalar(kind) or _staged(kind) and runner.host for kind in function._info.inputs):
+        return function.run_inputs
+    return _Source(function, runner).build()
 
 
 def _scalar(kind: Any) -> bool:
@@ -66,7 +69,7 @@ class _Source:
         self.function, self.runner = function, runner
         scratch = runner.scratch
         self.scope: dict[str, Any] = {
-            "results": function.results, "ACTIVE": host_modules.active, "invoke": runner.invoke,
+            "slow": function.run_inputs, "ACTIVE": host_modules.active, "invoke": runner.invoke,
             "function": runner.function, "from_error": GuardFailure.from_error, "NAME": function.name,
             "List": rt.VmVariantList, "traffic": function.traffic, "transfer": scratch.transfer,
             "choice": function.choice, "perf_counter": perf_counter, "MIN": MIN_SECONDS,
@@ -85,7 +88,7 @@ class _Source:
         body = self.entry() + self.arguments()
         call = self.call()
         if self.locked:
-            body += ["if not acquire(False):", "    return results(leaves)", "try:"]
+            body += ["if not acquire(False):", "    return slow(inputs)", "try:"]
             body += [f"    s{i}[...] = x{i}" for i in self.staged]
             body += ["    out = scratch_results"] + [f"    {line}" for line in call] + ["finally:", "    release()"]
         else:
@@ -94,18 +97,18 @@ class _Source:
         if self.function.choice is not None:  # a timed call, recorded only while it may change the choice
             body += ["if elapsed >= MIN or not choice.quiet:", "    choice.record(0, elapsed)"]
         body.append("return values")
-        source = "def call(leaves):\n" + "".join(f"    {line}\n" for line in body)
+        source = "def call(inputs):\n" + "".join(f"    {line}\n" for line in body)
         namespace: dict[str, Any] = {}
         exec(compile(source, f"<janus call: @{self.function.name}>", "exec"), self.scope, namespace)
         return namespace["call"]
 
     def entry(self) -> list[str]:
-        """Hand the call to ``results`` unless it is a steady one; unpack the leaves."""
+        """Hand the call to ``run_inputs`` unless it is a steady one; unpack the inputs."""
         n = len(self.function._info.inputs)
-        lines = [f"if len(leaves) != {n} or ACTIVE(){' or choice.compared' if self.function.choice else ''}:",
-                 "    return results(leaves)"]
+        lines = [f"if len(inputs) != {n} or ACTIVE(){' or choice.compared' if self.function.choice else ''}:",
+                 "    return slow(inputs)"]
         if n:
-            lines.append(f"{''.join(f'x{i}, ' for i in range(n))}= leaves")
+            lines.append(f"{''.join(f'x{i}, ' for i in range(n))}= inputs")
         return lines
 
     def arguments(self) -> list[str]:
@@ -134,7 +137,7 @@ class _Source:
         for i in self.scalars:
             scope[f"arg{i}"] = inputs[i].arg
             lines.append(f"    v{i} = arg{i}(x{i}, None, 0)")
-        lines += ["except (TypeError, OverflowError):", "    return results(leaves)  # which names the input"]
+        lines += ["except (TypeError, OverflowError):", "    return slow(inputs)  # which names the input"]
         lines.append(f"arguments = List({total})")
         for i, kind in enumerate(inputs):
             if i in self.staged:
