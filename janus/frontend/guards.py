@@ -217,7 +217,8 @@ class GuardBuilder:
     def _global_is(self, namespace: dict, name: str, value: Any) -> str:
         """``name`` resolves to ``value``: a module global's dict lookup first (the usual hit), then as ``LOAD_GLOBAL`` would."""
         ns, v = self._bind(namespace), self._bind(value)
-        return f"({ns}.get({name!r}, NULL) is {v} or resolve_global({ns}, {name!r}, NULL) is {v})"
+        full = f"resolve_global({ns}, {name!r}, NULL) is {v}"
+        return f"({ns}.get({name!r}, NULL) is {v} or {full})" if type(namespace) is dict else full
 
     def HEAP_LOCATION(self, path: AccessPath, spec: Spec, label: str) -> None:
         """A location the graph reads or writes: resolves, and holds what ``spec`` says."""
