@@ -18,6 +18,7 @@ those matched, on every call, and raise ``HeapMiss`` with the reason.
 
 from __future__ import annotations
 
+import functools
 import types
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -113,6 +114,8 @@ class EntryGuards:
     #: plain object (``heap_checks``): the entry values, or None when one check does not
     #: pass or the objects are unusual (then the guards run one by one and say why)
     heap_match: Callable[[Sequence[Any]], dict | None] | None = None
+    #: ``fuse(run, finish, names, heap)``: ``match`` then the call in one function (None where ``match`` is)
+    fuse: Callable[..., Callable[[tuple], Any] | None] | None = None
 
     def check_heap(self, objects: list[Any], leaves: Sequence[Any]) -> dict[AccessPath, Any]:
         """The entry value of every checked heap location; ``HeapMiss`` when one does not hold."""
@@ -165,7 +168,7 @@ class GuardBuilder:
         dims = ", ".join("?" if type(d) is str else str(d) for d in shape)
         what = f"ndarray {dtype} shape ({dims}{',' * (len(shape) == 1)})" if typ is np.ndarray else f"NumPy {typ.__name__}"
         self.guards.append(Guard("DTYPE_SHAPE", f"{self._arg(i)}: {what}",
-                                 f"type({a}) is {self._bind(typ)} and {a}.dtype == {self._bind(dtype)} and {sizes}",
+                                 f"type({a}) is {self._bind(typ)} and ({a}.dtype is {(d := self._bind(dtype))} or {a}.dtype == {d}) and {sizes}",
                                  a if typ is np.ndarray else f"asarray({a})"))
 
     def CONSTANT_MATCH(self, i: int, typ: type, value: Any) -> None:
@@ -208,9 +211,14 @@ class GuardBuilder:
         each) still name the same objects."""
         what = _kind_of(reads[0][2]) if len(reads) == 1 else "modules"
         self.guards.append(Guard("GLOBAL_ID", f"global {', '.join(name for _, name, _ in reads)}: the same {what} (identity)",
-                                 " and ".join(f"resolve_global({self._bind(namespace)}, {name!r}, NULL) is {self._bind(value)}"
-                                              for namespace, name, value in reads),
+                                 " and ".join(self._global_is(namespace, name, value) for namespace, name, value in reads),
                                  modules=all(isinstance(value, types.ModuleType) for _, _, value in reads)))
+
+    def _global_is(self, namespace: dict, name: str, value: Any) -> str:
+        """``name`` resolves to ``value``: a module global's dict lookup first (the usual hit), then as ``LOAD_GLOBAL`` would."""
+        ns, v = self._bind(namespace), self._bind(value)
+        full = f"resolve_global({ns}, {name!r}, NULL) is {v}"
+        return f"({ns}.get({name!r}, NULL) is {v} or {full})" if type(namespace) is dict else full
 
     def HEAP_LOCATION(self, path: AccessPath, spec: Spec, label: str) -> None:
         """A location the graph reads or writes: resolves, and holds what ``spec`` says."""
@@ -227,46 +235,85 @@ class GuardBuilder:
 
     def build(self, arity: int) -> EntryGuards:
         """The guards, with ``match`` compiled when every argument guard has a condition."""
-        conditions = [g.condition for g in self.guards]
-        flat = None not in conditions
-        match = self._compile("match", "args", [
-            f"if len(args) != {arity}: return None",
-            *([f"{''.join(f'a{i}, ' for i in range(arity))}= args"] if arity else []),
-            *(f"if not ({c}): return None" for c in conditions),
-            f"return [{', '.join(g.leaf for g in self.guards if g.leaf is not None)}]",
-        ]) if flat else None
+        flat = None not in (g.condition for g in self.guards)
+        match = _compile("match", "args", self._checks(arity, "None") + [f"return {self._leaves()}"],
+                         self.scope) if flat else None
         held = [g.condition for g in self.guards if g.kind == "GLOBAL_ID"]
-        globals_hold = self._compile("globals_hold", "", [f"return {' and '.join(held) if held else 'True'}"])
-        lines = heap_checks(self.heap, self._bind)
-        heap_match = self._compile("heap_match", "objects", lines) if lines is not None else None
-        return EntryGuards(self.dynamic, tuple(self.guards), tuple(self.heap), match, globals_hold, heap_match)
+        globals_hold = _compile("globals_hold", "", [f"return {' and '.join(held) if held else 'True'}"], self.scope)
+        checks = heap_checks(self.heap, self._bind)
+        heap_match = None
+        if checks is not None:
+            lines, names = checks
+            heap_match = _compile("heap_match", "objects", lines + [
+                "return {" + ", ".join(f"{self._bind(path)}: {v}" for path, v in names.items()) + "}"], self.scope)
+        fuse = functools.partial(self._fused, arity) if flat else None
+        return EntryGuards(self.dynamic, tuple(self.guards), tuple(self.heap), match, globals_hold, heap_match, fuse)
 
-    def _compile(self, name: str, params: str, body: list[str]) -> Callable:
-        source = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body)
-        namespace: dict[str, Any] = {}
-        exec(compile(source, f"<janus entry guards: {name}>", "exec"), self.scope, namespace)
-        return namespace[name]
+    def _checks(self, arity: int, miss: str) -> list[str]:
+        """Lines returning ``miss`` unless every argument and global guard holds for ``args``."""
+        return [f"if len(args) != {arity}: return {miss}",
+                *([f"{''.join(f'a{i}, ' for i in range(arity))}= args"] if arity else []),
+                *(f"if not ({g.condition}): return {miss}" for g in self.guards)]
+
+    def _leaves(self) -> str:
+        return f"[{', '.join(g.leaf for g in self.guards if g.leaf is not None)}]"
+
+    def _fused(self, arity: int, run: Callable, finish: Sequence[str], names: dict[str, Any],
+               heap: tuple[Sequence[tuple[str, Any]], Sequence[AccessPath]] | None = None) -> Callable[[tuple], Any] | None:
+        """``match``, then ``results = run(leaves)`` and the lines ``finish`` (over ``results``,
+        ``leaves`` and ``names``, returning the call's value) in one generated function
+        (``EntryGuards.fuse``); it returns ``MISS`` where ``match`` returns None. With
+        ``heap`` (the object table's sources, the locations read, of a version that only
+        reads the heap) the heap checks run too, and ``run`` gets the values read after the
+        leaves; None when the heap checks do not compile (``heap_checks``)."""
+        body = self._checks(arity, "MISS") + [f"leaves = {self._leaves()}"]
+        inputs = "leaves"
+        if heap is not None:
+            sources, reads = heap
+            checks = heap_checks(self.heap, self._bind, "MISS")
+            if checks is None or any(path not in checks[1] for path in reads):
+                return None
+            lines, located = checks
+            objects = ", ".join(f"a{ref}" if kind == "arg" else self._bind(ref) for kind, ref in sources)
+            body += [f"objects = [{objects}]", *lines]
+            inputs = f"[*leaves, {', '.join(located[path] for path in reads)}]" if reads else inputs
+        scope = {**self.scope, **names, "run": run, "MISS": MISS}
+        return _compile("call", "args", body + [f"results = run({inputs})", *finish], scope)
 
 
-def heap_checks(guards: Sequence[HeapGuard], bind: Callable[[Any], str]) -> list[str] | None:
-    """The body of ``EntryGuards.heap_match``: each location guard's resolution and spec
-    check, each method guard, as straight-line code (``bind`` names a constant), or None
-    when a location is not an attribute of a plain object (items, cells, module globals:
-    the guards run one by one). It passes only where ``heap.rules`` would: per object,
-    ``is_heap_object`` and the class's ``__getattribute__``, ``__getattr__``, ``__slots__``
-    (and ``__setattr__`` when written) as plain; per attribute, nothing of that name on
-    the class (``rules.attribute_problem`` would look further) and, when read, the
-    instance's own."""
+def _compile(name: str, params: str, body: list[str], scope: dict[str, Any]) -> Callable:
+    source = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body)
+    namespace: dict[str, Any] = {}
+    exec(compile(source, f"<janus entry guards: {name}>", "exec"), scope, namespace)
+    return namespace[name]
+
+
+#: what a fused call (``EntryGuards.fuse``) returns when the arguments do not match its version
+MISS = object()
+
+
+def heap_checks(guards: Sequence[HeapGuard], bind: Callable[[Any], str], miss: str = "None"
+                ) -> tuple[list[str], dict[AccessPath, str]] | None:
+    """The body of ``EntryGuards.heap_match`` but its ``return``: each location guard's
+    resolution and spec check, each method guard, as straight-line code (``bind`` names a
+    constant) returning ``miss`` when one fails, and the variable holding each location's
+    value; or None when a location is not an attribute of a plain object (items, cells,
+    module globals: the guards run one by one). It passes only where ``heap.rules`` would:
+    per object, ``is_heap_object`` and the class's ``__getattribute__``, ``__getattr__``,
+    ``__slots__`` (and ``__setattr__`` when written) as plain; per attribute, nothing of
+    that name on the class (``rules.attribute_problem`` would look further) and, when
+    read, the instance's own. "On the class" is ``hasattr``, or the same answer from the
+    dicts of the class's MRO (``_ClassLookup``: no exception raised per absent name)."""
     names: dict[AccessPath, str] = {}
     specs: dict[AccessPath, Spec] = {}
     lines: list[str] = []
-    checked: set[str] = set()  # the objects whose class is checked
+    lookups: dict[str, _ClassLookup] = {}  # the objects whose class is checked, by variable
     written_under = {g.path.parent for g in guards if isinstance(g, HeapLocation) and g.spec.kind == "write" and g.path.steps}
     for guard in guards:
         if isinstance(guard, HeapMethod):
             if guard.path not in names:
                 return None
-            lines.append(f"if method_of({names[guard.path]}, {guard.name!r}) is not {bind(guard.fn)}: return None")
+            lines.append(f"if method_of({names[guard.path]}, {guard.name!r}) is not {bind(guard.fn)}: return {miss}")
             continue
         if not isinstance(guard, HeapLocation):
             continue
@@ -278,21 +325,49 @@ def heap_checks(guards: Sequence[HeapGuard], bind: Callable[[Any], str]) -> list
             parent = path.parent
             if kind != "attr" or parent not in names or not _plain_class(specs[parent]):
                 return None
-            p, cls = names[parent], bind(specs[parent].type_)  # the parent's check made it exactly this class
-            if p not in checked:  # the object's class checks, once
-                checked.add(p)
-                setattr_plain = f" or {cls}.__setattr__ is not OSA" if parent in written_under else ""
-                lines.append(f"if not is_heap_object({p}) or {cls}.__getattribute__ is not OGA"
-                             f" or hasattr({cls}, '__getattr__') or hasattr({cls}, '__slots__'){setattr_plain}: return None")
+            p, cls = names[parent], specs[parent].type_  # the parent's check made it exactly this class
+            lookup = lookups.get(p)
+            if lookup is None:  # the object's class checks, once
+                lookup = lookups[p] = _ClassLookup(cls, bind, p)
+                c = bind(cls)
+                setattr_plain = f" or {c}.__setattr__ is not OSA" if parent in written_under else ""
+                lines.extend(f"{line}: return {miss}" if line.startswith("if ") else line for line in lookup.prologue)
+                lines.append(f"if not is_heap_object({p}) or {c}.__getattribute__ is not OGA"
+                             f" or {lookup.has('__getattr__')} or {lookup.has('__slots__')}{setattr_plain}: return {miss}")
                 lines.append(f"d{p} = vars({p})")
-            lines.append(f"if hasattr({cls}, {name!r}): return None")
+            lines.append(f"if {lookup.has(name)}: return {miss}")
             lines.append(f"{v} = None" if spec.kind == "write" else f"{v} = d{p}.get({name!r}, MISSING)")
         names[path], specs[path] = v, spec
         condition = _spec_condition(spec, v, bind)
         if condition is not None:
-            lines.append(f"if not ({condition}): return None")
-    lines.append("return {" + ", ".join(f"{bind(path)}: {v}" for path, v in names.items()) + "}")
-    return lines
+            lines.append(f"if not ({condition}): return {miss}")
+    return lines, names
+
+
+class _ClassLookup:
+    """``hasattr(cls, name)`` as generated code: where ``cls``'s metaclass is ``type`` and
+    each class of its MRO is a Python class or an immutable built-in one, the same answer
+    from the MRO's mutable class dicts (read once per call, the MRO checked unchanged) and
+    the immutable ones' (known now); else ``hasattr`` itself."""
+
+    _IMMUTABLE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE
+    _HEAP = 1 << 9  # Py_TPFLAGS_HEAPTYPE
+
+    def __init__(self, cls: type, bind: Callable[[Any], str], var: str) -> None:
+        self.cls, self.c = cls, bind(cls)
+        mro = cls.__mro__
+        self.mutable = [k for k in mro if k.__flags__ & self._HEAP]
+        self.fixed = [k for k in mro if not k.__flags__ & self._HEAP]
+        self.by_dicts = type(cls) is type and all(k.__flags__ & self._IMMUTABLE for k in self.fixed)
+        self.dicts = [f"m{var}_{i}" for i in range(len(self.mutable))]
+        self.prologue = [f"if {self.c}.__mro__ is not {bind(mro)}",
+                         *(f"{d} = {bind(k)}.__dict__" for d, k in zip(self.dicts, self.mutable))] if self.by_dicts else []
+
+    def has(self, name: str) -> str:
+        """An expression true when the class has attribute ``name``."""
+        if not self.by_dicts or any(name in vars(k) for k in (*self.fixed, type)):
+            return f"hasattr({self.c}, {name!r})"
+        return "(" + " or ".join(f"{name!r} in {d}" for d in self.dicts) + ")" if self.dicts else "False"
 
 
 def _plain_class(spec: Spec) -> bool:
@@ -309,7 +384,8 @@ def _spec_condition(spec: Spec, v: str, bind: Callable[[Any], str]) -> str | Non
         return f"{v} is {bind(spec.value)}"
     same_type = f"type({v}) is {bind(spec.type_)}"
     if spec.kind == "array":
-        return f"{same_type} and {v}.dtype == {bind(spec.dtype)} and {v}.shape == {spec.shape!r}"
+        d = bind(spec.dtype)
+        return f"{same_type} and ({v}.dtype is {d} or {v}.dtype == {d}) and {v}.shape == {spec.shape!r}"
     if spec.kind == "value":
         return f"{same_type} and bool({v} == {bind(spec.value)})"
     return same_type if spec.length is None else f"{same_type} and len({v}) == {spec.length}"

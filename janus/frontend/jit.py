@@ -24,7 +24,7 @@ from janus.frontend import logs, segments
 from janus.frontend.logs import SWITCH, ConversionError
 from janus.frontend.trace.versions import supported, unsupported_message
 from janus.frontend.generate import Argument, Graph, Record, Result, generate
-from janus.frontend.guards import EntryGuards, entry_guards
+from janus.frontend.guards import MISS, EntryGuards, entry_guards
 from janus.frontend.heap.rules import HeapMiss
 from janus.frontend.profiler import Profile, profiling, run_profiled
 from janus.frontend.recursion import node_writes, trees
@@ -64,6 +64,28 @@ class Version:
     #: a split version's calls timed against plain ones (``segments.CallCost``), until settled
     cost: segments.CallCost | None = None
 
+    def __post_init__(self) -> None:
+        self.set_guards(self.guards)
+
+    def set_guards(self, guards: EntryGuards) -> None:
+        """Use ``guards`` (made for the current relaxed positions), and the fused call from them."""
+        self.guards = guards
+        #: ``args -> value`` (``MISS`` when the guards do not match): the entry guards, the
+        #: runtime's generated call and the result rebuild of a plain version in one
+        #: function (``guards.EntryGuards.fuse``); None for a version that touches the heap,
+        #: ends at a boundary, writes tree nodes, or has nested arguments
+        self.quick: Callable[[tuple], Any] | None = None
+        graph, heap = self.graph, self.graph.heap
+        if guards.fuse is None or heap is not None and not heap.inert or graph.boundary is not None or graph.tree_writes:
+            return
+        owner = getattr(self.call, "__self__", None)  # the runtime's CompiledFunction (a stub in some tests)
+        run = owner.caller() if hasattr(owner, "caller") else None if heap is not None else self.call
+        if run is None:
+            return
+        self.quick = guards.fuse(run, ["version.calls += 1", *_rebuild_source(graph.output)],
+                                 {"version": self, "rebuild": _rebuild, "output": graph.output},
+                                 None if heap is None else (heap.sources, owner.heap_reads))
+
     @functools.cached_property
     def traffic(self) -> Any:
         """The runtime's byte counts of ``call`` (its ``CompiledFunction``'s), or None."""
@@ -96,6 +118,15 @@ class Version:
             self.segment_seconds += time.perf_counter() - started
             return segments.Continuation(boundary, self.resume, segments.Env(results, leaves, held, positional))
         return _rebuild(self.graph.output, results, leaves)
+
+
+def _rebuild_source(shape: Any) -> list[str]:
+    """Lines returning ``_rebuild(output, results, leaves)``: direct for one result."""
+    if type(shape) is Result:
+        if shape.python is not None:
+            return [f"return output.python(results[{shape.index}])"]
+        return [f"value = results[{shape.index}]", "return value[()] if value.ndim == 0 else value"]
+    return ["return rebuild(output, results, leaves)"]
 
 
 def _rebuild(shape: Any, results: list[np.ndarray], leaves: list[np.ndarray]) -> Any:
@@ -170,8 +201,7 @@ class JitFunction:
         #: guard failures per (site, kind), and the branch sites no longer speculated
         self.failures: Counter[tuple[Any, str]] = Counter()
         self.unspeculated: frozenset = frozenset()
-        #: the version the last call hit when its guards have a ``match``, tried before the full key walk
-        self._fast: Version | None = None
+        self._fast = None
         #: generation failed for a reason that holds for any arguments: every call is plain
         self.imperative = False
         self._reported: set[str] = set()  # fallback reasons already warned about
@@ -295,7 +325,27 @@ class JitFunction:
         pipeline, lowered = lower_graph(graph)
         return Lowered(graph.text, lowered, pipeline)
 
+    @property
+    def _fast(self) -> Version | None:
+        """The version the last call hit when its guards have a ``match``, tried before the full key walk."""
+        return self._fast_version
+
+    @_fast.setter
+    def _fast(self, version: Version | None) -> None:
+        self._fast_version = version
+        self._quick = None if version is None else version.quick
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        quick = self._quick
+        if quick is not None and not kwargs and SWITCH.enabled and not profiling():
+            fast = self._fast_version
+            if fast.guards.dynamic is self.dynamic:  # type: ignore[union-attr]  # set with ``_quick``
+                try:
+                    result = quick(args)
+                except Exception as error:
+                    return self._failed(fast, fast.key, args, args, kwargs, error)  # type: ignore[union-attr]
+                if result is not MISS:
+                    return result
         if not SWITCH.enabled:
             return self.fn(*args, **kwargs)
         if self.imperative:
@@ -305,8 +355,9 @@ class JitFunction:
         if not self._supported:
             self._unsupported_interpreter()
             return self._in_python(None, args, kwargs)
-        fast = self._fast
-        if fast is not None and not kwargs and len(args) == self._plain_arity and fast.guards.dynamic is self.dynamic:
+        fast = self._fast_version
+        if (fast is not None and quick is None and not kwargs and len(args) == self._plain_arity
+                and fast.guards.dynamic is self.dynamic):
             leaves = fast.guards.match(args)  # type: ignore[misc]  # not None: see ``_fast``
             if leaves is not None:
                 return self._run_compiled(fast, fast.key, args, leaves, args, kwargs)
@@ -347,7 +398,7 @@ class JitFunction:
         """The guards of a version the key walk just hit, for the current relaxed positions
         (what a key node accepts depends on them)."""
         if version.guards.dynamic is not self.dynamic:
-            version.guards = self._entry_guards(version.key, version.graph)
+            version.set_guards(self._entry_guards(version.key, version.graph))
         return version.guards
 
     def _entry_guards(self, key: Hashable, graph: Graph) -> EntryGuards:
@@ -426,40 +477,8 @@ class JitFunction:
             result = version.run(leaves, positional)
             if type(result) is not segments.Continuation:
                 return result
-        except (HeapMiss, HeapError) as miss:
-            self._fast = None
-            self._event(f"heap check failed for {describe_args(self, key)} ({miss}); ran imperatively and regenerated")
-            del self.versions[key]
-            self.warm[key] = self.warmup - 1
-            return self._run_profiled(key, positional, args, kwargs)
-        except _guard_failure() as failure:  # evaluated only when the call raised
-            self._fast = None
-            site = version.graph.guard_sites.get(failure.guard_id)
-            if failure.kind == "raise":  # Python raises the real exception; the graph stays right for other calls
-                return self._run_raising(failure, site, args, kwargs)
-            self.failures[(site or failure.source, failure.kind)] += 1
-            if self.failures[(site or failure.source, failure.kind)] >= MAX_FAILURES:
-                if site is None:  # regenerating would make the same assumption again
-                    del self.versions[key]
-                    self._fall_back(key, f"{failure.kind} guard at {failure.source} failed {MAX_FAILURES} times")
-                    self._event(f"{failure.kind} guard at {failure.source} failed {MAX_FAILURES} times: imperative for good")
-                    return self.fn(*args, **kwargs)
-                self.unspeculated |= {site}
-                self._event(f"{failure.kind} guard at {failure.source} failed {MAX_FAILURES} times: no longer speculated")
-            self._event(
-                f"guard {failure.guard_id} ({failure.kind}) at {failure.source} failed for {describe_args(self, key)}; "
-                "ran imperatively and regenerated"
-            )
-            del self.versions[key]
-            self.warm[key] = self.warmup - 1
-            return self._run_profiled(key, positional, args, kwargs)
-        except RuntimeError as error:  # the compiled module failed (not a guard): nothing was committed
-            self._fast = None
-            del self.versions[key]
-            reason = f"the compiled call failed: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
-            self._event(f"{reason}; {describe_args(self, key)} runs imperatively")
-            self._fall_back(key, reason)
-            return self.fn(*args, **kwargs)
+        except Exception as error:
+            return self._failed(version, key, positional, args, kwargs, error)
         # the segment committed: what follows (Python, then the resume function) is outside the handlers above
         if self._chained:
             return result
@@ -467,6 +486,49 @@ class JitFunction:
         if cost is not None:
             cost.record(time.perf_counter() - started, steady=self._resume_runs() == warming)
         return value
+
+    def _failed(self, version: Version, key: Hashable, positional: tuple, args: tuple, kwargs: dict,
+                error: Exception) -> Any:
+        """A compiled call of ``version`` raised ``error`` (nothing was committed): a heap check
+        or a guard failed (rerun in Python, regenerate) or the module failed (Python for good
+        for ``key``); any other error is the caller's."""
+        self._fast = None
+        if isinstance(error, (HeapMiss, HeapError)):
+            self._event(f"heap check failed for {describe_args(self, key)} ({error}); ran imperatively and regenerated")
+            del self.versions[key]
+            self.warm[key] = self.warmup - 1
+            return self._run_profiled(key, positional, args, kwargs)
+        if isinstance(error, _guard_failure()):
+            return self._guard_failed(version, key, positional, args, kwargs, error)
+        if isinstance(error, RuntimeError):  # the compiled module failed (not a guard)
+            del self.versions[key]
+            reason = f"the compiled call failed: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
+            self._event(f"{reason}; {describe_args(self, key)} runs imperatively")
+            self._fall_back(key, reason)
+            return self.fn(*args, **kwargs)
+        raise error
+
+    def _guard_failed(self, version: Version, key: Hashable, positional: tuple, args: tuple, kwargs: dict,
+                      failure: Any) -> Any:
+        site = version.graph.guard_sites.get(failure.guard_id)
+        if failure.kind == "raise":  # Python raises the real exception; the graph stays right for other calls
+            return self._run_raising(failure, site, args, kwargs)
+        self.failures[(site or failure.source, failure.kind)] += 1
+        if self.failures[(site or failure.source, failure.kind)] >= MAX_FAILURES:
+            if site is None:  # regenerating would make the same assumption again
+                del self.versions[key]
+                self._fall_back(key, f"{failure.kind} guard at {failure.source} failed {MAX_FAILURES} times")
+                self._event(f"{failure.kind} guard at {failure.source} failed {MAX_FAILURES} times: imperative for good")
+                return self.fn(*args, **kwargs)
+            self.unspeculated |= {site}
+            self._event(f"{failure.kind} guard at {failure.source} failed {MAX_FAILURES} times: no longer speculated")
+        self._event(
+            f"guard {failure.guard_id} ({failure.kind}) at {failure.source} failed for {describe_args(self, key)}; "
+            "ran imperatively and regenerated"
+        )
+        del self.versions[key]
+        self.warm[key] = self.warmup - 1
+        return self._run_profiled(key, positional, args, kwargs)
 
     def _resume_runs(self) -> int:
         """Profiled runs of the resume functions so far (a call that made one is not timed)."""

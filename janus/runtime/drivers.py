@@ -45,7 +45,7 @@ MAX_EXPLORE_EVERY = 1024
 class DriverChoice:
     """The running choice between driver 0 (the preset's) and driver 1 for one function."""
 
-    __slots__ = ("times", "compared", "warm", "tried", "last", "current", "calls", "interval", "explore_at")
+    __slots__ = ("times", "compared", "warm", "tried", "last", "current", "calls", "interval", "explore_at", "quiet")
 
     def __init__(self) -> None:
         #: the last call times of each driver (seconds), at most ``WINDOW``
@@ -59,6 +59,8 @@ class DriverChoice:
         self.calls = 0
         self.interval = EXPLORE_EVERY
         self.explore_at = 0  # the call count at which the other driver runs next
+        #: not compared, and the last ``WINDOW`` calls were fast: recording another fast call changes nothing
+        self.quiet = False
 
     def next(self) -> int:
         """The driver for the next call (two attribute reads while ``compared`` is False)."""
@@ -79,6 +81,7 @@ class DriverChoice:
         times.append(seconds)
         if not self.compared:  # the median only after a slow call: fast calls pay no sort
             self.compared = seconds >= MIN_SECONDS and len(times) == WINDOW and median(times) >= MIN_SECONDS
+            self.quiet = not self.compared and len(times) == WINDOW and max(times) < MIN_SECONDS
             return
         if driver == 0 and median(times) < MIN_SECONDS:  # the slow calls were a blip: start over
             self._forget_comparison()
@@ -104,7 +107,7 @@ class DriverChoice:
         (each call's wall time counts the moments the process was not running: on a busy
         machine a fast function sees a slow window now and then, and a second driver that
         loses by milliseconds must not be explored for good)."""
-        self.compared = self.tried = False
+        self.compared = self.tried = self.quiet = False
         self.current = 0
         self.times[1].clear()
         self.interval = EXPLORE_EVERY

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 from iree import runtime as rt
 
-from janus.runtime import drivers, host_modules
+from janus.runtime import drivers, fast_path, host_modules
 from janus.runtime.artifact import Artifact, FunctionInfo
 from janus.runtime.compiler import DEFAULT_FILENAME, ModuleLike, compile_module
 from janus.runtime.drivers import DriverChoice, median
@@ -196,6 +196,17 @@ class CompiledFunction:
             return results[0]
         return tuple(results) if results else None
 
+    @property
+    def heap_reads(self) -> tuple:
+        """The heap locations whose values follow the arguments, in order (``AccessPath``s)."""
+        return self._info.heap.reads
+
+    def caller(self) -> fast_path.Caller | None:
+        """``run_inputs`` for inputs that passed a version's entry guards (each array of its
+        input's exact dtype and shape; heap reads after the arguments), generated for this
+        function (``fast_path``); None for a function that writes the heap."""
+        return fast_path.caller(self)
+
     def results(self, args: Sequence[Any], objects: Sequence[object] = ()) -> list[Any]:
         """The call as a list of results (the per-call path of ``janus.jit``)."""
         if len(args) != self._arity:
@@ -203,18 +214,23 @@ class CompiledFunction:
         heap = self._heap
         if heap is not None:
             args = (*args, *heap.read_inputs(objects))
-        choice = self.choice
-        if choice is None:
-            results = self._run(self._runners[0], args)
-        else:
-            driver = choice.next() if choice.compared else 0  # what ``next`` says, without the call
-            runner = self._runners[0] if driver == 0 else self._runner(driver)
-            started = perf_counter()
-            results = self._run(runner, args)
-            choice.record(driver, perf_counter() - started)
+        results = self.run_inputs(args)
         if heap is not None and heap.writes:
             heap.commit(objects, results[self._returned :])
             del results[self._returned :]
+        return results
+
+    def run_inputs(self, inputs: Sequence[Any]) -> list[Any]:
+        """Every result of a call given every input (heap reads included), on the driver the
+        choice says; nothing committed."""
+        choice = self.choice
+        if choice is None:
+            return self._run(self._runners[0], inputs)
+        driver = choice.next() if choice.compared else 0  # what ``next`` says, without the call
+        runner = self._runners[0] if driver == 0 else self._runner(driver)
+        started = perf_counter()
+        results = self._run(runner, inputs)
+        choice.record(driver, perf_counter() - started)
         return results
 
     def _run(self, runner: Runner, args: Sequence[Any]) -> list[Any]:

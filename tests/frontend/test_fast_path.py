@@ -191,3 +191,149 @@ def test_heap_checks_still_run_on_the_fast_path():
     layer.W = rand(3, 3, dtype=np.float64)  # the version assumed float32
     assert_same(layer.forward(x), x @ layer.W)
     assert "heap check failed" in janus.explain(Layer.forward)
+
+
+# -- the fused call (``Version.quick``): entry guards, the runtime's generated call and the
+#    result rebuild in one function
+
+
+def test_a_plain_version_runs_through_its_fused_call():
+    x, W, b = rand(4, 3), rand(3, 2), rand(2)
+    jf = compiled(linear, x, W, b)
+    (version,) = jf.versions.values()
+    jf(x, W, b)
+    assert version.quick is not None and jf._quick is version.quick
+    kept = jf(x, W, b)
+    want = kept.copy()
+    for seed in range(3):  # later calls never change an array the caller kept
+        jf(rand(4, 3, seed=seed), W, b)
+    np.testing.assert_array_equal(kept, want)
+    W[0, 0] += 1.0  # changed in place between calls: read again
+    assert_same(jf(x, W, b), linear(x, W, b))
+
+
+def test_janus_disabled_runs_python_even_with_a_fused_call():
+    x = rand(3)
+    jf = compiled(scaled, x)
+    jf(x)
+    (version,) = jf.versions.values()
+    calls = version.calls
+    with janus.disabled():
+        assert_same(jf(x), scaled(x))
+    assert version.calls == calls
+
+
+def halve_until_small(x):
+    if x.sum() > 0:
+        return x * 0.5
+    return x * 2.0
+
+
+def test_a_failed_guard_on_the_fused_call_reruns_in_python():
+    x = np.abs(rand(4))
+    jf = compiled(halve_until_small, x, warmup=2)
+    jf(x)
+    assert jf._quick is not None
+    assert_same(jf(-x), halve_until_small(-x))  # the branch guard fails in the compiled call
+    assert "failed" in janus.explain(jf)
+
+
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+
+def test_a_scalar_function_returns_python_ints_through_the_fused_call():
+    jf = compiled(fib, 10, warmup=2)
+    jf(10)
+    (version,) = jf.versions.values()
+    assert version.quick is not None
+    assert_same(jf(10), 55)
+
+
+class Reader:
+    def __init__(self) -> None:
+        self.W, self.b = rand(3, 3), rand(3)
+
+    @janus.jit
+    def forward(self, x):
+        return np.tanh(x @ self.W + self.b)
+
+
+def test_a_version_reading_the_heap_runs_through_its_fused_call_and_sees_every_change():
+    reader, x = Reader(), rand(2, 3)
+    for _ in range(4):
+        assert_same(reader.forward(x), np.tanh(x @ reader.W + reader.b))
+    (version,) = Reader.forward.versions.values()
+    assert version.quick is not None and Reader.forward._quick is version.quick
+    reader.W = rand(3, 3, seed=5)  # replaced by an array of the same dtype and shape
+    assert_same(reader.forward(x), np.tanh(x @ reader.W + reader.b))
+    reader.b += 1.0  # in place
+    np.copyto(reader.W[:, 1], rand(3, seed=6))  # through a view
+    assert_same(reader.forward(x), np.tanh(x @ reader.W + reader.b))
+    other = Reader()
+    other.W = reader.W  # two objects sharing one array
+    assert_same(other.forward(x), np.tanh(x @ other.W + other.b))
+    assert_same(reader.forward(x), np.tanh(x @ reader.W + reader.b))
+
+
+def test_a_class_attribute_shadowing_a_read_location_is_seen_on_the_fused_call():
+    class Base:
+        pass
+
+    class Net(Base):
+        def __init__(self) -> None:
+            self.W = rand(3, 3)
+
+        @janus.jit
+        def forward(self, x):
+            return x @ self.W
+
+    net, x = Net(), rand(2, 3)
+    for _ in range(4):
+        assert_same(net.forward(x), x @ net.W)
+    assert Net.forward._quick is not None
+    Base.W = property(lambda self: np.eye(3, dtype=np.float32))  # a data descriptor now wins over the instance
+    assert_same(net.forward(x), x @ np.eye(3, dtype=np.float32))
+
+
+class Writer:
+    def __init__(self) -> None:
+        self.h = rand(3)
+
+    @janus.jit
+    def step(self, x):
+        self.h = np.tanh(x + self.h)
+        return self.h
+
+
+def test_a_version_writing_the_heap_keeps_the_general_path():
+    writer, python = Writer(), Writer()
+    x = rand(3)
+    for _ in range(5):
+        assert_same(writer.step(x), Writer.step.fn(python, x))
+        assert_same(writer.h, python.h)
+    (version,) = Writer.step.versions.values()
+    assert version.quick is None
+
+
+def test_two_threads_calling_one_function_agree_with_python():
+    import threading
+
+    x, W, b = rand(4, 3), rand(3, 2), rand(2)
+    jf = compiled(linear, x, W, b)
+    errors: list[BaseException] = []
+
+    def run(seed: int) -> None:
+        try:
+            for i in range(100):
+                args = (rand(4, 3, seed=seed + i % 4), W, b)
+                np.testing.assert_allclose(jf(*args), linear(*args), rtol=1e-5)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(seed,)) for seed in (0, 50)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors

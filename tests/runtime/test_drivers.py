@@ -162,3 +162,25 @@ def test_a_slow_blip_of_a_fast_function_is_forgotten() -> None:
     assert run(choice, 1, (0.02 * MS, 4 * MS)) == [0] and not choice.compared
     assert run(choice, 4 * EXPLORE_EVERY, (0.02 * MS, 4 * MS)) == [0] * (4 * EXPLORE_EVERY)
     assert choice.current == 0
+
+
+def test_a_quiet_choice_skips_only_records_that_change_nothing() -> None:
+    """``quiet``: the generated call (``fast_path``) skips recording a fast call then; a
+    choice that skips them decides exactly as one that records every call, through slow
+    spells, blips and comparisons."""
+    rng = np.random.default_rng(0)
+    every, skipping = DriverChoice(), DriverChoice()
+    skipped, compared = 0, False
+    for step in range(4000):
+        slow = rng.random() < (0.6 if 1500 <= step < 1600 else 0.02)
+        seconds = (3 * MS if slow else 0.02 * MS, 2 * MS)
+        driver = every.next()
+        assert skipping.next() == driver
+        every.record(driver, seconds[driver])
+        if driver == 0 and seconds[0] < drivers.MIN_SECONDS and skipping.quiet:
+            skipped += 1
+        else:
+            skipping.record(driver, seconds[driver])
+        assert (skipping.compared, skipping.current) == (every.compared, every.current)
+        compared |= every.compared
+    assert skipped > 3000 and compared  # most calls skipped; the slow spell compared the drivers

@@ -1,0 +1,177 @@
+"""One generated Python function per compiled function: its steady call with everything pre-bound.
+
+``CompiledFunction.results`` is general (heap reads and writes, any argument, the parallel
+driver, host modules, calls from several threads) and pays for it on every call: a
+converter method per argument, lists of items compared, the driver timer, per-call
+lookups. Most calls of a small function are the same call again: inputs that already
+passed a version's entry guards (so each array has the input's exact dtype and shape,
+heap reads included), on the first driver, from one thread. For those, ``caller`` writes
+one function (as TorchDynamo generates its guard code and JAX keeps a C++ fast path):
+small static arrays are copied into the function's stages with one assignment each (the
+argument list, holding the stages' views, is built once), scalars pushed, the VM function
+invoked, stored results copied out, other results pulled by their converters, and the
+call timed for the driver choice only while that choice can still change
+(``DriverChoice.quiet``). Anything else (a busy scratch: another thread's or a reentrant
+call; a host module; the driver choice comparing drivers) goes to ``run_inputs``, which
+does the same work slower. A function that writes the heap gets no caller: its commit
+belongs to ``results``.
+"""
+
+from __future__ import annotations
+
+from time import perf_counter
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+import numpy as np
+from iree import runtime as rt
+
+from janus.runtime import host_modules
+from janus.runtime.drivers import MIN_SECONDS
+from janus.runtime.errors import GuardFailure
+from janus.runtime.values import SCALAR_TYPES, SHARE_MIN_BYTES, BoolType, FloatType, Stage, TensorType
+
+if TYPE_CHECKING:
+    from janus.runtime.module import CompiledFunction
+
+#: inputs (arguments, then heap reads) -> every result
+Caller = Callable[[Sequence[Any]], list[Any]]
+
+
+def caller(function: "CompiledFunction") -> Caller | None:
+    """``function.run_inputs`` for inputs that passed a version's entry guards (exact dtypes
+    and shapes), generated for ``function``; ``run_inputs`` itself when it takes an input the
+    generated code does not stage (a large or relaxed array); None when it writes the heap."""
+    if function._heap is not None and function._heap.writes:
+        return None
+    runner = function._runners[0]
+    if not all(_scalar(kind) or _staged(kind) and runner.host for kind in function._info.inputs):
+        return function.run_inputs
+    return _Source(function, runner).build()
+
+
+def _scalar(kind: Any) -> bool:
+    return isinstance(kind, SCALAR_TYPES)
+
+
+def _staged(kind: Any) -> bool:
+    """An input the generated call copies into its stage: a small array of a static shape."""
+    return isinstance(kind, TensorType) and None not in kind.shape and 0 < _nbytes(kind) < SHARE_MIN_BYTES
+
+
+def _nbytes(kind: TensorType) -> int:
+    return kind.dtype.itemsize * int(np.prod(kind.shape, dtype=np.int64))
+
+
+class _Source:
+    """The generated call's source and the names it uses, for one function on its first runner."""
+
+    def __init__(self, function: "CompiledFunction", runner: Any) -> None:
+        self.function, self.runner = function, runner
+        scratch = runner.scratch
+        self.scope: dict[str, Any] = {
+            "slow": function.run_inputs, "ACTIVE": host_modules.active, "invoke": runner.invoke,
+            "function": runner.function, "from_error": GuardFailure.from_error, "NAME": function.name,
+            "List": rt.VmVariantList, "traffic": function.traffic, "transfer": scratch.transfer,
+            "choice": function.choice, "perf_counter": perf_counter, "MIN": MIN_SECONDS,
+            "acquire": runner.lock.acquire, "release": runner.lock.release, "scratch_results": scratch.results,
+        }
+        inputs = function._info.inputs
+        self.staged = [i for i, kind in enumerate(inputs) if not _scalar(kind)]
+        self.scalars = [i for i, kind in enumerate(inputs) if _scalar(kind)]
+        #: bytes every call copies: its staged arguments and its stored results
+        self.copied = sum(_nbytes(inputs[i]) for i in self.staged) + sum(_nbytes(k) for k in function._outputs)
+        pulls = [kind for i, kind in enumerate(function._results) if i not in function._info.storage]
+        #: the call uses the runner's scratch (stages, result storage, the transfer of pulled arrays)
+        self.locked = bool(self.staged or function._outputs or any(isinstance(k, TensorType) for k in pulls))
+
+    def build(self) -> Caller:
+        body = self.entry() + self.arguments()
+        call = self.call()
+        if self.locked:
+            body += ["if not acquire(False):", "    return slow(inputs)", "try:"]
+            body += [f"    s{i}[...] = x{i}" for i in self.staged]
+            body += ["    out = scratch_results"] + [f"    {line}" for line in call] + ["finally:", "    release()"]
+        else:
+            body += [f"out = List({len(self.function._results)})"] + call
+        body += [f"traffic.calls += 1"] + ([f"traffic.copied += {self.copied}"] if self.copied else [])
+        if self.function.choice is not None:  # a timed call, recorded only while it may change the choice
+            body += ["if elapsed >= MIN or not choice.quiet:", "    choice.record(0, elapsed)"]
+        body.append("return values")
+        source = "def call(inputs):\n" + "".join(f"    {line}\n" for line in body)
+        namespace: dict[str, Any] = {}
+        exec(compile(source, f"<janus call: @{self.function.name}>", "exec"), self.scope, namespace)
+        return namespace["call"]
+
+    def entry(self) -> list[str]:
+        """Hand the call to ``run_inputs`` unless it is a steady one; unpack the inputs."""
+        n = len(self.function._info.inputs)
+        lines = [f"if len(inputs) != {n} or ACTIVE(){' or choice.compared' if self.function.choice else ''}:",
+                 "    return slow(inputs)"]
+        if n:
+            lines.append(f"{''.join(f'x{i}, ' for i in range(n))}= inputs")
+        return lines
+
+    def arguments(self) -> list[str]:
+        """The argument list: built here once when every item is a stage's view (or there are
+        none), else per call with the scalars converted and pushed."""
+        function, scope = self.function, self.scope
+        inputs = function._info.inputs
+        transfer = self.runner.scratch.transfer
+        for i in self.staged:
+            stage = transfer.stages[i]
+            if stage is None or stage.shape != inputs[i].shape:
+                stage = transfer.stages[i] = Stage(self.runner.device, inputs[i].shape, inputs[i])
+            scope[f"s{i}"], scope[f"view{i}"] = stage.array, stage.view
+        for k, stage in enumerate(transfer.outputs):
+            scope[f"o{k}"], scope[f"out_view{k}"] = stage.array, stage.view
+        total = len(inputs) + len(transfer.outputs)
+        if not self.scalars:
+            arguments = rt.VmVariantList(total)
+            for i in self.staged:
+                arguments.push_ref(scope[f"view{i}"])
+            for stage in transfer.outputs:
+                arguments.push_ref(stage.view)
+            scope["arguments"] = arguments
+            return []
+        lines = ["try:"]
+        for i in self.scalars:
+            scope[f"arg{i}"] = inputs[i].arg
+            lines.append(f"    v{i} = arg{i}(x{i}, None, 0)")
+        lines += ["except (TypeError, OverflowError):", "    return slow(inputs)  # which names the input"]
+        lines.append(f"arguments = List({total})")
+        for i, kind in enumerate(inputs):
+            if i in self.staged:
+                lines.append(f"arguments.push_ref(view{i})")
+            else:
+                lines.append(f"arguments.push_{'float' if isinstance(kind, FloatType) else 'int'}(v{i})")
+        lines.extend(f"arguments.push_ref(out_view{k})" for k in range(len(transfer.outputs)))
+        return lines
+
+    def call(self) -> list[str]:
+        """The invoke (timed when the driver choice is open; a failed guard as ``GuardFailure``)
+        and the results."""
+        timed = self.function.choice is not None
+        lines = (["started = perf_counter()"] if timed else []) + [
+            "try:", "    invoke(function, arguments, out)", "except RuntimeError as e:",
+            "    failure = from_error(e, NAME)", "    if failure is None:", "        raise",
+            "    raise failure from e"]
+        if timed:
+            lines.append("elapsed = perf_counter() - started")
+        if any(isinstance(k, TensorType) and i not in self.function._info.storage
+               for i, k in enumerate(self.function._results)):
+            lines.insert(0, "transfer.pinned.clear()")
+        stored = {index: position for position, index in enumerate(self.function._info.storage)}
+        values = []
+        for i, kind in enumerate(self.function._results):
+            if i in stored:
+                values.append(f"o{stored[i]}.copy()")
+            elif isinstance(kind, BoolType):
+                values.append(f"bool(out.get_variant({i}))")
+            elif isinstance(kind, FloatType):
+                values.append(f"float(out.get_variant({i}))")
+            elif _scalar(kind):
+                values.append(f"out.get_variant({i})")
+            else:
+                self.scope[f"pull{i}"] = kind.pull
+                values.append(f"pull{i}(out, {i}, transfer)")
+        return lines + [f"values = [{', '.join(values)}]"]
