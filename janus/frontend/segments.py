@@ -32,7 +32,7 @@ from typing import Any, Callable
 import numpy as np
 
 from janus.frontend.heap.access import HeapRef, HeapTracker
-from janus.frontend.trace.branches import SymIter
+from janus.frontend.trace.branches import SymFunction, SymIter
 from janus.frontend.trace.frame import ArgumentList, BoundTensorMethod
 from janus.frontend.trace.resume import ITERATOR, METHOD, VALUE, Box, ResumePoint, resume_function
 from janus.frontend.trace.split import Deferred, HostMethod, SegmentEnd, container_method, method_receiver
@@ -263,6 +263,8 @@ class Planner:
             return Method(self.plan(value.__func__), self.plan(value.__self__))
         if container_method(value):  # ``log.append`` of a list of the trace: on the rebuilt list
             return Attribute(self.plan(value.__self__), value.__name__)
+        if isinstance(value, SymFunction):  # its cells are the trace's: Python could not share them
+            raise NotConvertible("a function the traced code made (a lambda, an inner function) is live at the boundary")
         if type(value) is slice and contains_tensor([value.start, value.stop, value.step]):
             raise NotConvertible("a slice with graph values is live at the boundary")
         if isinstance(value, CONSTANT_TYPES) and not isinstance(value, np.ndarray) or hasattr(value, "janus_trace"):
@@ -421,6 +423,7 @@ def plan_boundary(end: SegmentEnd, globals_: dict, closure: tuple | None, output
         baked = dict(end.point.constants)
         local_values = [planner.plan(end.locals[n]) if n in end.locals and n not in baked else Constant(None)
                         for n in names]
+        cells = [planner.plan(v) for v in end.cells]
         stack = [planner.passed(v, slot) for v, slot in zip(end.stack, end.point.slots) if slot in (VALUE, ITERATOR)
                  or slot[0] == METHOD]
         planner.passive = hashable(end.fn) and end.fn in READ_ONLY  # last: views seen only here are not checked
@@ -429,7 +432,7 @@ def plan_boundary(end: SegmentEnd, globals_: dict, closure: tuple | None, output
         planner.check_views()
     except NotConvertible as why:
         raise NotConvertible(f"{end.reason} (no split there: {why})") from None
-    return Boundary(end.point, globals_, closure, call, (*local_values, *stack), tuple(planner.held), end.describe(),
+    return Boundary(end.point, globals_, closure, call, (*local_values, *cells, *stack), tuple(planner.held), end.describe(),
                     end.source, str(end.reason), _caller(end.point.code, end.line))
 
 

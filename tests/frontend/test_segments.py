@@ -540,3 +540,30 @@ def test_a_closure_splits_and_resumes_with_its_own_cells(capsys):
         assert capsys.readouterr().out == printed
     assert logs[0] == logs[1] == list(range(2 * CALLS))
     assert all(segment_calls(jf)), janus.explain(jf)
+
+
+def with_own_cells(x, k):
+    y = x * k
+    h = (lambda: y + k)()  # y and the argument k are cells of with_own_cells
+    print("h", h.sum())
+    k = k + 1.0  # the resume function's cell for k is written...
+    z = (lambda: y * k)()  # ...and read through a closure made after the boundary
+    print("z", z.sum())
+    return [w @ z for w in (h, y)]  # 3.11: a comprehension's closure over z, another cell
+
+
+def test_cells_of_its_own_are_carried_across_boundaries(capsys):
+    jf = lockstep(with_own_cells, [None, None], [lambda s, i=i: (np.arange(3.0) + i, 2.0) for i in range(CALLS)], capsys)
+    assert len(segment_calls(jf)) == 3 and all(segment_calls(jf)), janus.explain(jf)
+
+
+def closure_kept_past_a_boundary(x):
+    y = x * 2.0
+    f = lambda: y + 1.0  # noqa: E731  (live at the boundary: its cell is the trace's)
+    print("y", y.sum())
+    return f()
+
+
+def test_a_closure_live_at_the_boundary_says_why_it_does_not_split(capsys):
+    jf = lockstep(closure_kept_past_a_boundary, [None, None], [lambda s: (np.arange(2.0),)] * 3, capsys)
+    assert not jf.versions and "a lambda, an inner function" in janus.explain(jf)

@@ -12,8 +12,13 @@ values) and a ``JUMP_FORWARD`` to the boundary. Jumps in CPython
 exception table is shifted by the prologue's length and the line table gets "no location"
 entries in front. A closure (free variables) resumes with the function's own cells: its
 prologue starts with ``COPY_FREE_VARS``, as the original's does, so reads and writes of
-them go where Python's would. Codes with cells of their own (locals an inner function
-captures), generators and boundaries inside a ``try``/``with`` block are not resumable
+them go where Python's would. Cells of its own (locals an inner function captures) are
+made again by the prologue's ``MAKE_CELL``, holding what they held at the boundary (an
+argument's cell wraps the argument; another cell's contents come as a parameter): no
+closure made before the boundary outlives it (the segment planner refuses a live one), so
+nothing could tell the new cells from the old. Parameters added after the original locals
+move the indices of the cells and free variables behind them (``_localsplus_moved``).
+Generators and boundaries inside a ``try``/``with`` block are not resumable
 (``why_not_resumable``): the Python part would have to raise into a handler the segment
 runner cannot enter.
 
@@ -35,14 +40,20 @@ _UNRESUMABLE_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_AS
 #: a line-table entry of one to eight code units without a source location (3.11+ format)
 _NO_LOCATION = 0x80 | (15 << 3)
 STACK_PREFIX = "__janus_stack"
+CELL_PREFIX = "__janus_cell_"
 #: resume code -> (the code it continues, its prologue's length): a boundary met while tracing
 #: a resume function is a point of the original code (a loop's boundary resumes at one point)
 ORIGINS: dict[types.CodeType, tuple[types.CodeType, int]] = {}
 VALUE, NULL, ITERATOR, CONSTANT, METHOD, ABSORBED = "value", "null", "iterator", "constant", "method", "absorbed"
-#: instructions whose argument indexes a free variable among the locals (``localsplus``):
-#: moved when a resume function adds its stack parameters after the original locals
-_DEREFS = frozenset(_OP[name] for name in ("LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF", "LOAD_CLASSDEREF",
-                                           "LOAD_FROM_DICT_OR_DEREF") if name in _OP)
+#: instructions whose argument indexes the frame's ``localsplus`` (locals, then cells, then free
+#: variables; 3.13 loads a cell for a closure with ``LOAD_FAST``): an index past the original
+#: locals moves when a resume function adds its parameters after them
+_LOCALSPLUS = frozenset(_OP[name] for name in (
+    "LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF", "MAKE_CELL",
+    "LOAD_CLOSURE", "LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR", "STORE_FAST", "DELETE_FAST") if name in _OP)
+#: 3.13's instructions on two locals, one index per half byte
+_PAIRED = frozenset(_OP[name] for name in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST")
+                    if name in _OP)
 #: the method load that pushes what ``CALL`` takes (3.12 folded ``LOAD_METHOD`` into ``LOAD_ATTR``'s low bit)
 _LOAD_METHOD = ("LOAD_ATTR", 1) if sys.version_info >= (3, 12) else ("LOAD_METHOD", 0)
 
@@ -64,8 +75,14 @@ class ResumePoint:
 
     @property
     def passed_stack(self) -> int:
-        """How many stack values the resume function takes after the locals."""
+        """How many stack values the resume function takes after the locals (and cells)."""
         return sum(slot in (VALUE, ITERATOR) or slot[0] == METHOD for slot in self.slots)
+
+    @property
+    def passed_cells(self) -> tuple[str, ...]:
+        """The cells whose contents the resume function takes after the locals, before the
+        stack: its own cells that are not arguments (an argument's cell wraps the argument)."""
+        return tuple(name for name in self.code.co_cellvars if name not in self.code.co_varnames)
 
 
 class Box:
@@ -83,13 +100,12 @@ def why_not_resumable(code: types.CodeType, offset: int) -> str | None:
     """Why Python cannot resume ``code`` at ``offset`` (None: it can)."""
     if code.co_flags & _UNRESUMABLE_FLAGS:
         return f"{code.co_name} is a generator or coroutine"
-    if code.co_cellvars:
-        return f"{code.co_name} has cells of its own (locals an inner function captures)"
-    if code.co_freevars:
-        if any(isinstance(c, types.CodeType) and c.co_freevars for c in code.co_consts):
-            return f"{code.co_name} makes closures over its own free variables"
-        if len(code.co_varnames) + code.co_stacksize + len(code.co_freevars) > 255:
-            return f"{code.co_name} has too many locals for its free variables to move"
+    cells = len(code.co_cellvars) + len(code.co_freevars)
+    if cells and len(code.co_varnames) + code.co_stacksize + 2 * cells > 255:
+        return f"{code.co_name} has too many locals for its cells and free variables to move"
+    if cells and any(op in _PAIRED and (arg >> 4 >= len(code.co_varnames) or arg & 15 >= len(code.co_varnames))
+                     for op, arg in zip(code.co_code[::2], code.co_code[1::2])):
+        return f"{code.co_name} reads a cell with a paired local instruction"
     for entry in dis._parse_exception_table(code):  # type: ignore[attr-defined]
         if entry.start <= offset < entry.end:
             return "the operation is inside a try or with block"
@@ -112,19 +128,27 @@ def origin(code: types.CodeType, offset: int) -> tuple[types.CodeType, int]:
 def resume_code(point: ResumePoint) -> types.CodeType:
     code = point.code
     names = code.co_varnames
-    stack_names = tuple(f"{STACK_PREFIX}{i}" for i in range(point.passed_stack))
+    cell_names = tuple(f"{CELL_PREFIX}{name}" for name in point.passed_cells)
+    added = cell_names + tuple(f"{STACK_PREFIX}{i}" for i in range(point.passed_stack))
     consts, co_names = list(code.co_consts), list(code.co_names)
 
     def constant(value: Any) -> tuple[int, int]:
         consts.append(value)
         return _OP["LOAD_CONST"], len(consts) - 1
 
+    def slot(name: str) -> int:
+        """A cell's index in the resume function's ``localsplus``."""
+        return names.index(name) if name in names else len(names) + len(added) + point.passed_cells.index(name)
+
     body = [(_OP["COPY_FREE_VARS"], len(code.co_freevars))] if code.co_freevars else []
+    body += [(_OP["MAKE_CELL"], slot(name)) for name in code.co_cellvars]
     body.append((_OP["RESUME"], 0))
     body += [(_OP["DELETE_FAST"], names.index(name)) for name in point.unbound]
+    for i, name in enumerate(point.passed_cells):
+        body += [(_OP["LOAD_FAST"], len(names) + i), (_OP["STORE_DEREF"], slot(name))]
     for name, value in point.constants:
         body += [constant(value), (_OP["STORE_FAST"], names.index(name))]
-    passed = iter(range(len(names), len(names) + len(stack_names)))
+    passed = iter(range(len(names) + len(cell_names), len(names) + len(added)))
     for slot in point.slots:
         if slot == NULL:
             body.append((_OP["PUSH_NULL"], 0))
@@ -143,11 +167,11 @@ def resume_code(point: ResumePoint) -> types.CodeType:
     prologue = b"".join(_encode(op, arg) for op, arg in [*body, (_OP["JUMP_FORWARD"], point.offset // 2)])
     flags = code.co_flags & ~(inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
     made = code.replace(
-        co_code=prologue + _derefs_moved(code.co_code, len(stack_names)), co_consts=tuple(consts), co_names=tuple(co_names),
-        co_linetable=_no_location(len(prologue) // 2) + code.co_linetable,
+        co_code=prologue + _localsplus_moved(code.co_code, len(names), len(added)), co_consts=tuple(consts),
+        co_names=tuple(co_names), co_linetable=_no_location(len(prologue) // 2) + code.co_linetable,
         co_exceptiontable=_shifted_exception_table(code, len(prologue)),
-        co_argcount=len(names) + len(stack_names), co_posonlyargcount=0, co_kwonlyargcount=0,
-        co_nlocals=len(names) + len(stack_names), co_varnames=names + stack_names, co_flags=flags,
+        co_argcount=len(names) + len(added), co_posonlyargcount=0, co_kwonlyargcount=0,
+        co_nlocals=len(names) + len(added), co_varnames=names + added, co_flags=flags,
         co_stacksize=max(code.co_stacksize, len(point.slots) + 1), co_name=f"{code.co_name}__resume_at_{point.offset}",
         co_qualname=f"{code.co_qualname}__resume_at_{point.offset}",
     )
@@ -155,12 +179,12 @@ def resume_code(point: ResumePoint) -> types.CodeType:
     return made
 
 
-def _derefs_moved(co_code: bytes, by: int) -> bytes:
-    """``co_code`` with each free variable's index moved ``by`` places (the stack parameters
-    come before the free variables; ``why_not_resumable`` keeps the indices under 256)."""
+def _localsplus_moved(co_code: bytes, locals_: int, by: int) -> bytes:
+    """``co_code`` with each index of a cell or free variable (past the ``locals_`` original
+    locals) moved ``by`` places; ``why_not_resumable`` keeps the indices under 256."""
     code = bytearray(co_code)
     for i in range(0, len(code), 2):
-        if code[i] in _DEREFS:
+        if code[i] in _LOCALSPLUS and code[i + 1] >= locals_ and (i == 0 or code[i - 2] != _OP["EXTENDED_ARG"]):
             code[i + 1] += by
     return bytes(code)
 

@@ -103,15 +103,18 @@ class SegmentEnd(Exception):
     def __init__(self, frame: Frame, ins: Instr, fn: Any, args: list, kwargs: dict, reason: NotConvertible) -> None:
         super().__init__(str(reason))
         self.fn, self.args, self.kwargs, self.reason = fn, args, kwargs, reason
-        self.locals = dict(frame.locals)
+        code, offset = resume.origin(frame.bc.code, ins.offset)
+        # an argument's cell is passed as the argument (the resume function wraps it again)
+        self.locals = {**frame.locals, **{n: frame.cells[n].contents for n in code.co_cellvars if n in code.co_varnames}}
         self.stack = list(frame.stack)
         self.source = frame.bc.source(ins.offset)
         self.line = frame.bc.at(ins.offset).line
-        code, offset = resume.origin(frame.bc.code, ins.offset)
         self.point = ResumePoint(code, real_next(code, offset),
-                                 tuple(n for n in code.co_varnames if n not in frame.locals),
+                                 tuple(n for n in code.co_varnames if n not in self.locals),
                                  (*_slots(self.stack), resume.VALUE),
-                                 tuple((n, frame.locals[n]) for n in code.co_varnames if _baked(frame.locals.get(n))))
+                                 tuple((n, self.locals[n]) for n in code.co_varnames if _baked(self.locals.get(n))))
+        #: the contents of the function's other cells, passed after the locals (``ResumePoint.passed_cells``)
+        self.cells = [frame.cells[n].contents for n in self.point.passed_cells]
 
     def describe(self) -> str:
         fn = self.fn
