@@ -9,6 +9,7 @@ printed values compare as text.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import traceback
 import struct
@@ -399,18 +400,105 @@ def test_explain_lists_segments_and_a_split_warns_once_per_site(capsys):
     assert any("s in Python" in line for line in report)
 
 
-def guarded_print(x):
+def tolerant(c, x):
+    c.count = c.count + 1.0
     y = x * 2.0
     try:
-        print("inside try", y.sum())
-    except ValueError:
-        pass
+        total = check_positive(y.sum())  # raises for a negative sum: caught below
+        print("ok", total)
+        z = y * total
+    except ValueError as e:
+        print("caught", e)
+        z = y - 1.0
+    finally:
+        c.count = c.count * 2.0
+    return z @ y
+
+
+def test_a_split_inside_a_try_block_raises_into_its_handler(capsys):
+    counters = [Counter(), Counter()]
+    inputs = [1.0, 2.0, -1.0, 3.0, -2.0, 1.0, 4.0]
+    jf = lockstep(tolerant, counters, [lambda c, v=v: (c, np.full(2, v)) for v in inputs], capsys)
+    assert_same(counters[1].count, counters[0].count)
+    assert all(segment_calls(jf)[:3]), janus.explain(jf)  # the try block's segments ran compiled
+
+
+def strict(x):
+    y = x * 2.0
+    try:
+        total = check_positive(y.sum())
+    except KeyError:  # does not catch the ValueError
+        total = 0.0
+    return y * total
+
+
+def test_an_uncaught_exception_from_a_try_block_has_python_s_traceback(capsys):
+    lockstep(strict, [None, None], [lambda s, v=v: (np.full(2, v),) for v in (1.0, 2.0, -1.0, 1.0)], capsys)
+    jf = janus.jit(strict, warmup=1, fallback="silent")
+    for v in (1.0, 2.0):
+        jf(np.full(2, v))
+    tracebacks = []
+    for f in (strict, jf):
+        with pytest.raises(ValueError) as raised:
+            f(np.full(2, -1.0))
+        tracebacks.append([(t.name, t.lineno) for t in traceback.extract_tb(raised.value.__traceback__)
+                           if t.filename == __file__])
+    assert jf.versions and tracebacks[1] == tracebacks[0]
+
+
+class Announce:
+    """A context manager of plain Python methods: its effects show whether each ran once."""
+
+    def __enter__(self):
+        print("enter")
+        return self
+
+    def __exit__(self, kind, value, tb):
+        print("exit", kind.__name__ if kind else None)
+        return kind is KeyError  # swallows a KeyError
+
+
+def well_behaved(x, key):
+    y = x * 2.0
+    with Announce():
+        print("inside", y.sum())
+        z = y * {"a": 1.0, "b": 2.0}[key] if key else y  # a KeyError for another key
+        print("z", z.sum())
+    return z @ y + 1.0
+
+
+def test_a_split_inside_a_with_block_calls_exit_once(capsys):
+    calls = [(np.arange(2.0) + i, k) for i, k in enumerate(["a", "b", "c", "a", "d", "b", "b"])]
+    jf = lockstep(well_behaved, [None, None], [lambda s, c=c: c for c in calls], capsys)
+    assert all(segment_calls(jf)[:2]), janus.explain(jf)
+
+
+def suppressed(x, d):
+    y = x * 2.0
+    with contextlib.suppress(KeyError):  # made and entered in Python, its __exit__ called there too
+        print("in", json.dumps({"total": float(y.sum())}))
+        y = y + d["shift"]  # a KeyError leaves the block, swallowed
+        print("shifted", y.sum())
+    return y @ y
+
+
+def test_a_split_inside_a_with_block_of_a_library_context_manager(capsys):
+    dicts = [{"shift": 1.0}, {"shift": 1.0}, {}, {"shift": 2.0}, {}, {"shift": 1.0}]
+    jf = lockstep(suppressed, [None, None], [lambda s, d=d, i=i: (np.arange(2.0) + i, d) for i, d in enumerate(dicts)],
+                  capsys)
+    assert segment_calls(jf)[0] == len(dicts) - 1 and sum(segment_calls(jf)[1:]), janus.explain(jf)
+
+
+def in_errstate(x):
+    y = x * 2.0
+    with np.errstate(divide="ignore"):
+        print("log", np.log(y).sum())  # Python code here would run without the settings
     return y
 
 
-def test_no_split_inside_a_try_block(capsys):
-    jf = lockstep(guarded_print, [None, None], [lambda s: (np.arange(2.0),)] * 3, capsys)
-    assert not jf.versions and "try" in janus.explain(jf)
+def test_no_split_inside_an_errstate_block(capsys):
+    jf = lockstep(in_errstate, [None, None], [lambda s: (np.arange(2.0),)] * 3, capsys)
+    assert not jf.versions and "np.errstate's settings" in janus.explain(jf)
 
 
 class Rows:

@@ -117,6 +117,8 @@ class Calls:
             return fn(*args, **kwargs)
         made = exceptions.construct(fn, args, kwargs) if isinstance(fn, type) else None
         if made is not None:
+            if exceptions.is_made_manager(made):  # a boundary may enter it in Python (``split.end_with``)
+                self.local_arrays[id(made)] = made
             return made
         name = getattr(fn, "__qualname__", type(fn).__name__)
         raise NotConvertible(f"call to {name} is not supported (not in the op table, not inlinable)")

@@ -508,8 +508,15 @@ class Opcodes:
         frame.stack.append(AssertionError)
 
     def BEFORE_WITH(self, frame: Frame, ins: Instr) -> None:
-        """with: __enter__ traced now, __exit__(None, None, None) on the normal way out (exceptions.enter)"""
-        exit_method, entered = exceptions.enter(self.call, frame.stack.pop())
+        """with: __enter__ traced now, __exit__(None, None, None) on the normal way out (exceptions.enter);
+        a manager that cannot be entered in the trace is entered in Python (a segment boundary)"""
+        manager = frame.stack.pop()
+        attempt = boundary.Attempt(self, getattr(type(manager), "__enter__", None), [manager], {})
+        try:
+            exit_method, entered = exceptions.enter(self.call, manager)
+        except NotConvertible as reason:
+            boundary.end_with(self, frame, ins, manager, reason, attempt)
+            raise
         frame.stack.extend((exit_method, entered))
 
 _PY_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {

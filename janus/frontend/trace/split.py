@@ -28,11 +28,12 @@ import numpy as np
 from janus.frontend.heap.access import HeapRef
 from janus.frontend.trace.branches import SymFunction, SymIter
 from janus.frontend.trace.bytecode import Instr
+from janus.frontend.trace.exceptions import UNSPLITTABLE_EXITS
 from janus.frontend.trace.frame import MUTATORS, NULL, ArgumentList, BoundTensorMethod, Frame
 from janus.frontend.trace import resume
 from janus.frontend.trace.resume import ResumePoint, why_not_resumable
 from janus.frontend.trace.versions import DIALECT
-from janus.frontend.values import NotConvertible
+from janus.frontend.values import NotConvertible, hashable
 
 if TYPE_CHECKING:
     from janus.frontend.trace.interpreter import Tracer
@@ -66,6 +67,15 @@ def host_method(obj: Any, name: str) -> HostMethod | None:
     if isinstance(found, (types.FunctionType, property, staticmethod, classmethod)) or hasattr(type(found), "__set__"):
         return None
     return HostMethod(obj, name) if callable(found) else None
+
+
+@dataclass(frozen=True, eq=False)
+class ContextExit:
+    """The ``__exit__`` ``BEFORE_WITH`` leaves on the stack of a context manager whose
+    ``__enter__`` runs in Python (a segment boundary): bound to the real manager when the
+    boundary runs, so Python's ``with`` machinery calls it, once, on every way out."""
+
+    manager: Any
 
 
 class Deferred:
@@ -107,6 +117,9 @@ class SegmentEnd(Exception):
         # an argument's cell is passed as the argument (the resume function wraps it again)
         self.locals = {**frame.locals, **{n: frame.cells[n].contents for n in code.co_cellvars if n in code.co_varnames}}
         self.stack = list(frame.stack)
+        for value in self.stack:
+            if hashable(value) and value in UNSPLITTABLE_EXITS:
+                raise NotConvertible(UNSPLITTABLE_EXITS[value])
         self.source = frame.bc.source(ins.offset)
         self.line = frame.bc.at(ins.offset).line
         self.point = ResumePoint(code, real_next(code, offset),
@@ -155,10 +168,24 @@ def method_receiver(value: Any) -> Any:
     return value.__self__ if container_method(value) else None
 
 
+def attribute_receiver(value: Any) -> Any:
+    """The receiver of a bound method the resume function looks up again on it (a ``with``
+    block's ``__exit__``: ``ContextExit``, or a method of a heap object's class), or None."""
+    if isinstance(value, ContextExit):
+        return value.manager
+    if isinstance(value, types.MethodType) and isinstance(value.__self__, HeapRef):
+        found = getattr(type(value.__self__.obj), value.__func__.__name__, None)
+        return value.__self__ if found is value.__func__ else None
+    return None
+
+
 def _slot(value: Any) -> Any:
     """How the resume function gets a stack value back (see ``resume.ResumePoint``)."""
     if value is NULL:
         return resume.NULL
+    receiver = attribute_receiver(value)
+    if receiver is not None:
+        return (resume.ATTRIBUTE, "__exit__" if isinstance(value, ContextExit) else value.__func__.__name__)
     if _baked(value):
         return (resume.CONSTANT, value)
     return resume.ITERATOR if type(value) is SymIter else resume.VALUE
@@ -246,6 +273,18 @@ def end_segment(tracer: "Tracer", frame: Frame, ins: Instr, fn: Any, args: list,
     if why is not None:
         raise NotConvertible(f"{reason} (no split there: {why})", any_signature=reason.any_signature) from None
     raise end
+
+
+def end_with(tracer: "Tracer", frame: Frame, ins: Instr, manager: Any, reason: NotConvertible, attempt: Attempt) -> None:
+    """``BEFORE_WITH`` over a manager whose ``__enter__`` cannot be traced: a boundary where
+    Python enters it, the stack left as ``BEFORE_WITH`` leaves it before pushing the result."""
+    if not isinstance(manager, HeapRef) and tracer.local_arrays.get(id(manager), tracer) is not manager:
+        raise reason
+    frame.stack.append(ContextExit(manager))
+    try:
+        end_segment(tracer, frame, ins, HostMethod(manager, "__enter__"), [], {}, reason, attempt)
+    finally:
+        frame.stack.pop()
 
 
 def _traced(fn: Any) -> bool:

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import dis
 import math
+import traceback
+
+import pytest
 
 from janus.frontend.trace import resume
 from janus.frontend.trace.resume import CONSTANT, ITERATOR, METHOD, ABSORBED, NULL, VALUE, ResumePoint
@@ -61,15 +64,48 @@ def test_the_exception_table_moves_with_the_code():
     assert resume._shifted_exception_table(program.__code__, 0) == program.__code__.co_exceptiontable
 
 
-def test_no_resumption_inside_a_try_block_or_a_generator():
-    inside = next(i.offset for i in dis.get_instructions(program) if i.opname == "BINARY_OP" and i.argrepr == "/")
-    assert "try" in resume.why_not_resumable(program.__code__, inside)
-
+def test_no_resumption_inside_a_generator():
     def gen(x):
         yield x
 
     assert "generator" in resume.why_not_resumable(gen.__code__, 0)
     assert resume.why_not_resumable(program.__code__, _after(program, "STORE_FAST", "x")) is None
+
+
+def guarded(a, log):
+    try:
+        v = abs(a)  # the operation: it raises for a str
+        log.append(v)
+    except TypeError:
+        log.append("caught")
+        v = -1
+    finally:
+        log.append("finally")
+    return v
+
+
+def _raised(fn, *args):
+    try:
+        fn(*args)
+    except Exception as e:
+        return e
+    raise AssertionError("nothing raised")
+
+
+def test_an_unwinding_function_raises_into_the_handler_around_the_operation():
+    code = guarded.__code__
+    point = ResumePoint(code, _after(guarded, "CALL"), ("v",), (VALUE,))
+    line = code.co_firstlineno + 2
+    unwind = resume.unwinding_function(point, globals(), None, line)
+    log = []
+    assert unwind(*_locals(guarded, a="x", log=log), _raised(abs, "x")) == guarded("x", []) == -1
+    assert log == ["caught", "finally"]
+    log.clear()
+    with pytest.raises(KeyError) as raised:  # not caught: the finally clause runs, the traceback has the line
+        unwind(*_locals(guarded, a="x", log=log), KeyError("k"))
+    assert log == ["finally"]
+    assert traceback.extract_tb(raised.value.__traceback__)[-1][1:3] == (line, "guarded")
+    assert resume.resume_function(point, globals())(*_locals(guarded, a=-2, log=log), 2) == 2 and log[-2:] == [2, "finally"]
 
 
 def scaled(values, log):
