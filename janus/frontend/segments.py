@@ -351,12 +351,17 @@ class Boundary:
     source: str  # file:line
     reason: str  # why the tracer could not convert it
     line: int | None  # the operation's line
+    #: a ``for`` loop's step over a lazy iterator (``split.end_for``): where the call goes on
+    #: when there is no next item, and the jit function continuing there (``JitFunction._resume``)
+    exhausted: ResumePoint | None = None
+    after_loop: Any = None
     python_seconds: float = 0.0  # in the operation
     then_seconds: float = 0.0  # in the resume function up to its own boundary, if any
     runs: int = 0
 
-    def resume_function(self) -> types.FunctionType:
-        return resume_function(self.point, self.globals, self.closure)
+    def resume_function(self, point: ResumePoint | None = None) -> types.FunctionType:
+        """The function continuing at ``point`` (by default the boundary's)."""
+        return resume_function(point or self.point, self.globals, self.closure)
 
     @functools.cached_property
     def unwinding(self) -> types.FunctionType:
@@ -395,8 +400,10 @@ class Continuation:
             b.python_seconds += ran - started
             b.runs += 1
         try:
-            if raised is not None:  # into the handler around the operation, if any, in Python
-                return b.unwinding(*state, raised)
+            if raised is not None:
+                if b.after_loop is not None and isinstance(raised, StopIteration):  # the loop is over
+                    return b.after_loop.call_chained(*state[:-1])  # its iterator popped
+                return b.unwinding(*state, raised)  # into the handler around the operation, if any, in Python
             return self.resume.call_chained(*state, value)
         finally:
             b.then_seconds += time.perf_counter() - ran
@@ -465,4 +472,4 @@ def plan_boundary(end: SegmentEnd, globals_: dict, closure: tuple | None, output
     except NotConvertible as why:
         raise NotConvertible(f"{end.reason} (no split there: {why})") from None
     return Boundary(end.point, globals_, closure, call, (*local_values, *cells, *stack), tuple(planner.held), end.describe(),
-                    end.source, str(end.reason), end.line)
+                    end.source, str(end.reason), end.line, end.exhausted)

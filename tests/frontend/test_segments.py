@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import traceback
 import struct
 import warnings
@@ -132,6 +133,32 @@ class Sampler:
     def replay(self):
         xs = np.stack(self.inputs)  # first: no array work before it
         return (xs @ self.W).sum(axis=0)
+
+
+LOGGER = logging.getLogger("janus.tests.segments")
+
+
+def logged(x):
+    y = x * 2.0 + 1.0
+    LOGGER.info("sum %.1f", y.sum())  # logging's Python code runs in Python, on the computed value
+    z = y @ y
+    LOGGER.warning("dot %s, max %s", z, y.max())
+    return z - y
+
+
+def test_logging_of_computed_values(capsys):
+    messages = []
+    handler = logging.Handler()
+    handler.emit = lambda record: messages.append(record.getMessage())
+    LOGGER.addHandler(handler)
+    LOGGER.setLevel(logging.INFO)
+    try:
+        jf = lockstep(logged, [None, None], [lambda s, i=i: (np.arange(3.0) + i,) for i in range(CALLS)], capsys)
+    finally:
+        LOGGER.removeHandler(handler)
+    per_call = [messages[i:i + 4] for i in range(0, len(messages), 4)]
+    assert len(per_call) == CALLS and all(call[:2] == call[2:] for call in per_call), messages
+    assert all(segment_calls(jf)), janus.explain(jf)
 
 
 def test_the_scalar_rest_of_a_call_runs_in_python_without_launches(capsys):
@@ -265,6 +292,28 @@ def test_a_generator_driving_array_work(capsys):
     jf = lockstep(generator_driven, [None, None], [lambda s, i=i: (np.arange(6.0).reshape(3, 2) + i,) for i in range(CALLS)],
                   capsys)
     assert all(segment_calls(jf)), janus.explain(jf)
+
+
+def noisy_rows(m):
+    for row in m:
+        print("yield", row.sum())  # Python code between the loop's steps: a generator the trace cannot run
+        yield row * 2.0
+
+
+def driven_step_by_step(m, weights):
+    y = m[0] * 0.0
+    for row in noisy_rows(m):  # each next() runs in Python, the body compiled
+        y = y * 0.5 + row
+    for k, (row, w) in enumerate(zip(noisy_rows(m), weights)):
+        y = y + row * w + k
+    return y @ y
+
+
+def test_a_lazy_generator_drives_compiled_loop_bodies(capsys):
+    calls = [(np.arange(2.0 * n).reshape(n, 2) + i, [1.0, 2.0, 3.0]) for i, n in enumerate([3, 3, 2, 3, 1, 3, 3])]
+    jf = lockstep(driven_step_by_step, [None, None], [lambda s, c=c: c for c in calls], capsys)
+    assert sum(segment_calls(jf)[2:]) >= len(calls), janus.explain(jf)  # loop bodies ran compiled
+    assert "the next item of a generator" in janus.explain(jf)
 
 
 # ---- exceptions and guard failures after the first segment ---------------------------------

@@ -36,8 +36,11 @@ class HeapMiss(Exception):
 
 #: objects of C-defined classes passed by reference too: the graph never reads them; their
 #: methods, and calls taking them, are segment boundaries (``trace.split``): host randomness,
-#: the bytes one Python operation hands to the next (``zlib.crc32(x.tobytes())``)
-HOST_OBJECTS = (np.random.Generator, np.random.RandomState, bytes)
+#: the bytes one Python operation hands to the next (``zlib.crc32(x.tobytes())``); lazy
+#: iterators a boundary made (a generator, ``enumerate``/``zip`` over one): each step of a
+#: ``for`` loop over one is a boundary
+LAZY_ITERATORS = (types.GeneratorType, enumerate, zip)
+HOST_OBJECTS = (np.random.Generator, np.random.RandomState, bytes, *LAZY_ITERATORS)
 
 
 def is_heap_object(value: Any) -> bool:

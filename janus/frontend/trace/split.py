@@ -110,6 +110,10 @@ def joined(*parts: str) -> str:
 class SegmentEnd(Exception):
     """The trace ends before ``fn(*args, **kwargs)``, which Python runs (see the module docstring)."""
 
+    #: where the call goes on when ``fn`` (``next`` at a ``FOR_ITER``) raises ``StopIteration``:
+    #: the loop's exit, the iterator popped (``end_for``)
+    exhausted: ResumePoint | None = None
+
     def __init__(self, frame: Frame, ins: Instr, fn: Any, args: list, kwargs: dict, reason: NotConvertible) -> None:
         super().__init__(str(reason))
         self.fn, self.args, self.kwargs, self.reason = fn, args, kwargs, reason
@@ -285,6 +289,18 @@ def end_with(tracer: "Tracer", frame: Frame, ins: Instr, manager: Any, reason: N
         end_segment(tracer, frame, ins, HostMethod(manager, "__enter__"), [], {}, reason, attempt)
     finally:
         frame.stack.pop()
+
+
+def end_for(tracer: "Tracer", frame: Frame, ins: Instr) -> None:
+    """``FOR_ITER`` over a lazy iterator (a generator): a boundary where Python takes the
+    next item; the body resumes with it, or the loop's exit when there is none."""
+    reason = NotConvertible(f"the next item of a {type(frame.stack[-1].obj).__name__} (Python code runs for it)")
+    try:
+        end_segment(tracer, frame, ins, next, [frame.stack[-1]], {}, reason, Attempt(tracer, next, [], {}))
+    except SegmentEnd as end:
+        code, offset = resume.origin(frame.bc.code, ins.target)
+        end.exhausted = ResumePoint(code, offset, end.point.unbound, end.point.slots[:-2], end.point.constants)
+        raise
 
 
 def _traced(fn: Any) -> bool:
