@@ -211,9 +211,18 @@ class JitFunction:
                  f"python: {boundary.description} at {boundary.source} ({boundary.runs} run(s), "
                  f"{boundary.python_seconds:.6f} s in Python): {boundary.reason}",
                  f"then: {boundary.then_seconds:.6f} s in what follows (below)"]
-        if id(version.resume) in seen:
-            return [*lines, f"  (the resume function above, {version.resume.__name__}, again)"]
-        return lines + [f"  {line}" for line in version.resume.continuation_report(seen | {id(version.resume)})]
+        for rest in (version.resume, boundary.after_loop):  # a step of a loop over a lazy iterator: its exit too
+            if rest is None:
+                continue
+            if id(rest) in seen:
+                below = [f"(the resume function above, {rest.__name__}, again)"]
+            else:
+                seen = seen | {id(rest)}
+                below = rest.continuation_report(seen)
+            if rest is boundary.after_loop and below:
+                lines.append("then, when it has no next item:")
+            lines += [f"  {line}" for line in below]
+        return lines
 
     def split_versions(self) -> list[Version]:
         """The versions ending at a segment boundary, this function's and (recursively) its resume functions'."""

@@ -313,7 +313,7 @@ def test_a_lazy_generator_drives_compiled_loop_bodies(capsys):
     calls = [(np.arange(2.0 * n).reshape(n, 2) + i, [1.0, 2.0, 3.0]) for i, n in enumerate([3, 3, 2, 3, 1, 3, 3])]
     jf = lockstep(driven_step_by_step, [None, None], [lambda s, c=c: c for c in calls], capsys)
     assert sum(segment_calls(jf)[2:]) >= len(calls), janus.explain(jf)  # loop bodies ran compiled
-    assert "the next item of a generator" in janus.explain(jf)
+    assert "the next item of a generator" in janus.explain(jf) and "when it has no next item" in janus.explain(jf)
 
 
 # ---- exceptions and guard failures after the first segment ---------------------------------
