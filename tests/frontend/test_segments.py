@@ -538,6 +538,25 @@ def test_a_split_inside_a_with_block_of_a_library_context_manager(capsys):
     assert segment_calls(jf)[0] == len(dicts) - 1 and sum(segment_calls(jf)[1:]), janus.explain(jf)
 
 
+def saved(x, path):
+    y = x * 2.0
+    with open(path, "a") as f:  # opened, entered, written and closed in Python
+        f.write(f"{y.sum():.1f}\n")
+        z = y @ y
+        if z > 30.0:
+            raise ValueError(f"too large: {z}")  # leaves the block: the file is closed on the way out
+        f.write(f"{z:.1f}\n")
+    return z + y
+
+
+def test_a_split_inside_a_with_open_block(capsys, tmp_path):
+    paths = tmp_path / "plain.txt", tmp_path / "jitted.txt"
+    calls = [lambda s, i=i: (np.arange(2.0) + i, paths[s]) for i in (0, 1, 0, 5, 1, 0, 1)]
+    jf = lockstep(saved, [0, 1], calls, capsys)
+    assert paths[1].read_text() == paths[0].read_text() and paths[0].read_text().count("\n") == 2 * len(calls) - 1
+    assert segment_calls(jf)[0] == len(calls) - 1 and sum(segment_calls(jf)[2:]), janus.explain(jf)
+
+
 def in_errstate(x):
     y = x * 2.0
     with np.errstate(divide="ignore"):

@@ -177,6 +177,8 @@ def attribute_receiver(value: Any) -> Any:
     block's ``__exit__``: ``ContextExit``, or a method of a heap object's class), or None."""
     if isinstance(value, ContextExit):
         return value.manager
+    if isinstance(value, HostMethod):
+        return value.obj
     if isinstance(value, types.MethodType) and isinstance(value.__self__, HeapRef):
         found = getattr(type(value.__self__.obj), value.__func__.__name__, None)
         return value.__self__ if found is value.__func__ else None
@@ -187,9 +189,10 @@ def _slot(value: Any) -> Any:
     """How the resume function gets a stack value back (see ``resume.ResumePoint``)."""
     if value is NULL:
         return resume.NULL
-    receiver = attribute_receiver(value)
-    if receiver is not None:
-        return (resume.ATTRIBUTE, "__exit__" if isinstance(value, ContextExit) else value.__func__.__name__)
+    if isinstance(value, ContextExit):
+        return (resume.ATTRIBUTE, "__exit__")
+    if isinstance(value, types.MethodType) and attribute_receiver(value) is not None:
+        return (resume.ATTRIBUTE, value.__func__.__name__)
     if _baked(value):
         return (resume.CONSTANT, value)
     return resume.ITERATOR if type(value) is SymIter else resume.VALUE
@@ -203,6 +206,9 @@ def _slots(stack: list) -> list:
         if method_receiver(value) is not None:
             beside = i + 1 if DIALECT.null_after_callable else i - 1
             if not 0 <= beside < len(stack) or stack[beside] is not NULL:  # not a method load's pair
+                if isinstance(value, HostMethod):  # a file's ``__exit__`` under a ``with`` block
+                    slots[i] = (resume.ATTRIBUTE, value.name)
+                    continue
                 raise NotConvertible("a method is live at the boundary outside a call")
             name = value.name if isinstance(value, HostMethod) else value.__name__
             slots[beside], slots[i] = resume.ABSORBED, (resume.METHOD, name)
