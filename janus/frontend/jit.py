@@ -613,7 +613,8 @@ class JitFunction:
         if resume is None:
             # silent: its runs in Python show under the split in ``janus.explain`` ("error" would
             # raise in the middle of a call whose Python part already ran)
-            resume = self.resumes[point] = JitFunction(boundary.resume_function(point), self.warmup, self.switches, "silent")
+            resume = self.resumes[point] = JitFunction(boundary.resume_function(point), self.warmup, self.switches,
+                                                       "silent")
             resume.resumes = self.resumes
             resume.owner = self.owner
         return resume

@@ -471,5 +471,5 @@ def plan_boundary(end: SegmentEnd, globals_: dict, closure: tuple | None, output
         planner.check_views()
     except NotConvertible as why:
         raise NotConvertible(f"{end.reason} (no split there: {why})") from None
-    return Boundary(end.point, globals_, closure, call, (*local_values, *cells, *stack), tuple(planner.held), end.describe(),
-                    end.source, str(end.reason), end.line, end.exhausted)
+    return Boundary(end.point, globals_, closure, call, (*local_values, *cells, *stack), tuple(planner.held),
+                    end.describe(), end.source, str(end.reason), end.line, end.exhausted)

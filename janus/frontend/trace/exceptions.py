@@ -35,6 +35,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from janus.frontend.heap.access import HeapRef
 from janus.frontend.trace.bytecode import EXIT, Bytecode, decode
 from janus.frontend.values import NotConvertible
 
@@ -222,5 +223,6 @@ def enter(call: Callable[[Any, list, dict], Any], manager: Any) -> tuple[Any, An
         return manager.exit, manager.entered
     enter_fn, exit_fn = _python_method(type(manager), "__enter__"), _python_method(type(manager), "__exit__")
     if enter_fn is None or exit_fn is None:
-        raise NotConvertible(f"`with` over a {type(getattr(manager, 'obj', manager)).__name__}: its __enter__/__exit__ are not plain Python functions")
+        kind = type(manager.obj if isinstance(manager, HeapRef) else manager).__name__
+        raise NotConvertible(f"`with` over a {kind}: its __enter__/__exit__ are not plain Python functions")
     return types.MethodType(exit_fn, manager), call(enter_fn, [manager], {})

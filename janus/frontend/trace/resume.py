@@ -208,7 +208,8 @@ def resume_code(point: ResumePoint, raising: int | None = None) -> types.CodeTyp
     return made
 
 
-def _raising_prologue(code: types.CodeType, offset: int, body: list[tuple[int, int]], line: int) -> tuple[bytes, bytes, bytes]:
+def _raising_prologue(code: types.CodeType, offset: int, body: list[tuple[int, int]],
+                      line: int) -> tuple[bytes, bytes, bytes]:
     """The unwinding function's prologue (``body``, its last instruction the load of the
     exception, then ``RAISE_VARARGS``), line table and exception table: the raise has
     ``line`` and the handler of the call before ``offset``; an unreachable ``NOP`` after it

@@ -105,7 +105,8 @@ def test_an_unwinding_function_raises_into_the_handler_around_the_operation():
         unwind(*_locals(guarded, a="x", log=log), KeyError("k"))
     assert log == ["finally"]
     assert traceback.extract_tb(raised.value.__traceback__)[-1][1:3] == (line, "guarded")
-    assert resume.resume_function(point, globals())(*_locals(guarded, a=-2, log=log), 2) == 2 and log[-2:] == [2, "finally"]
+    rest = resume.resume_function(point, globals())
+    assert rest(*_locals(guarded, a=-2, log=log), 2) == 2 and log[-2:] == [2, "finally"]
 
 
 def scaled(values, log):
