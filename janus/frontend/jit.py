@@ -241,9 +241,18 @@ class JitFunction:
                  f"python: {boundary.description} at {boundary.source} ({boundary.runs} run(s), "
                  f"{boundary.python_seconds:.6f} s in Python): {boundary.reason}",
                  f"then: {boundary.then_seconds:.6f} s in what follows (below)"]
-        if id(version.resume) in seen:
-            return [*lines, f"  (the resume function above, {version.resume.__name__}, again)"]
-        return lines + [f"  {line}" for line in version.resume.continuation_report(seen | {id(version.resume)})]
+        for rest in (version.resume, boundary.after_loop):  # a step of a loop over a lazy iterator: its exit too
+            if rest is None:
+                continue
+            if id(rest) in seen:
+                below = [f"(the resume function above, {rest.__name__}, again)"]
+            else:
+                seen = seen | {id(rest)}
+                below = rest.continuation_report(seen)
+            if rest is boundary.after_loop and below:
+                lines.append("then, when it has no next item:")
+            lines += [f"  {line}" for line in below]
+        return lines
 
     def split_versions(self) -> list[Version]:
         """The versions ending at a segment boundary, this function's and (recursively) its resume functions'."""
@@ -645,20 +654,31 @@ class JitFunction:
         warning of a first split at its site."""
         if boundary is None:
             return None
+        if boundary.exhausted is not None:
+            boundary.after_loop = self._resume_at(boundary, boundary.exhausted)
         resume = self.resumes.get(boundary.point)
         if resume is None:
-            # silent: its runs in Python show under the split in ``janus.explain`` ("error" would
-            # raise in the middle of a call whose Python part already ran)
-            resume = self.resumes[boundary.point] = JitFunction(boundary.resume_function(), self.warmup, self.switches,
-                                                                "silent")
-            resume.resumes = self.resumes  # one per point of the function: a loop's boundaries resume at one
-            resume.owner = owner = self.owner
+            resume = self._resume_at(boundary, boundary.point)
+            owner = self.owner
             self._event(f"split at {boundary.source}: {boundary.description} runs in Python ({boundary.reason})")
             if owner.fallback == "warn" and boundary.source not in owner._reported:
                 owner._reported.add(boundary.source)
                 logs.warn(f"janus.jit {owner.__qualname__}: {boundary.description} at {boundary.source} runs in Python "
                           f"between compiled segments ({boundary.reason}); janus.explain({owner.__name__}) tells more",
                           logs.SplitWarning)
+        return resume
+
+    def _resume_at(self, boundary: segments.Boundary, point: Any) -> JitFunction:
+        """The jit function continuing the function at ``point`` (one per point: a loop's
+        boundaries resume at one)."""
+        resume = self.resumes.get(point)
+        if resume is None:
+            # silent: its runs in Python show under the split in ``janus.explain`` ("error" would
+            # raise in the middle of a call whose Python part already ran)
+            resume = self.resumes[point] = JitFunction(boundary.resume_function(point), self.warmup, self.switches,
+                                                       "silent")
+            resume.resumes = self.resumes
+            resume.owner = self.owner
         return resume
 
     def _cheaper_in_python(self, graph: Graph) -> bool:

@@ -24,6 +24,7 @@ continuations in a loop, so a split inside a loop does not deepen the Python sta
 
 from __future__ import annotations
 
+import functools
 import time
 import types
 from dataclasses import dataclass, field
@@ -32,10 +33,12 @@ from typing import Any, Callable
 import numpy as np
 
 from janus.frontend.heap.access import HeapRef, HeapTracker
-from janus.frontend.trace.branches import SymIter
+from janus.frontend.trace.branches import SymFunction, SymIter
 from janus.frontend.trace.frame import ArgumentList, BoundTensorMethod
-from janus.frontend.trace.resume import ITERATOR, METHOD, VALUE, Box, ResumePoint, resume_function
-from janus.frontend.trace.split import Deferred, HostMethod, SegmentEnd, container_method, method_receiver
+from janus.frontend.trace.resume import (ATTRIBUTE, ITERATOR, VALUE, Box, ResumePoint, passed, resume_function,
+                                        unwinding_function)
+from janus.frontend.trace.split import (Deferred, HostMethod, SegmentEnd, attribute_receiver, container_method,
+                                       method_receiver)
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor, hashable
 from janus.heap import AccessPath
 
@@ -137,6 +140,20 @@ class Fresh(Live):
 
 
 @dataclass(frozen=True, eq=False)
+class NewObject(Live):
+    """A stateless object the trace made (a context manager: ``exceptions.is_made_manager``):
+    Python makes a new one on every call."""
+
+    cls: type
+
+    def build(self, env: Env) -> Any:
+        made = env.built.get(id(self))
+        if made is None:
+            made = env.built[id(self)] = object.__new__(self.cls)
+        return made
+
+
+@dataclass(frozen=True, eq=False)
 class Container(Live):
     """A list, tuple or dict of the trace, rebuilt once per call (aliases stay aliases)."""
 
@@ -213,9 +230,9 @@ class Planner:
 
     def __init__(self, output: Callable[[Tensor], int], inputs: dict[str, int], scalar_inputs: set[int],
                  heap: HeapTracker, arguments: dict[int, Argument], provenance: dict,
-                 local_arrays: dict[int, np.ndarray]) -> None:
+                 local_arrays: dict[int, Any]) -> None:
         self.output, self.inputs, self.scalar_inputs, self.heap = output, inputs, scalar_inputs, heap
-        self.local_arrays = local_arrays  # ``Tracer.local_arrays``: NumPy arrays the trace made
+        self.local_arrays = local_arrays  # ``Tracer.local_arrays``: NumPy arrays (and context managers) the trace made
         self.provenance = provenance  # ``Emitter.provenance``: which graph values may be views
         self.views: list[tuple[Tensor, Tensor]] = []  # (live view, its base)
         self.passive = False  # planning the arguments of an operation that never writes them
@@ -229,15 +246,19 @@ class Planner:
         if known is not None:
             return known
         live = self._plan(value)
-        if isinstance(value, (list, dict, SymIter, HeapRef, Tensor, tuple, np.ndarray)):
+        if isinstance(value, (list, dict, SymIter, HeapRef, Tensor, tuple, np.ndarray)) or self._made(value):
             self.seen[id(value)] = live
         return live
+
+    def _made(self, value: Any) -> bool:
+        """Whether the trace made ``value`` (an array from static values, a context manager)."""
+        return self.local_arrays.get(id(value), self) is value
 
     def _plan(self, value: Any) -> Live:
         if isinstance(value, Tensor):
             return self._tensor(value)
-        if type(value) is np.ndarray and self.local_arrays.get(id(value)) is value:
-            return Fresh(value)
+        if self._made(value):
+            return Fresh(value) if type(value) is np.ndarray else NewObject(type(value))
         if isinstance(value, HeapRef):  # handed to Python as it is: a list of any length will do
             self.heap.any_length(value)
             return self._held(value.path)
@@ -263,6 +284,8 @@ class Planner:
             return Method(self.plan(value.__func__), self.plan(value.__self__))
         if container_method(value):  # ``log.append`` of a list of the trace: on the rebuilt list
             return Attribute(self.plan(value.__self__), value.__name__)
+        if isinstance(value, SymFunction):  # its cells are the trace's: Python could not share them
+            raise NotConvertible("a function the traced code made (a lambda, an inner function) is live at the boundary")
         if type(value) is slice and contains_tensor([value.start, value.stop, value.step]):
             raise NotConvertible("a slice with graph values is live at the boundary")
         if isinstance(value, CONSTANT_TYPES) and not isinstance(value, np.ndarray) or hasattr(value, "janus_trace"):
@@ -275,6 +298,8 @@ class Planner:
             return self.remaining(value)
         if slot == VALUE:
             return self.plan(value)
+        if slot[0] == ATTRIBUTE:  # a ``with`` block's ``__exit__``, looked up on the real manager
+            return Boxed(self.plan(attribute_receiver(value)))
         return Boxed(self.plan(method_receiver(value)))
 
     def remaining(self, iterator: SymIter) -> Live:
@@ -325,13 +350,23 @@ class Boundary:
     description: str  # the operation, as ``janus.explain`` names it
     source: str  # file:line
     reason: str  # why the tracer could not convert it
-    caller: Callable[[Callable, list, dict], Any]  # runs the operation in a frame named after its line
+    line: int | None  # the operation's line
+    #: a ``for`` loop's step over a lazy iterator (``split.end_for``): where the call goes on
+    #: when there is no next item, and the jit function continuing there (``JitFunction._resume``)
+    exhausted: ResumePoint | None = None
+    after_loop: Any = None
     python_seconds: float = 0.0  # in the operation
     then_seconds: float = 0.0  # in the resume function up to its own boundary, if any
     runs: int = 0
 
-    def resume_function(self) -> types.FunctionType:
-        return resume_function(self.point, self.globals, self.closure)
+    def resume_function(self, point: ResumePoint | None = None) -> types.FunctionType:
+        """The function continuing at ``point`` (by default the boundary's)."""
+        return resume_function(point or self.point, self.globals, self.closure)
+
+    @functools.cached_property
+    def unwinding(self) -> types.FunctionType:
+        """Raises what the operation raised where Python would have (``resume.unwinding_function``)."""
+        return unwinding_function(self.point, self.globals, self.closure, self.line)
 
     def hold(self, objects: list) -> list:
         """The heap objects the state refers to, read before the segment runs."""
@@ -355,13 +390,20 @@ class Continuation:
         positional = [a.build(env) for a in args]
         keywords = {k: v.build(env) for k, v in kwargs}
         started = time.perf_counter()
+        raised = None
         try:
-            value = b.caller(function, positional, keywords)
+            value = function(*positional, **keywords)
+        except BaseException as e:  # raised again in the function's frame (the traceback from the operation on)
+            raised = e.with_traceback(e.__traceback__.tb_next if e.__traceback__ is not None else None)
         finally:
             ran = time.perf_counter()
             b.python_seconds += ran - started
             b.runs += 1
         try:
+            if raised is not None:
+                if b.after_loop is not None and isinstance(raised, StopIteration):  # the loop is over
+                    return b.after_loop.call_chained(*state[:-1])  # its iterator popped
+                return b.unwinding(*state, raised)  # into the handler around the operation, if any, in Python
             return self.resume.call_chained(*state, value)
         finally:
             b.then_seconds += time.perf_counter() - ran
@@ -412,7 +454,7 @@ def drive(result: Any) -> Any:
 
 def plan_boundary(end: SegmentEnd, globals_: dict, closure: tuple | None, output: Callable[[Tensor], int], inputs: dict[str, int],
                   scalar_inputs: set[int], heap: HeapTracker, arguments: dict[int, Argument], provenance: dict,
-                  local_arrays: dict[int, np.ndarray]) -> Boundary:
+                  local_arrays: dict[int, Any]) -> Boundary:
     """The ``Boundary`` of a trace that ended at ``end``; ``NotConvertible`` (the reason the
     tracer stopped, and why no split) when some live value cannot be rebuilt."""
     planner = Planner(output, inputs, scalar_inputs, heap, arguments, provenance, local_arrays)
@@ -421,24 +463,13 @@ def plan_boundary(end: SegmentEnd, globals_: dict, closure: tuple | None, output
         baked = dict(end.point.constants)
         local_values = [planner.plan(end.locals[n]) if n in end.locals and n not in baked else Constant(None)
                         for n in names]
-        stack = [planner.passed(v, slot) for v, slot in zip(end.stack, end.point.slots) if slot in (VALUE, ITERATOR)
-                 or slot[0] == METHOD]
+        cells = [planner.plan(v) for v in end.cells]
+        stack = [planner.passed(v, slot) for v, slot in zip(end.stack, end.point.slots) if passed(slot)]
         planner.passive = hashable(end.fn) and end.fn in READ_ONLY  # last: views seen only here are not checked
         call = (planner.plan(end.fn), tuple(map(planner.plan, end.args)),
                 tuple((k, planner.plan(v)) for k, v in end.kwargs.items()))
         planner.check_views()
     except NotConvertible as why:
         raise NotConvertible(f"{end.reason} (no split there: {why})") from None
-    return Boundary(end.point, globals_, closure, call, (*local_values, *stack), tuple(planner.held), end.describe(),
-                    end.source, str(end.reason), _caller(end.point.code, end.line))
-
-
-_CALL = lambda fn, args, kwargs: fn(*args, **kwargs)  # noqa: E731  (one line: its code has one line number)
-
-
-def _caller(code: types.CodeType, line: int | None) -> Callable[[Callable, list, dict], Any]:
-    """``fn(*args, **kwargs)`` in a frame that says the traced function's file, name and the
-    operation's line: a traceback through the Python part shows the line Python would."""
-    made = _CALL.__code__.replace(co_filename=code.co_filename, co_name=code.co_name, co_qualname=code.co_qualname,
-                                  co_firstlineno=line or code.co_firstlineno)
-    return types.FunctionType(made, {})
+    return Boundary(end.point, globals_, closure, call, (*local_values, *cells, *stack), tuple(planner.held),
+                    end.describe(), end.source, str(end.reason), end.line, end.exhausted)

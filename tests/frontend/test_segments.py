@@ -9,7 +9,9 @@ printed values compare as text.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import traceback
 import struct
 import warnings
@@ -131,6 +133,32 @@ class Sampler:
     def replay(self):
         xs = np.stack(self.inputs)  # first: no array work before it
         return (xs @ self.W).sum(axis=0)
+
+
+LOGGER = logging.getLogger("janus.tests.segments")
+
+
+def logged(x):
+    y = x * 2.0 + 1.0
+    LOGGER.info("sum %.1f", y.sum())  # logging's Python code runs in Python, on the computed value
+    z = y @ y
+    LOGGER.warning("dot %s, max %s", z, y.max())
+    return z - y
+
+
+def test_logging_of_computed_values(capsys):
+    messages = []
+    handler = logging.Handler()
+    handler.emit = lambda record: messages.append(record.getMessage())
+    LOGGER.addHandler(handler)
+    LOGGER.setLevel(logging.INFO)
+    try:
+        jf = lockstep(logged, [None, None], [lambda s, i=i: (np.arange(3.0) + i,) for i in range(CALLS)], capsys)
+    finally:
+        LOGGER.removeHandler(handler)
+    per_call = [messages[i:i + 4] for i in range(0, len(messages), 4)]
+    assert len(per_call) == CALLS and all(call[:2] == call[2:] for call in per_call), messages
+    assert all(segment_calls(jf)), janus.explain(jf)
 
 
 def test_the_scalar_rest_of_a_call_runs_in_python_without_launches(capsys):
@@ -266,6 +294,28 @@ def test_a_generator_driving_array_work(capsys):
     assert all(segment_calls(jf)), janus.explain(jf)
 
 
+def noisy_rows(m):
+    for row in m:
+        print("yield", row.sum())  # Python code between the loop's steps: a generator the trace cannot run
+        yield row * 2.0
+
+
+def driven_step_by_step(m, weights):
+    y = m[0] * 0.0
+    for row in noisy_rows(m):  # each next() runs in Python, the body compiled
+        y = y * 0.5 + row
+    for k, (row, w) in enumerate(zip(noisy_rows(m), weights)):
+        y = y + row * w + k
+    return y @ y
+
+
+def test_a_lazy_generator_drives_compiled_loop_bodies(capsys):
+    calls = [(np.arange(2.0 * n).reshape(n, 2) + i, [1.0, 2.0, 3.0]) for i, n in enumerate([3, 3, 2, 3, 1, 3, 3])]
+    jf = lockstep(driven_step_by_step, [None, None], [lambda s, c=c: c for c in calls], capsys)
+    assert sum(segment_calls(jf)[2:]) >= len(calls), janus.explain(jf)  # loop bodies ran compiled
+    assert "the next item of a generator" in janus.explain(jf) and "when it has no next item" in janus.explain(jf)
+
+
 # ---- exceptions and guard failures after the first segment ---------------------------------
 
 class Counter:
@@ -399,18 +449,124 @@ def test_explain_lists_segments_and_a_split_warns_once_per_site(capsys):
     assert any("s in Python" in line for line in report)
 
 
-def guarded_print(x):
+def tolerant(c, x):
+    c.count = c.count + 1.0
     y = x * 2.0
     try:
-        print("inside try", y.sum())
-    except ValueError:
-        pass
+        total = check_positive(y.sum())  # raises for a negative sum: caught below
+        print("ok", total)
+        z = y * total
+    except ValueError as e:
+        print("caught", e)
+        z = y - 1.0
+    finally:
+        c.count = c.count * 2.0
+    return z @ y
+
+
+def test_a_split_inside_a_try_block_raises_into_its_handler(capsys):
+    counters = [Counter(), Counter()]
+    inputs = [1.0, 2.0, -1.0, 3.0, -2.0, 1.0, 4.0]
+    jf = lockstep(tolerant, counters, [lambda c, v=v: (c, np.full(2, v)) for v in inputs], capsys)
+    assert_same(counters[1].count, counters[0].count)
+    assert all(segment_calls(jf)[:3]), janus.explain(jf)  # the try block's segments ran compiled
+
+
+def strict(x):
+    y = x * 2.0
+    try:
+        total = check_positive(y.sum())
+    except KeyError:  # does not catch the ValueError
+        total = 0.0
+    return y * total
+
+
+def test_an_uncaught_exception_from_a_try_block_has_python_s_traceback(capsys):
+    lockstep(strict, [None, None], [lambda s, v=v: (np.full(2, v),) for v in (1.0, 2.0, -1.0, 1.0)], capsys)
+    jf = janus.jit(strict, warmup=1, fallback="silent")
+    for v in (1.0, 2.0):
+        jf(np.full(2, v))
+    tracebacks = []
+    for f in (strict, jf):
+        with pytest.raises(ValueError) as raised:
+            f(np.full(2, -1.0))
+        tracebacks.append([(t.name, t.lineno) for t in traceback.extract_tb(raised.value.__traceback__)
+                           if t.filename == __file__])
+    assert jf.versions and tracebacks[1] == tracebacks[0]
+
+
+class Announce:
+    """A context manager of plain Python methods: its effects show whether each ran once."""
+
+    def __enter__(self):
+        print("enter")
+        return self
+
+    def __exit__(self, kind, value, tb):
+        print("exit", kind.__name__ if kind else None)
+        return kind is KeyError  # swallows a KeyError
+
+
+def well_behaved(x, key):
+    y = x * 2.0
+    with Announce():
+        print("inside", y.sum())
+        z = y * {"a": 1.0, "b": 2.0}[key] if key else y  # a KeyError for another key
+        print("z", z.sum())
+    return z @ y + 1.0
+
+
+def test_a_split_inside_a_with_block_calls_exit_once(capsys):
+    calls = [(np.arange(2.0) + i, k) for i, k in enumerate(["a", "b", "c", "a", "d", "b", "b"])]
+    jf = lockstep(well_behaved, [None, None], [lambda s, c=c: c for c in calls], capsys)
+    assert all(segment_calls(jf)[:2]), janus.explain(jf)
+
+
+def suppressed(x, d):
+    y = x * 2.0
+    with contextlib.suppress(KeyError):  # made and entered in Python, its __exit__ called there too
+        print("in", json.dumps({"total": float(y.sum())}))
+        y = y + d["shift"]  # a KeyError leaves the block, swallowed
+        print("shifted", y.sum())
+    return y @ y
+
+
+def test_a_split_inside_a_with_block_of_a_library_context_manager(capsys):
+    dicts = [{"shift": 1.0}, {"shift": 1.0}, {}, {"shift": 2.0}, {}, {"shift": 1.0}]
+    jf = lockstep(suppressed, [None, None], [lambda s, d=d, i=i: (np.arange(2.0) + i, d) for i, d in enumerate(dicts)],
+                  capsys)
+    assert segment_calls(jf)[0] == len(dicts) - 1 and sum(segment_calls(jf)[1:]), janus.explain(jf)
+
+
+def saved(x, path):
+    y = x * 2.0
+    with open(path, "a") as f:  # opened, entered, written and closed in Python
+        f.write(f"{y.sum():.1f}\n")
+        z = y @ y
+        if z > 30.0:
+            raise ValueError(f"too large: {z}")  # leaves the block: the file is closed on the way out
+        f.write(f"{z:.1f}\n")
+    return z + y
+
+
+def test_a_split_inside_a_with_open_block(capsys, tmp_path):
+    paths = tmp_path / "plain.txt", tmp_path / "jitted.txt"
+    calls = [lambda s, i=i: (np.arange(2.0) + i, paths[s]) for i in (0, 1, 0, 5, 1, 0, 1)]
+    jf = lockstep(saved, [0, 1], calls, capsys)
+    assert paths[1].read_text() == paths[0].read_text() and paths[0].read_text().count("\n") == 2 * len(calls) - 1
+    assert segment_calls(jf)[0] == len(calls) - 1 and sum(segment_calls(jf)[2:]), janus.explain(jf)
+
+
+def in_errstate(x):
+    y = x * 2.0
+    with np.errstate(divide="ignore"):
+        print("log", np.log(y).sum())  # Python code here would run without the settings
     return y
 
 
-def test_no_split_inside_a_try_block(capsys):
-    jf = lockstep(guarded_print, [None, None], [lambda s: (np.arange(2.0),)] * 3, capsys)
-    assert not jf.versions and "try" in janus.explain(jf)
+def test_no_split_inside_an_errstate_block(capsys):
+    jf = lockstep(in_errstate, [None, None], [lambda s: (np.arange(2.0),)] * 3, capsys)
+    assert not jf.versions and "np.errstate's settings" in janus.explain(jf)
 
 
 class Rows:
@@ -540,3 +696,30 @@ def test_a_closure_splits_and_resumes_with_its_own_cells(capsys):
         assert capsys.readouterr().out == printed
     assert logs[0] == logs[1] == list(range(2 * CALLS))
     assert all(segment_calls(jf)), janus.explain(jf)
+
+
+def with_own_cells(x, k):
+    y = x * k
+    h = (lambda: y + k)()  # y and the argument k are cells of with_own_cells
+    print("h", h.sum())
+    k = k + 1.0  # the resume function's cell for k is written...
+    z = (lambda: y * k)()  # ...and read through a closure made after the boundary
+    print("z", z.sum())
+    return [w @ z for w in (h, y)]  # 3.11: a comprehension's closure over z, another cell
+
+
+def test_cells_of_its_own_are_carried_across_boundaries(capsys):
+    jf = lockstep(with_own_cells, [None, None], [lambda s, i=i: (np.arange(3.0) + i, 2.0) for i in range(CALLS)], capsys)
+    assert len(segment_calls(jf)) == 3 and all(segment_calls(jf)), janus.explain(jf)
+
+
+def closure_kept_past_a_boundary(x):
+    y = x * 2.0
+    f = lambda: y + 1.0  # noqa: E731  (live at the boundary: its cell is the trace's)
+    print("y", y.sum())
+    return f()
+
+
+def test_a_closure_live_at_the_boundary_says_why_it_does_not_split(capsys):
+    jf = lockstep(closure_kept_past_a_boundary, [None, None], [lambda s: (np.arange(2.0),)] * 3, capsys)
+    assert not jf.versions and "a lambda, an inner function" in janus.explain(jf)

@@ -10,6 +10,7 @@ did not trace.
 
 from __future__ import annotations
 
+import io
 import types
 from dataclasses import dataclass
 from typing import Any
@@ -36,8 +37,13 @@ class HeapMiss(Exception):
 
 #: objects of C-defined classes passed by reference too: the graph never reads them; their
 #: methods, and calls taking them, are segment boundaries (``trace.split``): host randomness,
-#: the bytes one Python operation hands to the next (``zlib.crc32(x.tobytes())``)
-HOST_OBJECTS = (np.random.Generator, np.random.RandomState, bytes)
+#: the bytes one Python operation hands to the next (``zlib.crc32(x.tobytes())``); lazy
+#: iterators a boundary made (a generator, ``enumerate``/``zip`` over one): each step of a
+#: ``for`` loop over one is a boundary
+LAZY_ITERATORS = (types.GeneratorType, enumerate, zip)
+#: files a boundary opened (``with open(...) as f``: entered, written and closed in Python)
+FILES = (io.TextIOWrapper, io.BufferedReader, io.BufferedWriter, io.BufferedRandom, io.FileIO, io.StringIO, io.BytesIO)
+HOST_OBJECTS = (np.random.Generator, np.random.RandomState, bytes, *LAZY_ITERATORS, *FILES)
 
 
 def is_heap_object(value: Any) -> bool:

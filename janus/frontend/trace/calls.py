@@ -16,7 +16,7 @@ from janus.frontend.recursion import results as recursion_results
 from janus.frontend.recursion import trees
 from janus.frontend.trace import builtin_calls, exceptions, generators, loops, supercall
 from janus.frontend.trace.branches import SymFunction
-from janus.frontend.trace.split import HostMethod
+from janus.frontend.trace.split import HostMethod, host_method
 from janus.frontend.trace.frame import LOCAL_CONTAINERS, MUTATORS, NULL, ArgumentList, BoundTensorMethod, bind_arguments
 from janus.frontend.values import NotConvertible, Tensor, contains_tensor, hashable
 
@@ -117,6 +117,8 @@ class Calls:
             return fn(*args, **kwargs)
         made = exceptions.construct(fn, args, kwargs) if isinstance(fn, type) else None
         if made is not None:
+            if exceptions.is_made_manager(made):  # a boundary may enter it in Python (``split.end_with``)
+                self.local_arrays[id(made)] = made
             return made
         name = getattr(fn, "__qualname__", type(fn).__name__)
         raise NotConvertible(f"call to {name} is not supported (not in the op table, not inlinable)")
@@ -142,7 +144,10 @@ class Calls:
             return view
         if isinstance(obj, HeapRef):
             method = self.heap.method(obj, name)  # ``self.loss`` passed along (to janus.grad): bound here
-            return types.MethodType(method, obj) if method is not None else self.heap.read(obj, "attr", name)
+            if method is not None:
+                return types.MethodType(method, obj)
+            host = host_method(obj, name)  # a C method (a file's ``__exit__``): called, a segment boundary
+            return host if host is not None else self.heap.read(obj, "attr", name)
         if isinstance(obj, Tensor):
             if name == "T":
                 return registry.apply(self.em, registry.OPS["transpose"], [obj], {})

@@ -35,6 +35,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from janus.frontend.heap.access import HeapRef
 from janus.frontend.trace.bytecode import EXIT, Bytecode, decode
 from janus.frontend.values import NotConvertible
 
@@ -151,18 +152,34 @@ def uncaught(error: TracedRaise, bc: Bytecode, offset: int) -> NotConvertible:
 
 
 # ---- constructing exceptions and context managers ---------------------------------------------
+def _no_exit(exc_type: Any, exc: Any, tb: Any) -> None:
+    """``__exit__`` of a ``StaticContext``: nothing to undo."""
+
+
+def _settings_exit(exc_type: Any, exc: Any, tb: Any) -> None:
+    """``__exit__`` of a ``StaticContext`` that changes settings Python code in the block would
+    see (``np.errstate``): nothing to undo in a graph."""
+
+
+#: exits whose block cannot hold a segment boundary -> why
+UNSPLITTABLE_EXITS = {_settings_exit: "np.errstate's settings would not hold for the Python part"}
+
+
 @dataclass(frozen=True)
 class StaticContext:
     """A context manager known to do nothing a graph can observe; ``with`` gives ``entered``."""
 
     entered: Any = None
+    #: the ``__exit__`` left on the stack: ``_settings_exit`` when the manager has effects on
+    #: Python code in the block (a segment boundary must not be there: ``UNSPLITTABLE_EXITS``)
+    exit: Callable[[Any, Any, Any], None] = _no_exit
 
 
 def _errstate(**settings: str) -> StaticContext:
     unsupported = {k: v for k, v in settings.items() if v not in ("ignore", "warn")}
     if unsupported:
         raise NotConvertible(f"np.errstate({unsupported}): a graph does not raise or report floating-point errors")
-    return StaticContext()
+    return StaticContext(exit=_settings_exit)
 
 
 #: constructors of context managers that do nothing in a graph -> their ``StaticContext``
@@ -188,21 +205,24 @@ def construct(cls: type, args: list[Any], kwargs: dict[str, Any]) -> Any:
     return object.__new__(cls)
 
 
+def is_made_manager(made: Any) -> bool:
+    """Whether ``construct`` made a context manager object of a Python class (no state of
+    its own: another one made with ``object.__new__`` behaves the same)."""
+    return not isinstance(made, (StaticContext, PendingException)) and not vars(made)
+
+
 def _python_method(cls: type, name: str) -> types.FunctionType | None:
     method = getattr(cls, name, None)
     return method if isinstance(method, types.FunctionType) else None
-
-
-def _no_exit(exc_type: Any, exc: Any, tb: Any) -> None:
-    """``__exit__`` of a ``StaticContext``: nothing to undo."""
 
 
 def enter(call: Callable[[Any, list, dict], Any], manager: Any) -> tuple[Any, Any]:
     """``BEFORE_WITH``: the bound ``__exit__`` to leave on the stack and what ``__enter__``
     returned (traced through ``call``)."""
     if isinstance(manager, StaticContext):
-        return _no_exit, manager.entered
+        return manager.exit, manager.entered
     enter_fn, exit_fn = _python_method(type(manager), "__enter__"), _python_method(type(manager), "__exit__")
     if enter_fn is None or exit_fn is None:
-        raise NotConvertible(f"`with` over a {type(manager).__name__}: its __enter__/__exit__ are not plain Python functions")
+        kind = type(manager.obj if isinstance(manager, HeapRef) else manager).__name__
+        raise NotConvertible(f"`with` over a {kind}: its __enter__/__exit__ are not plain Python functions")
     return types.MethodType(exit_fn, manager), call(enter_fn, [manager], {})

@@ -71,8 +71,9 @@ class Tracer(Opcodes, Branching, Calls):
         #: an unconvertible call in the traced function ends the trace there (``split.SegmentEnd``)
         self.splitting = False
         #: NumPy arrays the trace made itself from static values (``np.zeros(n)``), by id:
-        #: no other code holds them, so an item assignment of static values runs at trace time
-        self.local_arrays: dict[int, np.ndarray] = {}
+        #: no other code holds them, so an item assignment of static values runs at trace time;
+        #: also the stateless context managers it made (``exceptions.is_made_manager``)
+        self.local_arrays: dict[int, Any] = {}
 
     # ---- driver -----------------------------------------------------------------------
     def run(self, code: types.CodeType, globals_: dict, arguments: dict[str, Any], closure: tuple = ()) -> Any:

@@ -10,6 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from janus.frontend.heap.access import HeapRef
+from janus.frontend.heap.rules import LAZY_ITERATORS
 from janus.frontend.ops import indexing, mutation, registry
 from janus.frontend.recursion import results as recursion_results
 from janus.frontend.recursion import node_writes, trees
@@ -439,6 +440,9 @@ class Opcodes:
     def GET_ITER(self, frame: Frame, ins: Instr) -> None:
         """iteration over a container or an array's rows (static length); over a relaxed list, range or ? rows, a graph loop"""
         value = frame.stack.pop()
+        if isinstance(value, HeapRef) and isinstance(value.obj, LAZY_ITERATORS):  # its own iterator
+            frame.stack.append(value)
+            return
         generators.refuse_loop(value)
         graph_loop = loops.iterator(self, value)
         frame.stack.append(graph_loop if graph_loop is not None else SymIter(self.iterate(value)))
@@ -447,6 +451,8 @@ class Opcodes:
         """loop step: unrolled at trace time, or an scf.for (long loops, relaxed lengths)"""
         if isinstance(frame.stack[-1], loops.GraphIter):
             return loops.run_for(self, frame, ins)
+        if isinstance(frame.stack[-1], HeapRef):  # a lazy iterator: Python takes each step (a boundary)
+            boundary.end_for(self, frame, ins)
         try:
             frame.stack.append(next(frame.stack[-1]))
             return None
@@ -508,8 +514,15 @@ class Opcodes:
         frame.stack.append(AssertionError)
 
     def BEFORE_WITH(self, frame: Frame, ins: Instr) -> None:
-        """with: __enter__ traced now, __exit__(None, None, None) on the normal way out (exceptions.enter)"""
-        exit_method, entered = exceptions.enter(self.call, frame.stack.pop())
+        """with: __enter__ traced now, __exit__(None, None, None) on the normal way out (exceptions.enter);
+        a manager that cannot be entered in the trace is entered in Python (a segment boundary)"""
+        manager = frame.stack.pop()
+        attempt = boundary.Attempt(self, getattr(type(manager), "__enter__", None), [manager], {})
+        try:
+            exit_method, entered = exceptions.enter(self.call, manager)
+        except NotConvertible as reason:
+            boundary.end_with(self, frame, ins, manager, reason, attempt)
+            raise
         frame.stack.extend((exit_method, entered))
 
 _PY_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {

@@ -12,10 +12,22 @@ values) and a ``JUMP_FORWARD`` to the boundary. Jumps in CPython
 exception table is shifted by the prologue's length and the line table gets "no location"
 entries in front. A closure (free variables) resumes with the function's own cells: its
 prologue starts with ``COPY_FREE_VARS``, as the original's does, so reads and writes of
-them go where Python's would. Codes with cells of their own (locals an inner function
-captures), generators and boundaries inside a ``try``/``with`` block are not resumable
-(``why_not_resumable``): the Python part would have to raise into a handler the segment
-runner cannot enter.
+them go where Python's would. Cells of its own (locals an inner function captures) are
+made again by the prologue's ``MAKE_CELL``, holding what they held at the boundary (an
+argument's cell wraps the argument; another cell's contents come as a parameter): no
+closure made before the boundary outlives it (the segment planner refuses a live one), so
+nothing could tell the new cells from the old. Parameters added after the original locals
+move the indices of the cells and free variables behind them (``_localsplus_moved``).
+Generators are not resumable (``why_not_resumable``).
+
+What the Python operation raises is raised again by an *unwinding* function
+(``unwinding_function``): the same prologue, the stack under the call pushed back, then
+``RAISE_VARARGS`` on the exception, at an instruction that has the call's line and is
+covered by the call's exception-table entry (handler, stack depth, ``lasti``). A boundary
+inside a ``try`` or ``with`` block thus raises into its ``except``/``finally``/``__exit__``
+as Python would, and an uncaught exception's traceback shows the function's name and the
+operation's line. The unwinding function runs in Python (an exception is off the
+compiled path).
 
 This module uses only the standard library (it is tested against bare interpreters).
 """
@@ -35,14 +47,21 @@ _UNRESUMABLE_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_AS
 #: a line-table entry of one to eight code units without a source location (3.11+ format)
 _NO_LOCATION = 0x80 | (15 << 3)
 STACK_PREFIX = "__janus_stack"
+CELL_PREFIX = "__janus_cell_"
 #: resume code -> (the code it continues, its prologue's length): a boundary met while tracing
 #: a resume function is a point of the original code (a loop's boundary resumes at one point)
 ORIGINS: dict[types.CodeType, tuple[types.CodeType, int]] = {}
-VALUE, NULL, ITERATOR, CONSTANT, METHOD, ABSORBED = "value", "null", "iterator", "constant", "method", "absorbed"
-#: instructions whose argument indexes a free variable among the locals (``localsplus``):
-#: moved when a resume function adds its stack parameters after the original locals
-_DEREFS = frozenset(_OP[name] for name in ("LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF", "LOAD_CLASSDEREF",
-                                           "LOAD_FROM_DICT_OR_DEREF") if name in _OP)
+VALUE, NULL, ITERATOR, CONSTANT, METHOD, ABSORBED, ATTRIBUTE = (
+    "value", "null", "iterator", "constant", "method", "absorbed", "attribute")
+#: instructions whose argument indexes the frame's ``localsplus`` (locals, then cells, then free
+#: variables; 3.13 loads a cell for a closure with ``LOAD_FAST``): an index past the original
+#: locals moves when a resume function adds its parameters after them
+_LOCALSPLUS = frozenset(_OP[name] for name in (
+    "LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF", "MAKE_CELL",
+    "LOAD_CLOSURE", "LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR", "STORE_FAST", "DELETE_FAST") if name in _OP)
+#: 3.13's instructions on two locals, one index per half byte
+_PAIRED = frozenset(_OP[name] for name in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST")
+                    if name in _OP)
 #: the method load that pushes what ``CALL`` takes (3.12 folded ``LOAD_METHOD`` into ``LOAD_ATTR``'s low bit)
 _LOAD_METHOD = ("LOAD_ATTR", 1) if sys.version_info >= (3, 12) else ("LOAD_METHOD", 0)
 
@@ -57,15 +76,27 @@ class ResumePoint:
     #: per stack slot, bottom first: ``VALUE`` (passed), ``NULL`` (a call's marker, pushed
     #: again), ``ITERATOR`` (a loop's iterator, passed as the list of the items it has left),
     #: ``(CONSTANT, value)``: code or a namespace, put back by ``LOAD_CONST``; ``(METHOD, name)``:
-    #: a method of a receiver passed in a ``Box``, loaded again with the slot beside it (``ABSORBED``)
+    #: a method of a receiver passed in a ``Box``, loaded again with the slot beside it (``ABSORBED``);
+    #: ``(ATTRIBUTE, name)``: an attribute of a receiver passed in a ``Box`` (a ``with`` block's ``__exit__``)
     slots: tuple[Any, ...]
     #: locals holding code or namespaces (no entry key takes them): set by ``LOAD_CONST``
     constants: tuple[tuple[str, Any], ...] = ()
 
     @property
     def passed_stack(self) -> int:
-        """How many stack values the resume function takes after the locals."""
-        return sum(slot in (VALUE, ITERATOR) or slot[0] == METHOD for slot in self.slots)
+        """How many stack values the resume function takes after the locals (and cells)."""
+        return sum(passed(slot) for slot in self.slots)
+
+    @property
+    def passed_cells(self) -> tuple[str, ...]:
+        """The cells whose contents the resume function takes after the locals, before the
+        stack: its own cells that are not arguments (an argument's cell wraps the argument)."""
+        return tuple(name for name in self.code.co_cellvars if name not in self.code.co_varnames)
+
+
+def passed(slot: Any) -> bool:
+    """Whether the resume function takes a parameter for this stack slot."""
+    return slot in (VALUE, ITERATOR) or slot[0] in (METHOD, ATTRIBUTE)
 
 
 class Box:
@@ -83,16 +114,12 @@ def why_not_resumable(code: types.CodeType, offset: int) -> str | None:
     """Why Python cannot resume ``code`` at ``offset`` (None: it can)."""
     if code.co_flags & _UNRESUMABLE_FLAGS:
         return f"{code.co_name} is a generator or coroutine"
-    if code.co_cellvars:
-        return f"{code.co_name} has cells of its own (locals an inner function captures)"
-    if code.co_freevars:
-        if any(isinstance(c, types.CodeType) and c.co_freevars for c in code.co_consts):
-            return f"{code.co_name} makes closures over its own free variables"
-        if len(code.co_varnames) + code.co_stacksize + len(code.co_freevars) > 255:
-            return f"{code.co_name} has too many locals for its free variables to move"
-    for entry in dis._parse_exception_table(code):  # type: ignore[attr-defined]
-        if entry.start <= offset < entry.end:
-            return "the operation is inside a try or with block"
+    cells = len(code.co_cellvars) + len(code.co_freevars)
+    if cells and len(code.co_varnames) + code.co_stacksize + 2 * cells > 255:
+        return f"{code.co_name} has too many locals for its cells and free variables to move"
+    if cells and any(op in _PAIRED and (arg >> 4 >= len(code.co_varnames) or arg & 15 >= len(code.co_varnames))
+                     for op, arg in zip(code.co_code[::2], code.co_code[1::2])):
+        return f"{code.co_name} reads a cell with a paired local instruction"
     return None
 
 
@@ -103,28 +130,45 @@ def resume_function(point: ResumePoint, globals_: dict, closure: tuple | None = 
                               None, closure)
 
 
+def unwinding_function(point: ResumePoint, globals_: dict, closure: tuple | None = None,
+                       line: int | None = None) -> types.FunctionType:
+    """The function raising its last argument (instead of taking it as the operation's
+    result) where the operation at ``line`` was called (see the module docstring)."""
+    return types.FunctionType(resume_code(point, raising=line or point.code.co_firstlineno), globals_,
+                              point.code.co_name, None, closure)
+
+
 def origin(code: types.CodeType, offset: int) -> tuple[types.CodeType, int]:
     """(code, offset) in the function the user wrote for an offset of ``code`` (a resume function's, or its own)."""
     original, shift = ORIGINS.get(code, (code, 0))
     return original, offset - shift
 
 
-def resume_code(point: ResumePoint) -> types.CodeType:
+def resume_code(point: ResumePoint, raising: int | None = None) -> types.CodeType:
+    """The resume function's code; with ``raising`` (a line), the unwinding function's."""
     code = point.code
     names = code.co_varnames
-    stack_names = tuple(f"{STACK_PREFIX}{i}" for i in range(point.passed_stack))
+    cell_names = tuple(f"{CELL_PREFIX}{name}" for name in point.passed_cells)
+    added = cell_names + tuple(f"{STACK_PREFIX}{i}" for i in range(point.passed_stack))
     consts, co_names = list(code.co_consts), list(code.co_names)
 
     def constant(value: Any) -> tuple[int, int]:
         consts.append(value)
         return _OP["LOAD_CONST"], len(consts) - 1
 
+    def slot(name: str) -> int:
+        """A cell's index in the resume function's ``localsplus``."""
+        return names.index(name) if name in names else len(names) + len(added) + point.passed_cells.index(name)
+
     body = [(_OP["COPY_FREE_VARS"], len(code.co_freevars))] if code.co_freevars else []
+    body += [(_OP["MAKE_CELL"], slot(name)) for name in code.co_cellvars]
     body.append((_OP["RESUME"], 0))
     body += [(_OP["DELETE_FAST"], names.index(name)) for name in point.unbound]
+    for i, name in enumerate(point.passed_cells):
+        body += [(_OP["LOAD_FAST"], len(names) + i), (_OP["STORE_DEREF"], slot(name))]
     for name, value in point.constants:
         body += [constant(value), (_OP["STORE_FAST"], names.index(name))]
-    passed = iter(range(len(names), len(names) + len(stack_names)))
+    parameters = iter(range(len(names) + len(cell_names), len(names) + len(added)))
     for slot in point.slots:
         if slot == NULL:
             body.append((_OP["PUSH_NULL"], 0))
@@ -134,33 +178,76 @@ def resume_code(point: ResumePoint) -> types.CodeType:
             body.append(constant(slot[1]))
         elif slot[0] == METHOD:
             co_names.extend((Box.ATTRIBUTE, slot[1]))
-            body += [(_OP["LOAD_FAST"], next(passed)), (_OP["LOAD_ATTR"], (len(co_names) - 2) << _LOAD_METHOD[1]),
+            body += [(_OP["LOAD_FAST"], next(parameters)), (_OP["LOAD_ATTR"], (len(co_names) - 2) << _LOAD_METHOD[1]),
                      (_OP[_LOAD_METHOD[0]], (len(co_names) - 1) << _LOAD_METHOD[1] | _LOAD_METHOD[1])]
+        elif slot[0] == ATTRIBUTE:
+            co_names.extend((Box.ATTRIBUTE, slot[1]))
+            body += [(_OP["LOAD_FAST"], next(parameters)), (_OP["LOAD_ATTR"], (len(co_names) - 2) << _LOAD_METHOD[1]),
+                     (_OP["LOAD_ATTR"], (len(co_names) - 1) << _LOAD_METHOD[1])]
         else:
-            body.append((_OP["LOAD_FAST"], next(passed)))
+            body.append((_OP["LOAD_FAST"], next(parameters)))
             body += [(_OP["GET_ITER"], 0)] if slot == ITERATOR else []
-    # JUMP_FORWARD is last: the jump is relative to the prologue's end, where ``offset`` now begins
-    prologue = b"".join(_encode(op, arg) for op, arg in [*body, (_OP["JUMP_FORWARD"], point.offset // 2)])
+    if raising is None:
+        # JUMP_FORWARD is last: the jump is relative to the prologue's end, where ``offset`` now begins
+        prologue = b"".join(_encode(op, arg) for op, arg in [*body, (_OP["JUMP_FORWARD"], point.offset // 2)])
+        lines, exceptions = _no_location(len(prologue) // 2), _shifted_exception_table(code, len(prologue))
+    else:
+        prologue, lines, exceptions = _raising_prologue(code, point.offset, body, raising)
     flags = code.co_flags & ~(inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+    name = code.co_name if raising else f"{code.co_name}__resume_at_{point.offset}"
     made = code.replace(
-        co_code=prologue + _derefs_moved(code.co_code, len(stack_names)), co_consts=tuple(consts), co_names=tuple(co_names),
-        co_linetable=_no_location(len(prologue) // 2) + code.co_linetable,
-        co_exceptiontable=_shifted_exception_table(code, len(prologue)),
-        co_argcount=len(names) + len(stack_names), co_posonlyargcount=0, co_kwonlyargcount=0,
-        co_nlocals=len(names) + len(stack_names), co_varnames=names + stack_names, co_flags=flags,
-        co_stacksize=max(code.co_stacksize, len(point.slots) + 1), co_name=f"{code.co_name}__resume_at_{point.offset}",
-        co_qualname=f"{code.co_qualname}__resume_at_{point.offset}",
+        co_code=prologue + _localsplus_moved(code.co_code, len(names), len(added)), co_consts=tuple(consts),
+        co_names=tuple(co_names), co_linetable=lines + code.co_linetable, co_exceptiontable=exceptions,
+        co_argcount=len(names) + len(added), co_posonlyargcount=0, co_kwonlyargcount=0,
+        co_nlocals=len(names) + len(added), co_varnames=names + added, co_flags=flags,
+        co_stacksize=max(code.co_stacksize, len(point.slots) + 1), co_name=name,
+        co_qualname=code.co_qualname if raising else f"{code.co_qualname}__resume_at_{point.offset}",
     )
-    ORIGINS[made] = (code, len(prologue))
+    if raising is None:
+        ORIGINS[made] = (code, len(prologue))
     return made
 
 
-def _derefs_moved(co_code: bytes, by: int) -> bytes:
-    """``co_code`` with each free variable's index moved ``by`` places (the stack parameters
-    come before the free variables; ``why_not_resumable`` keeps the indices under 256)."""
+def _raising_prologue(code: types.CodeType, offset: int, body: list[tuple[int, int]],
+                      line: int) -> tuple[bytes, bytes, bytes]:
+    """The unwinding function's prologue (``body``, its last instruction the load of the
+    exception, then ``RAISE_VARARGS``), line table and exception table: the raise has
+    ``line`` and the handler of the call before ``offset``; an unreachable ``NOP`` after it
+    takes the line back to where the original line table starts counting."""
+    call = max(i.offset for i in dis.get_instructions(code) if i.offset < offset)
+    head = b"".join(_encode(op, arg) for op, arg in body)
+    prologue = head + _encode(_OP["RAISE_VARARGS"], 1) + _encode(_OP["NOP"], 0)
+    at = len(head) // 2  # the raise, in code units
+    delta = line - code.co_firstlineno
+    lines = _no_location(at) + _no_columns(delta) + _no_columns(-delta)
+    table = bytearray()
+    for e in dis._parse_exception_table(code):  # type: ignore[attr-defined]
+        if e.start <= call < e.end:  # the innermost entry covering the call (entries do not nest)
+            _varint(table, at, first=True)
+            _varint(table, 1)
+            _varint(table, (e.target + len(prologue)) // 2)
+            _varint(table, e.depth << 1 | int(e.lasti))
+    return prologue, lines, bytes(table) + _shifted_exception_table(code, len(prologue))
+
+
+def _no_columns(delta: int) -> bytes:
+    """A line-table entry of one code unit: line ``delta`` from the previous entry's, no columns
+    (CPython's ``Objects/locations.md``: code 13, a signed varint, 6-bit chunks low first)."""
+    value = -delta << 1 | 1 if delta < 0 else delta << 1
+    out = bytearray([0x80 | (13 << 3)])
+    while value >= 64:
+        out.append(64 | value & 63)
+        value >>= 6
+    out.append(value)
+    return bytes(out)
+
+
+def _localsplus_moved(co_code: bytes, locals_: int, by: int) -> bytes:
+    """``co_code`` with each index of a cell or free variable (past the ``locals_`` original
+    locals) moved ``by`` places; ``why_not_resumable`` keeps the indices under 256."""
     code = bytearray(co_code)
     for i in range(0, len(code), 2):
-        if code[i] in _DEREFS:
+        if code[i] in _LOCALSPLUS and code[i + 1] >= locals_ and (i == 0 or code[i - 2] != _OP["EXTENDED_ARG"]):
             code[i + 1] += by
     return bytes(code)
 

@@ -28,11 +28,12 @@ import numpy as np
 from janus.frontend.heap.access import HeapRef
 from janus.frontend.trace.branches import SymFunction, SymIter
 from janus.frontend.trace.bytecode import Instr
+from janus.frontend.trace.exceptions import UNSPLITTABLE_EXITS
 from janus.frontend.trace.frame import MUTATORS, NULL, ArgumentList, BoundTensorMethod, Frame
 from janus.frontend.trace import resume
 from janus.frontend.trace.resume import ResumePoint, why_not_resumable
 from janus.frontend.trace.versions import DIALECT
-from janus.frontend.values import NotConvertible
+from janus.frontend.values import NotConvertible, hashable
 
 if TYPE_CHECKING:
     from janus.frontend.trace.interpreter import Tracer
@@ -68,6 +69,15 @@ def host_method(obj: Any, name: str) -> HostMethod | None:
     return HostMethod(obj, name) if callable(found) else None
 
 
+@dataclass(frozen=True, eq=False)
+class ContextExit:
+    """The ``__exit__`` ``BEFORE_WITH`` leaves on the stack of a context manager whose
+    ``__enter__`` runs in Python (a segment boundary): bound to the real manager when the
+    boundary runs, so Python's ``with`` machinery calls it, once, on every way out."""
+
+    manager: Any
+
+
 class Deferred:
     """Text of graph values (an f-string field ``f"{loss:.3f}"``, the string around it): made
     by ``fn(*args)`` on the real values when a segment boundary's Python operation takes it.
@@ -100,18 +110,28 @@ def joined(*parts: str) -> str:
 class SegmentEnd(Exception):
     """The trace ends before ``fn(*args, **kwargs)``, which Python runs (see the module docstring)."""
 
+    #: where the call goes on when ``fn`` (``next`` at a ``FOR_ITER``) raises ``StopIteration``:
+    #: the loop's exit, the iterator popped (``end_for``)
+    exhausted: ResumePoint | None = None
+
     def __init__(self, frame: Frame, ins: Instr, fn: Any, args: list, kwargs: dict, reason: NotConvertible) -> None:
         super().__init__(str(reason))
         self.fn, self.args, self.kwargs, self.reason = fn, args, kwargs, reason
-        self.locals = dict(frame.locals)
+        code, offset = resume.origin(frame.bc.code, ins.offset)
+        # an argument's cell is passed as the argument (the resume function wraps it again)
+        self.locals = {**frame.locals, **{n: frame.cells[n].contents for n in code.co_cellvars if n in code.co_varnames}}
         self.stack = list(frame.stack)
+        for value in self.stack:
+            if hashable(value) and value in UNSPLITTABLE_EXITS:
+                raise NotConvertible(UNSPLITTABLE_EXITS[value])
         self.source = frame.bc.source(ins.offset)
         self.line = frame.bc.at(ins.offset).line
-        code, offset = resume.origin(frame.bc.code, ins.offset)
         self.point = ResumePoint(code, real_next(code, offset),
-                                 tuple(n for n in code.co_varnames if n not in frame.locals),
+                                 tuple(n for n in code.co_varnames if n not in self.locals),
                                  (*_slots(self.stack), resume.VALUE),
-                                 tuple((n, frame.locals[n]) for n in code.co_varnames if _baked(frame.locals.get(n))))
+                                 tuple((n, self.locals[n]) for n in code.co_varnames if _baked(self.locals.get(n))))
+        #: the contents of the function's other cells, passed after the locals (``ResumePoint.passed_cells``)
+        self.cells = [frame.cells[n].contents for n in self.point.passed_cells]
 
     def describe(self) -> str:
         fn = self.fn
@@ -152,10 +172,27 @@ def method_receiver(value: Any) -> Any:
     return value.__self__ if container_method(value) else None
 
 
+def attribute_receiver(value: Any) -> Any:
+    """The receiver of a bound method the resume function looks up again on it (a ``with``
+    block's ``__exit__``: ``ContextExit``, or a method of a heap object's class), or None."""
+    if isinstance(value, ContextExit):
+        return value.manager
+    if isinstance(value, HostMethod):
+        return value.obj
+    if isinstance(value, types.MethodType) and isinstance(value.__self__, HeapRef):
+        found = getattr(type(value.__self__.obj), value.__func__.__name__, None)
+        return value.__self__ if found is value.__func__ else None
+    return None
+
+
 def _slot(value: Any) -> Any:
     """How the resume function gets a stack value back (see ``resume.ResumePoint``)."""
     if value is NULL:
         return resume.NULL
+    if isinstance(value, ContextExit):
+        return (resume.ATTRIBUTE, "__exit__")
+    if isinstance(value, types.MethodType) and attribute_receiver(value) is not None:
+        return (resume.ATTRIBUTE, value.__func__.__name__)
     if _baked(value):
         return (resume.CONSTANT, value)
     return resume.ITERATOR if type(value) is SymIter else resume.VALUE
@@ -169,6 +206,9 @@ def _slots(stack: list) -> list:
         if method_receiver(value) is not None:
             beside = i + 1 if DIALECT.null_after_callable else i - 1
             if not 0 <= beside < len(stack) or stack[beside] is not NULL:  # not a method load's pair
+                if isinstance(value, HostMethod):  # a file's ``__exit__`` under a ``with`` block
+                    slots[i] = (resume.ATTRIBUTE, value.name)
+                    continue
                 raise NotConvertible("a method is live at the boundary outside a call")
             name = value.name if isinstance(value, HostMethod) else value.__name__
             slots[beside], slots[i] = resume.ABSORBED, (resume.METHOD, name)
@@ -243,6 +283,30 @@ def end_segment(tracer: "Tracer", frame: Frame, ins: Instr, fn: Any, args: list,
     if why is not None:
         raise NotConvertible(f"{reason} (no split there: {why})", any_signature=reason.any_signature) from None
     raise end
+
+
+def end_with(tracer: "Tracer", frame: Frame, ins: Instr, manager: Any, reason: NotConvertible, attempt: Attempt) -> None:
+    """``BEFORE_WITH`` over a manager whose ``__enter__`` cannot be traced: a boundary where
+    Python enters it, the stack left as ``BEFORE_WITH`` leaves it before pushing the result."""
+    if not isinstance(manager, HeapRef) and tracer.local_arrays.get(id(manager), tracer) is not manager:
+        raise reason
+    frame.stack.append(ContextExit(manager))
+    try:
+        end_segment(tracer, frame, ins, HostMethod(manager, "__enter__"), [], {}, reason, attempt)
+    finally:
+        frame.stack.pop()
+
+
+def end_for(tracer: "Tracer", frame: Frame, ins: Instr) -> None:
+    """``FOR_ITER`` over a lazy iterator (a generator): a boundary where Python takes the
+    next item; the body resumes with it, or the loop's exit when there is none."""
+    reason = NotConvertible(f"the next item of a {type(frame.stack[-1].obj).__name__} (Python code runs for it)")
+    try:
+        end_segment(tracer, frame, ins, next, [frame.stack[-1]], {}, reason, Attempt(tracer, next, [], {}))
+    except SegmentEnd as end:
+        code, offset = resume.origin(frame.bc.code, ins.target)
+        end.exhausted = ResumePoint(code, offset, end.point.unbound, end.point.slots[:-2], end.point.constants)
+        raise
 
 
 def _traced(fn: Any) -> bool:

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import dis
 import math
+import traceback
+
+import pytest
 
 from janus.frontend.trace import resume
 from janus.frontend.trace.resume import CONSTANT, ITERATOR, METHOD, ABSORBED, NULL, VALUE, ResumePoint
@@ -61,19 +64,49 @@ def test_the_exception_table_moves_with_the_code():
     assert resume._shifted_exception_table(program.__code__, 0) == program.__code__.co_exceptiontable
 
 
-def test_no_resumption_inside_a_try_block_a_generator_or_with_cells():
-    inside = next(i.offset for i in dis.get_instructions(program) if i.opname == "BINARY_OP" and i.argrepr == "/")
-    assert "try" in resume.why_not_resumable(program.__code__, inside)
-
+def test_no_resumption_inside_a_generator():
     def gen(x):
         yield x
 
-    def outer(x):
-        return lambda: x
-
     assert "generator" in resume.why_not_resumable(gen.__code__, 0)
-    assert "cells of its own" in resume.why_not_resumable(outer.__code__, 0)
     assert resume.why_not_resumable(program.__code__, _after(program, "STORE_FAST", "x")) is None
+
+
+def guarded(a, log):
+    try:
+        v = abs(a)  # the operation: it raises for a str
+        log.append(v)
+    except TypeError:
+        log.append("caught")
+        v = -1
+    finally:
+        log.append("finally")
+    return v
+
+
+def _raised(fn, *args):
+    try:
+        fn(*args)
+    except Exception as e:
+        return e
+    raise AssertionError("nothing raised")
+
+
+def test_an_unwinding_function_raises_into_the_handler_around_the_operation():
+    code = guarded.__code__
+    point = ResumePoint(code, _after(guarded, "CALL"), ("v",), (VALUE,))
+    line = code.co_firstlineno + 2
+    unwind = resume.unwinding_function(point, globals(), None, line)
+    log = []
+    assert unwind(*_locals(guarded, a="x", log=log), _raised(abs, "x")) == guarded("x", []) == -1
+    assert log == ["caught", "finally"]
+    log.clear()
+    with pytest.raises(KeyError) as raised:  # not caught: the finally clause runs, the traceback has the line
+        unwind(*_locals(guarded, a="x", log=log), KeyError("k"))
+    assert log == ["finally"]
+    assert traceback.extract_tb(raised.value.__traceback__)[-1][1:3] == (line, "guarded")
+    rest = resume.resume_function(point, globals())
+    assert rest(*_locals(guarded, a=-2, log=log), 2) == 2 and log[-2:] == [2, "finally"]
 
 
 def scaled(values, log):
@@ -134,13 +167,43 @@ def test_a_closure_resumes_with_its_own_cells():
     bump.__closure__[0].cell_contents = 13  # as after ``total += step`` with step 3
     assert rest(*_locals(bump, step=3), 13) == (26, 14)
     assert bump.__closure__[0].cell_contents == 14
-    assert "closures over its own free variables" in resume.why_not_resumable(_maker_of_closures().__code__, 0)
 
 
-def _maker_of_closures():
+def with_cells(a, b):
+    c = a + 1
+    first = (lambda: a * c)()  # a (an argument) and c are cells of with_cells
+    a = abs(first)
+    c += b
+    late = lambda: a + c  # made after the boundary: it closes over the resume function's cells
+    return first, late(), [c * i for i in range(2)]
+
+
+def test_cells_of_its_own_are_made_again_with_their_contents():
+    """An argument's cell wraps the argument passed; another cell's contents come after
+    the locals; the indices of the cells behind the added parameters move with them."""
+    code = with_cells.__code__
+    assert "a" in code.co_varnames and "a" in code.co_cellvars and "c" not in code.co_varnames
+    point = ResumePoint(code, _after(with_cells, "CALL", n=1), ("late",), (VALUE,))
+    assert point.passed_cells == ("c",)
+    assert resume.why_not_resumable(code, point.offset) is None
+    rest = resume.resume_function(point, globals())
+    a, c = 2, 3  # at the boundary: abs is called with first = a * c
+    assert rest(*_locals(with_cells, a=a, b=5, first=a * c), c, a * c) == with_cells(2, 5)
+
+
+def closure_with_cells():
     scale = 2
 
-    def outer():
-        return lambda: scale  # a closure over the free variable of ``outer`` (3.13 loads its cell by LOAD_FAST)
+    def step(x):
+        y = x * scale
+        y = abs(y)
+        return (lambda: y + scale)()  # a closure over its own cell and its free variable (3.13: LOAD_FAST of both)
 
-    return outer
+    return step
+
+
+def test_a_closure_with_cells_of_its_own_resumes():
+    step = closure_with_cells()
+    point = ResumePoint(step.__code__, _after(step, "CALL"), (), (VALUE,))
+    rest = resume.resume_function(point, globals(), step.__closure__)
+    assert rest(*_locals(step, x=-3), -6, 6) == step(-3)
