@@ -1,0 +1,95 @@
+// RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion)' --split-input-file | FileCheck %s
+
+// A TreeRNN-like recursion: a leaf reads its word's row of E, an inner node invokes itself
+// on the ids in the left and right columns (its other arguments unchanged) and combines
+// the children's vectors. It becomes a level function over a batch of rows (the word read
+// a gather, the matvec a GEMM over the batch, the branch merged by a select) and a table
+// function that runs it level by level; the entry reads the node's row of the table.
+
+// CHECK-LABEL: func.func @entry
+// CHECK: %[[T:.+]] = call @rec_table(%{{.+}}) : (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<50x8xf32>, tensor<16x8xf32>) -> tensor<?x8xf32>
+// CHECK: "janus.guard"(%{{.+}}) {id = 2 : i64, kind = "value"
+// CHECK: tensor.extract_slice %[[T]][%{{.+}}, 0] [1, 8] [1, 1] : tensor<?x8xf32> to tensor<8xf32>
+// CHECK-NOT: janus.invoke
+// CHECK-LABEL: func.func private @rec_level
+// CHECK-SAME: (%{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<50x8xf32>, %{{.+}}: tensor<16x8xf32>, %{{.+}}: index, %{{.+}}: index, %{{.+}}: tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK-NOT: scf.if
+// CHECK-NOT: janus.invoke
+// CHECK: "janus.guard"(%{{.+}}) {id = 0 : i64
+// CHECK: tensor.concat dim(1) %{{.+}}, %{{.+}} : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x16xf32>
+// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: arith.select
+// CHECK-LABEL: func.func private @rec_table
+// CHECK: util.list.create
+// CHECK: scf.while
+// CHECK: "janus.guard"(%{{.+}}) {id = 1 : i64, kind = "value"
+// CHECK: scf.for
+// CHECK: func.call @rec_level
+// CHECK: tensor.insert_slice
+// CHECK-NOT: func.func private @rec(
+func.func @entry(%words: tensor<?xi64>, %leaf: tensor<?xi64>, %left: tensor<?xi64>, %right: tensor<?xi64>,
+                 %E: tensor<50x8xf32>, %W: tensor<16x8xf32>) -> tensor<8xf32> {
+  %root = arith.constant 0 : i64
+  %h = "janus.invoke"(%root, %words, %leaf, %left, %right, %E, %W) {callee = @rec} : (i64, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<50x8xf32>, tensor<16x8xf32>) -> tensor<8xf32>
+  return %h : tensor<8xf32>
+}
+func.func private @rec(%node: i64, %words: tensor<?xi64>, %leaf: tensor<?xi64>, %left: tensor<?xi64>, %right: tensor<?xi64>,
+                       %E: tensor<50x8xf32>, %W: tensor<16x8xf32>) -> tensor<8xf32> {
+  %zero = arith.constant 0 : i64
+  %fzero = arith.constant 0.0 : f32
+  %i = arith.index_cast %node : i64 to index
+  %flag = tensor.extract %leaf[%i] : tensor<?xi64>
+  %is_leaf = arith.cmpi ne, %flag, %zero : i64
+  %r = scf.if %is_leaf -> (tensor<8xf32>) {
+    %w = tensor.extract %words[%i] : tensor<?xi64>
+    %ok = arith.cmpi sge, %w, %zero : i64
+    "janus.guard"(%ok) {id = 0 : i64, kind = "raise", source = "word in range"} : (i1) -> ()
+    %wi = arith.index_cast %w : i64 to index
+    %row = tensor.extract_slice %E[%wi, 0] [1, 8] [1, 1] : tensor<50x8xf32> to tensor<8xf32>
+    scf.yield %row : tensor<8xf32>
+  } else {
+    %l = tensor.extract %left[%i] : tensor<?xi64>
+    %hl = "janus.invoke"(%l, %words, %leaf, %left, %right, %E, %W) {callee = @rec} : (i64, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<50x8xf32>, tensor<16x8xf32>) -> tensor<8xf32>
+    %rr = tensor.extract %right[%i] : tensor<?xi64>
+    %hr = "janus.invoke"(%rr, %words, %leaf, %left, %right, %E, %W) {callee = @rec} : (i64, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<50x8xf32>, tensor<16x8xf32>) -> tensor<8xf32>
+    %x = tensor.concat dim(0) %hl, %hr : (tensor<8xf32>, tensor<8xf32>) -> tensor<16xf32>
+    %x2 = tensor.expand_shape %x [[0, 1]] output_shape [1, 16] : tensor<16xf32> into tensor<1x16xf32>
+    %e = tensor.empty() : tensor<1x8xf32>
+    %z = linalg.fill ins(%fzero : f32) outs(%e : tensor<1x8xf32>) -> tensor<1x8xf32>
+    %y = linalg.matmul ins(%x2, %W : tensor<1x16xf32>, tensor<16x8xf32>) outs(%z : tensor<1x8xf32>) -> tensor<1x8xf32>
+    %y1 = tensor.collapse_shape %y [[0, 1]] : tensor<1x8xf32> into tensor<8xf32>
+    scf.yield %y1 : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// A recursion whose next node is computed from a recursive call's result (value-dependent)
+// is left unchanged.
+
+// CHECK-LABEL: func.func @entry
+// CHECK: "janus.invoke"
+// CHECK-LABEL: func.func private @walk
+// CHECK: %[[A:.+]] = "janus.invoke"
+// CHECK: "janus.invoke"(%[[A]]
+// CHECK-NOT: func.func private @walk_table
+func.func @entry(%next: tensor<?xi64>) -> i64 {
+  %root = arith.constant 0 : i64
+  %r = "janus.invoke"(%root, %next) {callee = @walk} : (i64, tensor<?xi64>) -> i64
+  return %r : i64
+}
+func.func private @walk(%node: i64, %next: tensor<?xi64>) -> i64 {
+  %zero = arith.constant 0 : i64
+  %stop = arith.cmpi slt, %node, %zero : i64
+  %r = scf.if %stop -> (i64) {
+    scf.yield %node : i64
+  } else {
+    %i = arith.index_cast %node : i64 to index
+    %n = tensor.extract %next[%i] : tensor<?xi64>
+    %a = "janus.invoke"(%n, %next) {callee = @walk} : (i64, tensor<?xi64>) -> i64
+    %b = "janus.invoke"(%a, %next) {callee = @walk} : (i64, tensor<?xi64>) -> i64
+    scf.yield %b : i64
+  }
+  return %r : i64
+}
