@@ -1,4 +1,10 @@
-// RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion)' --split-input-file | FileCheck %s
+// RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{batch-levels=1})' --split-input-file | FileCheck %s
+// RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion)' --split-input-file | FileCheck %s --check-prefix=OFF
+
+// OFF (the default, batch-levels=0): the recursion stays as it is.
+// OFF-LABEL: func.func @entry
+// OFF: "janus.invoke"
+// OFF-NOT: _table
 
 // A TreeRNN-like recursion: a leaf reads its word's row of E, an inner node invokes itself
 // on the ids in the left and right columns (its other arguments unchanged) and combines
@@ -12,13 +18,15 @@
 // CHECK: tensor.extract_slice %[[T]][%{{.+}}, 0] [1, 8] [1, 1] : tensor<?x8xf32> to tensor<8xf32>
 // CHECK-NOT: janus.invoke
 // CHECK-LABEL: func.func private @rec_level
-// CHECK-SAME: (%{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<50x8xf32>, %{{.+}}: tensor<16x8xf32>, %{{.+}}: index, %{{.+}}: index, %{{.+}}: tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK-SAME: (%{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<50x8xf32>, %{{.+}}: tensor<16x8xf32>, %{{.+}}: index, %{{.+}}: index, %{{.+}}: tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<i1>)
 // CHECK-NOT: scf.if
 // CHECK-NOT: janus.invoke
-// CHECK: "janus.guard"(%{{.+}}) {id = 0 : i64
+// CHECK-NOT: janus.guard
 // CHECK: tensor.concat dim(1) %{{.+}}, %{{.+}} : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x16xf32>
 // CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
 // CHECK: arith.select
+// CHECK: %[[HELD:.+]] = linalg.generic {{.+}} iterator_types = ["reduction"]
+// CHECK: return %{{.+}}, %[[HELD]] : tensor<?x8xf32>, tensor<i1>
 // CHECK-LABEL: func.func private @rec_table
 // CHECK: util.list.create
 // CHECK: scf.while
@@ -26,6 +34,9 @@
 // CHECK: scf.for
 // CHECK: func.call @rec_level
 // CHECK: tensor.insert_slice
+// CHECK: arith.andi %{{.+}} : tensor<i1>
+// CHECK: %[[OK:.+]] = tensor.extract
+// CHECK: "janus.guard"(%[[OK]]) {id = 0 : i64, kind = "raise", source = "word in range"}
 // CHECK-NOT: func.func private @rec(
 func.func @entry(%words: tensor<?xi64>, %leaf: tensor<?xi64>, %left: tensor<?xi64>, %right: tensor<?xi64>,
                  %E: tensor<50x8xf32>, %W: tensor<16x8xf32>) -> tensor<8xf32> {

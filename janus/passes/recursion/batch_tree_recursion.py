@@ -24,6 +24,7 @@ from janus.dialects import GuardOp, InvokeOp
 from janus.ir import ir
 from janus.passes.callgraph import call_graph, call_sites, cycles, functions
 from janus.passes.recursion import batching, wavefront_form
+from janus.passes.options import option
 from janus.passes.registry import ModulePass, register_pass
 
 LOG = logging.getLogger("janus.passes")
@@ -70,8 +71,9 @@ def _analyse(fn: ir.Operation) -> list[int]:
     return sorted(set(children))
 
 
-def _level_function(fn: ir.Operation, level: str, tables: list[ir.Type]) -> None:
-    """A copy of ``fn`` over a batch of rows: (args but the node..., start, count, tables...)."""
+def _level_function(fn: ir.Operation, level: str, tables: list[ir.Type]) -> list[str]:
+    """A copy of ``fn`` over a batch of rows: (args but the node..., start, count, tables...)
+    -> (rows..., whether each guard held on the batch...); returns those guards' attributes."""
     copy = fn.clone(ip=ir.InsertionPoint(fn))
     copy.attributes["sym_name"] = ir.StringAttr.get(level)
     passmanager.PassManager.parse("func.func(linalg-generalize-named-ops)").run(copy)
@@ -91,14 +93,22 @@ def _level_function(fn: ir.Operation, level: str, tables: list[ir.Type]) -> None
         batching.batch_op(batch, op)
     ret = ops[-1]
     ip = ir.InsertionPoint(ret)
-    results = [batch.batched(v, ip, loc) for v in ret.operands]
+    held = batch.all_rows([rows for rows, _ in batch.checks], ip, loc) if batch.checks else []
+    results = [batch.batched(v, ip, loc) for v in ret.operands] + held
     ir.Operation.create("func.return", operands=results, ip=ip, loc=ret.location)
+    checks = [_attributes_text(guard) for _, guard in batch.checks]
     ret.erase()
     for op in reversed(batch.dead):
         op.erase()
     block.erase_argument(0)
     copy.attributes["function_type"] = ir.TypeAttr.get(
         ir.FunctionType.get([a.type for a in block.arguments], [r.type for r in results]))
+    return checks
+
+
+def _attributes_text(op: ir.Operation) -> str:
+    named = [op.attributes[i] for i in range(len(op.attributes))]
+    return "{" + ", ".join(f"{a.name} = {a.attr}" for a in named) + "}"
 
 
 def _iota(start: ir.Value, t: ir.Type, inner: ir.InsertionPoint, loc: ir.Location) -> ir.Value:
@@ -115,13 +125,32 @@ def _next_guard_id(module_op: ir.Operation) -> int:
     return max(ids) + 1
 
 
-def _read_rows(site: ir.Operation, table: str, guard_id: int) -> None:
+def _table_call(site: ir.Operation, table: str, made: dict) -> ir.Operation:
+    """The call of the table function for ``site``: one per caller at its start when every
+    argument is one of the caller's own (the entry reads several roots' children from one
+    table), else at the site."""
+    args = list(site.operands[1:])
+    caller = site.parent
+    while caller.name != "func.func":
+        caller = caller.parent
+    entry = caller.regions[0].blocks[0]
+    own = all(isinstance(a.owner, ir.Block) and a.owner == entry for a in args)
+    key = (caller.attributes["sym_name"].value, *args)
+    if own and key in made:
+        return made[key]
+    ip = ir.InsertionPoint.at_block_begin(entry) if own else ir.InsertionPoint(site)
+    call = ir.Operation.create("func.call", results=[batching.batched_type(r.type) for r in site.results],
+                               operands=args, attributes={"callee": ir.FlatSymbolRefAttr.get(table)},
+                               ip=ip, loc=site.location)
+    if own:
+        made[key] = call
+    return call
+
+
+def _read_rows(site: ir.Operation, table: str, guard_id: int, made: dict) -> None:
     """``invoke @f(%node, args...)`` from outside: the node's rows of ``f``'s tables."""
     ip, loc = ir.InsertionPoint(site), site.location
-    row_types = [r.type for r in site.results]
-    tables = ir.Operation.create("func.call", results=[batching.batched_type(t) for t in row_types],
-                                 operands=list(site.operands[1:]),
-                                 attributes={"callee": ir.FlatSymbolRefAttr.get(table)}, ip=ip, loc=loc)
+    tables = _table_call(site, table, made)
     i64 = ir.IntegerType.get_signless(64)
     node = site.operands[0]
     rows = batching._op("arith.index_cast", [batching._dim(tables.results[0], 0, ip, loc)], i64, ip, loc)
@@ -165,7 +194,14 @@ class BatchTreeRecursion(ModulePass):
     name = "janus-batch-tree-recursion"
     summary = "Run a self-recursion over tree nodes one batch per tree level (wavefront)."
 
+    #: off by default: on this machine the level loop is still slower than the node-by-node
+    #: state machine for the zoo's trees (issue 15 has the numbers); janus-opt and tests turn it on
+    batch_levels: int = option(0, "1: run tree recursions one batch per level; 0: leave them as they are",
+                               minimum=0, maximum=1)
+
     def apply(self, module_op: ir.Operation) -> None:
+        if not self.batch_levels:
+            return
         fns = functions(module_op)
         for scc in cycles(call_graph(module_op)):
             if len(scc) == 1:
@@ -180,7 +216,7 @@ class BatchTreeRecursion(ModulePass):
         try:
             children = _analyse(fn)
             tables = [ir.Type.parse(wavefront_form.table_type(str(t))) for t in row_types]
-            _level_function(fn, level, tables)
+            checks = _level_function(fn, level, tables)
         except batching.NotBatchable as e:
             if level in functions(module_op):
                 functions(module_op)[level].erase()
@@ -189,12 +225,14 @@ class BatchTreeRecursion(ModulePass):
         guard_id = _next_guard_id(module_op)
         spec = wavefront_form.TableSpec(
             table, level, tuple(str(a.type) for a in args[1:]), tuple(children), tuple(str(t) for t in row_types),
-            guard_id, f"@{name}: children numbered after their level (breadth-first)")
+            guard_id, f"@{name}: children numbered after their level (breadth-first)", tuple(checks))
         parsed = ir.Module.parse(wavefront_form.level_declaration(spec) + "\n" + wavefront_form.table_function(spec))
         parsed.body.operations[1].move_before(fn)
+        made: dict = {}
         for caller, other in fns.items():
             if caller != name:
                 for site in call_sites(other):
                     if site.attributes["callee"].value == name:
-                        _read_rows(site, table, guard_id + 1)
+                        _read_rows(site, table, guard_id + 1, made)
         fn.erase()
+        LOG.info("janus-batch-tree-recursion: @%s runs one batch per level", name)

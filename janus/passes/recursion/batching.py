@@ -21,7 +21,8 @@ from janus.ir import ir
 _K_DYNAMIC = -(2**63)
 #: ops that read nothing out of bounds and have no effect: safe to run on masked-off rows
 _PURE_PREFIXES = ("arith.", "math.")
-_PURE = frozenset({"tensor.empty", "tensor.dim", "linalg.fill"})
+_PURE = frozenset({"tensor.empty", "tensor.dim", "tensor.collapse_shape", "tensor.expand_shape", "tensor.concat",
+                   "linalg.fill", "linalg.matmul", "linalg.transpose", "linalg.broadcast"})
 
 
 class NotBatchable(Exception):
@@ -74,6 +75,7 @@ class Batch:
     data: set = field(default_factory=set)  # values that depend on an invoke's result
     mask: ir.Value | None = None  # tensor<?xi1> of rows in the current branch
     dead: list = field(default_factory=list)  # old ops to erase, in order
+    checks: list = field(default_factory=list)  # (tensor<?xi1>: where it holds, the guard it checks)
 
     def is_batched(self, v: ir.Value) -> bool:
         return v in self.mapped
@@ -136,21 +138,28 @@ class Batch:
         low = _op("arith.maxsi", [i, zero], i.type, inner, loc)
         return _op("arith.minsi", [low, top], i.type, inner, loc)
 
-    def reduce_i1(self, rows: ir.Value, combine: str, neutral: bool, ip: ir.InsertionPoint,
-                  loc: ir.Location) -> ir.Value:
-        """AND (``arith.andi``) or OR (``arith.ori``) over a ``tensor<?xi1>``, as an i1."""
+    def all_rows(self, rows: list[ir.Value], ip: ir.InsertionPoint, loc: ir.Location) -> list[ir.Value]:
+        """Whether every row of each ``tensor<?xi1>`` holds, as ``tensor<i1>``s left on the device:
+        one reduction over all of them (one dispatch, not one per guard)."""
         i1 = ir.IntegerType.get_signless(1)
         t0 = ir.RankedTensorType.get([], i1)
-        init = ir.Operation.create("tensor.empty", results=[t0], operands=[], ip=ip, loc=loc).result
-        c = _op("arith.constant", [], i1, ip, loc, {"value": ir.IntegerAttr.get(i1, int(neutral))})
-        filled = ir.Operation.create(
-            "linalg.fill", results=[t0], operands=[c, init],
-            attributes={"operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 1])}, regions=1, ip=ip, loc=loc)
-        fill_block = filled.regions[0].blocks.append(i1, i1)
-        ir.Operation.create("linalg.yield", operands=[fill_block.arguments[0]], ip=ir.InsertionPoint(fill_block), loc=loc)
-        out = self.generic([rows], [_identity(1)], t0, ir.AffineMap.get(1, 0, []), ["reduction"],
-                           lambda a, inner: [_op(combine, [a[0], a[1]], i1, inner, loc)], ip, loc, init=filled.result)
-        return ir.Operation.create("tensor.extract", results=[i1], operands=[out], ip=ip, loc=loc).result
+        true = _op("arith.constant", [], i1, ip, loc, {"value": ir.IntegerAttr.get(i1, 1)})
+        inits = [self.generic([], [], t0, ir.AffineMap.get(0, 0, []), [], lambda a, _: [true], ip, loc,
+                              init=ir.Operation.create("tensor.empty", results=[t0], operands=[], ip=ip,
+                                                       loc=loc).result) for _ in rows]
+        k = len(rows)
+        op = ir.Operation.create(
+            "linalg.generic", results=[t0] * k, operands=[*rows, *inits],
+            attributes={"indexing_maps": _maps(*[_identity(1)] * k, *[ir.AffineMap.get(1, 0, [])] * k),
+                        "iterator_types": _iterators(["reduction"]),
+                        "operandSegmentSizes": ir.DenseI32ArrayAttr.get([k, k])},
+            regions=1, ip=ip, loc=loc)
+        block = op.regions[0].blocks.append(*[i1] * (2 * k))
+        inner = ir.InsertionPoint(block)
+        args = list(block.arguments)
+        both = [_op("arith.andi", [args[j], args[k + j]], i1, inner, loc) for j in range(k)]
+        ir.Operation.create("linalg.yield", operands=both, ip=inner, loc=loc)
+        return list(op.results)
 
 
 def _op(name: str, operands: list[ir.Value], result: ir.Type, ip: ir.InsertionPoint, loc: ir.Location,
@@ -223,8 +232,11 @@ def _gather_slice(batch: Batch, op: ir.Operation) -> None:
     sizes = list(ir.DenseI64ArrayAttr(op.attributes["static_sizes"]))
     strides = list(ir.DenseI64ArrayAttr(op.attributes["static_strides"]))
     dynamic = list(op.operands[1:])
-    if batch.is_batched(source) or _K_DYNAMIC in sizes or any(s != 1 for s in strides):
-        raise NotBatchable("tensor.extract_slice of a batched source, or with dynamic sizes or strides")
+    if batch.is_batched(source):
+        _slice_rows(batch, op)
+        return
+    if _K_DYNAMIC in sizes or any(s != 1 for s in strides):
+        raise NotBatchable("tensor.extract_slice with dynamic sizes or strides")
     if len(dynamic) != static_offsets.count(_K_DYNAMIC):
         raise NotBatchable("tensor.extract_slice with dynamic sizes")
     ip, loc = ir.InsertionPoint(op), op.location
@@ -260,6 +272,27 @@ def _gather_slice(batch: Batch, op: ir.Operation) -> None:
                                             _identity(rank), ["parallel"] * rank, body, ip, loc)
 
 
+def _slice_rows(batch: Batch, op: ir.Operation) -> None:
+    """A slice of a batched value at offsets that do not depend on the node: every row's slice."""
+    if any(batch.is_batched(v) for v in op.operands[1:]):
+        raise NotBatchable("tensor.extract_slice of a batched value at batched offsets")
+    ip, loc = ir.InsertionPoint(op), op.location
+    n_off, n_size, n_stride = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))[1:]
+    rest = list(op.operands[1:])
+    offsets, sizes, strides = rest[:n_off], rest[n_off:n_off + n_size], rest[n_off + n_size:]
+
+    def shifted(name: str, first: int) -> ir.DenseI64ArrayAttr:
+        return ir.DenseI64ArrayAttr.get([first, *ir.DenseI64ArrayAttr(op.attributes[name])])
+
+    batch.mapped[op.result] = ir.Operation.create(
+        op.name, results=[batched_type(op.result.type)],
+        operands=[batch.mapped[op.operands[0]], *offsets, batch.count, *sizes, *strides],
+        attributes={"static_offsets": shifted("static_offsets", 0), "static_sizes": shifted("static_sizes", _K_DYNAMIC),
+                    "static_strides": shifted("static_strides", 1),
+                    "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, n_off, n_size + 1, n_stride])},
+        ip=ip, loc=loc).result
+
+
 @rule(InvokeOp.OPERATION_NAME)
 def _read_table(batch: Batch, op: ir.Operation) -> None:
     """A recursive call: the children's rows, read from the tables later levels filled."""
@@ -284,23 +317,23 @@ def _read_table(batch: Batch, op: ir.Operation) -> None:
 
 @rule(GuardOp.OPERATION_NAME)
 def _guard(batch: Batch, op: ir.Operation) -> None:
-    """The assumption must hold on every row the branch runs for (``!mask || cond``)."""
-    ip, loc = ir.InsertionPoint(op), op.location
+    """The assumption must hold on every row the branch runs for (``!mask || cond``).
+
+    Reduced over the batch in one dispatch for all guards at the end of the level and
+    checked once after the last level (``Batch.checks``): one device-to-host read per
+    guard and call instead of one per guard and level. Until then every gather clamps its
+    indices, so rows computed past a broken assumption are garbage, never a fault.
+    """
     cond = op.operands[0]
-    if batch.is_batched(cond):
-        rows = batch.mapped[cond]
-        if batch.mask is not None:
-            rows = batch.elementwise("arith.ori", [rows, _negate(batch, batch.mask, ip, loc)],
-                                     ir.IntegerType.get_signless(1), {}, ip, loc)
-        holds = batch.reduce_i1(rows, "arith.andi", True, ip, loc)
-    elif batch.mask is not None:
-        anyone = batch.reduce_i1(batch.mask, "arith.ori", False, ip, loc)
-        true = _op("arith.constant", [], anyone.type, ip, loc, {"value": ir.IntegerAttr.get(anyone.type, 1)})
-        nobody = _op("arith.xori", [anyone, true], anyone.type, ip, loc)
-        holds = _op("arith.ori", [cond, nobody], anyone.type, ip, loc)
-    else:
-        return
-    ir.Operation.create(op.name, operands=[holds], attributes=dict(op.attributes), ip=ip, loc=loc)
+    if not batch.is_batched(cond) and batch.mask is None:
+        return  # a host check on values of no node: stays where it is
+    ip, loc = ir.InsertionPoint(op), op.location
+    rows = batch.batched(cond, ip, loc)
+    if batch.mask is not None:
+        rows = batch.elementwise("arith.ori", [rows, _negate(batch, batch.mask, ip, loc)],
+                                 ir.IntegerType.get_signless(1), {}, ip, loc)
+    batch.checks.append((rows, op))
+    batch.dead.append(op)
 
 
 def _negate(batch: Batch, rows: ir.Value, ip: ir.InsertionPoint, loc: ir.Location) -> ir.Value:
@@ -441,7 +474,6 @@ def batch_op(batch: Batch, op: ir.Operation) -> None:
         raise NotBatchable("scf.if on a condition that does not depend on the node")
     if op.name == GuardOp.OPERATION_NAME:
         RULES[op.name](batch, op)
-        batch.dead.append(op)
         return
     if not depends:
         if batch.mask is not None and _reads_memory(op):
@@ -449,7 +481,7 @@ def batch_op(batch: Batch, op: ir.Operation) -> None:
         return
     if op.name not in RULES:
         raise NotBatchable(f"no batching rule for {op.name}")
-    if any(v in batch.data for v in op.operands) and op.name in ("tensor.extract", "tensor.extract_slice"):
+    if any(v in batch.data for v in op.operands[1:]) and op.name in ("tensor.extract", "tensor.extract_slice"):
         raise NotBatchable(f"{op.name} at an index computed from a recursive call's result")
     if is_self_call and op.operands[0] in batch.data:
         raise NotBatchable("a recursive call on a node computed from a recursive call's result")

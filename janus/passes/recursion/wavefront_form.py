@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from janus.ir import ir
 
 _INT64_MAX = 2**63 - 1
+_CHECK = "tensor<i1>"
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class TableSpec:
     row_types: tuple[str, ...]  # each result's type for one node, e.g. ``tensor<8xf32>``
     guard_id: int  # the id of the schedule's guard
     source: str  # what the guard protects, for explain
+    checks: tuple[str, ...] = ()  # attributes of the guards the level function reports on (``tensor<i1>`` each)
 
 
 def _shape_and_element(row_type: str) -> tuple[list[str], str]:
@@ -109,42 +111,65 @@ def _schedule(spec: TableSpec) -> list[str]:
 
 
 def _run_levels(spec: TableSpec) -> list[str]:
-    """Bottom-up: each level's rows computed by ``spec.level`` and inserted into the tables."""
+    """Bottom-up: each level's rows computed by ``spec.level`` and inserted into the tables;
+    the guards the levels report on are ANDed on the device and checked after the loop."""
     tables = [table_type(t) for t in spec.row_types]
-    inits = [f"  %init{r} = tensor.empty(%n) : {t}" for r, t in enumerate(tables)]
-    iters = ", ".join(f"%t{r} = %init{r}" for r in range(len(tables)))
-    args = ", ".join(f"%a{i}" for i in range(len(spec.arg_types)))
-    call_args = ", ".join([*([args] if args else []), "%s", "%len", *(f"%t{r}" for r in range(len(tables)))])
+    carried = tables + [_CHECK] * len(spec.checks)
+    # distinct initial contents: tables that CSE merged into one buffer break IREE's in-place inserts
+    inits = ["  %holds = arith.constant dense<true> : tensor<i1>"]
+    for r, (row, table) in enumerate(zip(spec.row_types, tables)):
+        element = _shape_and_element(row)[1]
+        value = f"{r}.0" if element.startswith(("f", "bf")) else str(r)
+        inits += [f"  %fill{r} = arith.constant {value} : {element}",
+                  f"  %empty{r} = tensor.empty(%n) : {table}",
+                  f"  %init{r} = linalg.fill ins(%fill{r} : {element}) outs(%empty{r} : {table}) -> {table}"]
+    iters = ", ".join([*(f"%t{r} = %init{r}" for r in range(len(tables))),
+                       *(f"%ok{g} = %holds" for g in range(len(spec.checks)))])
+    args = [f"%a{i}" for i in range(len(spec.arg_types))]
+    call_args = ", ".join([*args, "%s", "%len", *(f"%t{r}" for r in range(len(tables)))])
     call_types = ", ".join([*spec.arg_types, "index", "index", *tables])
-    inserts, yields = [], []
+    results = len(tables) + len(spec.checks)
+    updates, yields = [], []
     for r, (row, table) in enumerate(zip(spec.row_types, tables)):
         dims, _ = _shape_and_element(row)
         zeros = ", ".join(["%s", *("0" for _ in dims)])
         sizes = ", ".join(["%len", *dims])
         ones = ", ".join("1" for _ in range(len(dims) + 1))
-        inserts.append(f"    %u{r} = tensor.insert_slice %rows#{r} into %t{r}[{zeros}] [{sizes}] [{ones}]"
+        updates.append(f"    %u{r} = tensor.insert_slice %rows#{r} into %t{r}[{zeros}] [{sizes}] [{ones}]"
                        f" : {table} into {table}")
         yields.append(f"%u{r}")
+    for g in range(len(spec.checks)):
+        updates.append(f"    %k{g} = arith.andi %ok{g}, %rows#{len(tables) + g} : {_CHECK}")
+        yields.append(f"%k{g}")
+    checks = []
+    for g, attributes in enumerate(spec.checks):
+        checks += [f"  %held{g} = tensor.extract %tab#{len(tables) + g}[] : {_CHECK}",
+                   f"  \"janus.guard\"(%held{g}) {attributes} : (i1) -> ()"]
     return [
         *inits,
-        f"  %tab:{len(tables)} = scf.for %i = %c0 to %levels step %c1 iter_args({iters}) -> ({', '.join(tables)}) {{",
+        f"  %tab:{results} = scf.for %i = %c0 to %levels step %c1 iter_args({iters}) -> ({', '.join(carried)}) {{",
         "    %back = arith.subi %levels, %i : index",
         "    %k = arith.subi %back, %c1 : index",
         "    %s = util.list.get %list[%k] : !util.list<?> -> index",
         "    %e = util.list.get %list[%back] : !util.list<?> -> index",
         "    %len = arith.subi %e, %s : index",
-        f"    %rows:{len(tables)} = func.call @{spec.level}({call_args}) : ({call_types}) -> ({', '.join(tables)})",
-        *inserts,
-        f"    scf.yield {', '.join(yields)} : {', '.join(tables)}",
+        f"    %rows:{results} = func.call @{spec.level}({call_args}) : ({call_types}) -> ({', '.join(carried)})",
+        *updates,
+        f"    scf.yield {', '.join(yields)} : {', '.join(carried)}",
         "  }",
+        *checks,
         f"  return {', '.join(f'%tab#{r}' for r in range(len(tables)))} : {', '.join(tables)}",
     ]
+
+
+def _level_results(spec: TableSpec) -> list[str]:
+    return [table_type(t) for t in spec.row_types] + [_CHECK] * len(spec.checks)
 
 
 def level_declaration(spec: TableSpec) -> str:
     """A declaration of the per-level function, so that the table function's text verifies alone."""
     types = ", ".join([*spec.arg_types, "index", "index", *(table_type(t) for t in spec.row_types)])
-    return f"func.func private @{spec.level}({types}) -> ({', '.join(table_type(t) for t in spec.row_types)})"
+    return f"func.func private @{spec.level}({types}) -> ({', '.join(_level_results(spec))})"
 
 
 def table_function(spec: TableSpec) -> str:
