@@ -1,7 +1,9 @@
-// RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{batch-levels=1})' --split-input-file | FileCheck %s
+// RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-node-weights=1})' --split-input-file | FileCheck %s
 // RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion)' --split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-node-weights=129})' --split-input-file | FileCheck %s --check-prefix=OFF
 
-// OFF (the default, batch-levels=0): the recursion stays as it is.
+// OFF (the default, min-node-weights=0, or a weight of 16x8 below min-node-weights=129): the
+// recursion stays as it is.
 // OFF-LABEL: func.func @entry
 // OFF: "janus.invoke"
 // OFF-NOT: _table
@@ -83,24 +85,66 @@ func.func private @rec(%node: i64, %words: tensor<?xi64>, %leaf: tensor<?xi64>, 
 // CHECK: "janus.invoke"
 // CHECK-LABEL: func.func private @walk
 // CHECK: %[[A:.+]] = "janus.invoke"
-// CHECK: "janus.invoke"(%[[A]]
+// CHECK: %[[AN:.+]] = tensor.extract %[[A]]
+// CHECK: "janus.invoke"(%[[AN]]
 // CHECK-NOT: func.func private @walk_table
-func.func @entry(%next: tensor<?xi64>) -> i64 {
+func.func @entry(%next: tensor<?xi64>) -> tensor<1xi64> {
   %root = arith.constant 0 : i64
-  %r = "janus.invoke"(%root, %next) {callee = @walk} : (i64, tensor<?xi64>) -> i64
-  return %r : i64
+  %r = "janus.invoke"(%root, %next) {callee = @walk} : (i64, tensor<?xi64>) -> tensor<1xi64>
+  return %r : tensor<1xi64>
 }
-func.func private @walk(%node: i64, %next: tensor<?xi64>) -> i64 {
+func.func private @walk(%node: i64, %next: tensor<?xi64>) -> tensor<1xi64> {
   %zero = arith.constant 0 : i64
+  %c0 = arith.constant 0 : index
   %stop = arith.cmpi slt, %node, %zero : i64
-  %r = scf.if %stop -> (i64) {
-    scf.yield %node : i64
+  %r = scf.if %stop -> (tensor<1xi64>) {
+    %t = tensor.from_elements %node : tensor<1xi64>
+    scf.yield %t : tensor<1xi64>
   } else {
     %i = arith.index_cast %node : i64 to index
     %n = tensor.extract %next[%i] : tensor<?xi64>
-    %a = "janus.invoke"(%n, %next) {callee = @walk} : (i64, tensor<?xi64>) -> i64
-    %b = "janus.invoke"(%a, %next) {callee = @walk} : (i64, tensor<?xi64>) -> i64
-    scf.yield %b : i64
+    %a = "janus.invoke"(%n, %next) {callee = @walk} : (i64, tensor<?xi64>) -> tensor<1xi64>
+    %an = tensor.extract %a[%c0] : tensor<1xi64>
+    %b = "janus.invoke"(%an, %next) {callee = @walk} : (i64, tensor<?xi64>) -> tensor<1xi64>
+    scf.yield %b : tensor<1xi64>
   }
-  return %r : i64
+  return %r : tensor<1xi64>
+}
+
+// -----
+
+// A gather inside a structured op (indices computed per node, clamped nowhere) is not
+// batched: a masked-off row could read out of bounds. The recursion is left unchanged.
+
+// CHECK-LABEL: func.func private @gather
+// CHECK: "janus.invoke"
+// CHECK-NOT: func.func private @gather_table
+func.func @entry(%words: tensor<?xi64>, %left: tensor<?xi64>, %E: tensor<50x8xf32>) -> tensor<8xf32> {
+  %root = arith.constant 0 : i64
+  %r = "janus.invoke"(%root, %words, %left, %E) {callee = @gather} : (i64, tensor<?xi64>, tensor<?xi64>, tensor<50x8xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+func.func private @gather(%node: i64, %words: tensor<?xi64>, %left: tensor<?xi64>, %E: tensor<50x8xf32>) -> tensor<8xf32> {
+  %zero = arith.constant 0 : i64
+  %i = arith.index_cast %node : i64 to index
+  %l = tensor.extract %left[%i] : tensor<?xi64>
+  %leaf = arith.cmpi slt, %l, %zero : i64
+  %r = scf.if %leaf -> (tensor<8xf32>) {
+    %wt = tensor.extract_slice %words[%i] [1] [1] : tensor<?xi64> to tensor<1xi64>
+    %e = tensor.empty() : tensor<1x8xf32>
+    %g = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+        ins(%wt : tensor<1xi64>) outs(%e : tensor<1x8xf32>) {
+    ^bb0(%x: i64, %o: f32):
+      %xi = arith.index_cast %x : i64 to index
+      %j = linalg.index 1 : index
+      %v = tensor.extract %E[%xi, %j] : tensor<50x8xf32>
+      linalg.yield %v : f32
+    } -> tensor<1x8xf32>
+    %row = tensor.collapse_shape %g [[0, 1]] : tensor<1x8xf32> into tensor<8xf32>
+    scf.yield %row : tensor<8xf32>
+  } else {
+    %h = "janus.invoke"(%l, %words, %left, %E) {callee = @gather} : (i64, tensor<?xi64>, tensor<?xi64>, tensor<50x8xf32>) -> tensor<8xf32>
+    scf.yield %h : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
 }

@@ -7,7 +7,7 @@ over a batch of node rows: ``batching.RULES``) and ``f_table`` (the level loop o
 ``wavefront_form``: every node's row, deepest level first) and turns each call of ``f``
 from outside into a read of the table at the node's row. A function the pass does not
 handle is left as it is (``janus-eliminate-recursion`` then runs it node by node); the
-reason is logged on ``janus.passes`` and returned by ``reasons``.
+reason is logged on ``janus.passes``.
 
 Every node of the columns is computed, visited by the recursion or not; such a node can
 only fail a guard (a fallback), since rows of nodes the program never reached are never
@@ -23,8 +23,8 @@ from iree.compiler import passmanager
 from janus.dialects import GuardOp, InvokeOp
 from janus.ir import ir
 from janus.passes.callgraph import call_graph, call_sites, cycles, functions
-from janus.passes.recursion import batching, wavefront_form
 from janus.passes.options import option
+from janus.passes.recursion import batching, wavefront_form
 from janus.passes.registry import ModulePass, register_pass
 
 LOG = logging.getLogger("janus.passes")
@@ -71,6 +71,30 @@ def _analyse(fn: ir.Operation) -> list[int]:
     return sorted(set(children))
 
 
+def _largest_weight(fn: ir.Operation) -> int:
+    """Elements of the largest static tensor argument of ``fn`` a structured op reads."""
+    args = set(fn.regions[0].blocks[0].arguments)
+    largest = [0]
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name.startswith("linalg."):
+            for v in op.operands:
+                t = v.type
+                if v in args and isinstance(t, ir.RankedTensorType) and t.has_static_shape:
+                    largest[0] = max(largest[0], _elements(t))
+        return ir.WalkResult.ADVANCE
+
+    fn.walk(visit)
+    return largest[0]
+
+
+def _elements(t: ir.RankedTensorType) -> int:
+    count = 1
+    for d in t.shape:
+        count *= d
+    return count
+
+
 def _level_function(fn: ir.Operation, level: str, tables: list[ir.Type]) -> list[str]:
     """A copy of ``fn`` over a batch of rows: (args but the node..., start, count, tables...)
     -> (rows..., whether each guard held on the batch...); returns those guards' attributes."""
@@ -82,10 +106,10 @@ def _level_function(fn: ir.Operation, level: str, tables: list[ir.Type]) -> list
     start, count = block.add_argument(index, loc), block.add_argument(index, loc)
     table_args = [block.add_argument(t, loc) for t in tables]
     node = block.arguments[0]
-    batch = batching.Batch(fn.attributes["sym_name"].value, node, start, count, table_args)
+    batch = batching.Batch(fn.attributes["sym_name"].value, count, table_args)
     first = ir.InsertionPoint.at_block_begin(block)
     rows = batch.generic([], [], ir.RankedTensorType.get([ir.ShapedType.get_dynamic_size()], node.type),
-                         batching._identity(1), ["parallel"], lambda _, inner: [_iota(start, node.type, inner, loc)],
+                         batching.identity_map(1), ["parallel"], lambda _, inner: [_iota(start, node.type, inner, loc)],
                          first, loc)
     batch.mapped[node] = rows
     ops = list(block.operations)
@@ -112,10 +136,10 @@ def _attributes_text(op: ir.Operation) -> str:
 
 
 def _iota(start: ir.Value, t: ir.Type, inner: ir.InsertionPoint, loc: ir.Location) -> ir.Value:
-    i = batching._op("linalg.index", [], ir.IndexType.get(), inner, loc,
+    i = batching.build("linalg.index", [], ir.IndexType.get(), inner, loc,
                      {"dim": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0)})
-    row = batching._op("arith.addi", [start, i], ir.IndexType.get(), inner, loc)
-    return batching._op("arith.index_cast", [row], t, inner, loc)
+    row = batching.build("arith.addi", [start, i], ir.IndexType.get(), inner, loc)
+    return batching.build("arith.index_cast", [row], t, inner, loc)
 
 
 def _next_guard_id(module_op: ir.Operation) -> int:
@@ -153,15 +177,15 @@ def _read_rows(site: ir.Operation, table: str, guard_id: int, made: dict) -> Non
     tables = _table_call(site, table, made)
     i64 = ir.IntegerType.get_signless(64)
     node = site.operands[0]
-    rows = batching._op("arith.index_cast", [batching._dim(tables.results[0], 0, ip, loc)], i64, ip, loc)
-    zero = batching._op("arith.constant", [], i64, ip, loc, {"value": ir.IntegerAttr.get(i64, 0)})
-    low = batching._op("arith.cmpi", [node, zero], ir.IntegerType.get_signless(1), ip, loc,
+    rows = batching.build("arith.index_cast", [batching.dim_of(tables.results[0], 0, ip, loc)], i64, ip, loc)
+    zero = batching.build("arith.constant", [], i64, ip, loc, {"value": ir.IntegerAttr.get(i64, 0)})
+    low = batching.build("arith.cmpi", [node, zero], ir.IntegerType.get_signless(1), ip, loc,
                        {"predicate": ir.IntegerAttr.get(i64, 5)})  # sge
-    high = batching._op("arith.cmpi", [node, rows], ir.IntegerType.get_signless(1), ip, loc,
+    high = batching.build("arith.cmpi", [node, rows], ir.IntegerType.get_signless(1), ip, loc,
                         {"predicate": ir.IntegerAttr.get(i64, 2)})  # slt
-    inside = batching._op("arith.andi", [low, high], low.type, ip, loc)
+    inside = batching.build("arith.andi", [low, high], low.type, ip, loc)
     GuardOp.build(inside, guard_id, "value", f"@{table}: a node of the tree", ip=ip)
-    index = batching._op("arith.index_cast", [node], ir.IndexType.get(), ip, loc)
+    index = batching.build("arith.index_cast", [node], ir.IndexType.get(), ip, loc)
     for result, t in zip(site.results, tables.results):
         shape = ir.RankedTensorType(result.type).shape
         read = ir.Operation.create(
@@ -174,34 +198,19 @@ def _read_rows(site: ir.Operation, table: str, guard_id: int, made: dict) -> Non
     site.erase()
 
 
-def reasons(module_op: ir.Operation) -> dict[str, str]:
-    """Why each recursive function of the module is not batched (empty when all are)."""
-    out = {}
-    fns = functions(module_op)
-    for scc in cycles(call_graph(module_op)):
-        if len(scc) != 1:
-            out.update((name, "mutual recursion") for name in scc)
-            continue
-        try:
-            _analyse(fns[scc[0]])
-        except batching.NotBatchable as e:
-            out[scc[0]] = str(e)
-    return out
-
-
 @register_pass
 class BatchTreeRecursion(ModulePass):
     name = "janus-batch-tree-recursion"
     summary = "Run a self-recursion over tree nodes one batch per tree level (wavefront)."
 
-    #: off by default: on this machine the level loop is still slower than the node-by-node
-    #: state machine for the zoo's trees (issue 15 has the numbers); janus-opt and tests turn it on
-    batch_levels: int = option(0, "1: run tree recursions one batch per level; 0: leave them as they are",
-                               minimum=0, maximum=1)
+    #: Measured on this machine (issue 15, CPU time, old and new alternated): a level still costs
+    #: more than the node-by-node state machine spends on its nodes for the zoo's trees (TreeRNN,
+    #: TreeLSTM and RNTN, batches of 1 and 25), so the default batches nothing.
+    min_node_weights: int = option(
+        0, "batch a recursion if one structured op of its node reads a weight (a tensor that is the "
+        "same for every node) of at least this many elements; 0: batch none", minimum=0)
 
     def apply(self, module_op: ir.Operation) -> None:
-        if not self.batch_levels:
-            return
         fns = functions(module_op)
         for scc in cycles(call_graph(module_op)):
             if len(scc) == 1:
@@ -213,11 +222,18 @@ class BatchTreeRecursion(ModulePass):
         level, table = f"{name}_level", f"{name}_table"
         args = list(fn.regions[0].blocks[0].arguments)
         row_types = list(fn.attributes["function_type"].value.results)
+        if not self.min_node_weights:
+            return
+        if _largest_weight(fn) < self.min_node_weights:
+            LOG.info("janus-batch-tree-recursion: @%s stays node by node: its weights are smaller than "
+                     "min-node-weights=%d", name, self.min_node_weights)
+            return
         try:
             children = _analyse(fn)
             tables = [ir.Type.parse(wavefront_form.table_type(str(t))) for t in row_types]
             checks = _level_function(fn, level, tables)
-        except batching.NotBatchable as e:
+            functions(module_op)[level].verify()
+        except (batching.NotBatchable, ir.MLIRError) as e:  # a function it cannot batch keeps today's path
             if level in functions(module_op):
                 functions(module_op)[level].erase()
             LOG.info("janus-batch-tree-recursion: @%s stays node by node: %s", name, e)

@@ -48,7 +48,7 @@ def _iterators(kinds: list[str]) -> ir.ArrayAttr:
     return ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{k}>") for k in kinds])
 
 
-def _identity(rank: int) -> ir.AffineMap:
+def identity_map(rank: int) -> ir.AffineMap:
     return ir.AffineMap.get_identity(rank)
 
 
@@ -67,8 +67,6 @@ class Batch:
     """The state of batching one function body: where it builds and what it mapped."""
 
     callee: str  # the recursive function: its invokes read rows of ``tables``
-    node: ir.Value  # the node argument
-    start: ir.Value  # first row of the batch (index)
     count: ir.Value  # rows in the batch (index)
     tables: list[ir.Value]  # one per result: rows of the nodes of later levels
     mapped: dict = field(default_factory=dict)  # old value -> batched value
@@ -115,16 +113,16 @@ class Batch:
             return [ir.Operation.create(name, results=[result], operands=scalars, attributes=attributes,
                                         ip=inner, loc=loc).result]
 
-        return self.generic(ins, [_identity(1)] * len(ins), batched_type(result), _identity(1), ["parallel"],
+        return self.generic(ins, [identity_map(1)] * len(ins), batched_type(result), identity_map(1), ["parallel"],
                             body, ip, loc)
 
     def broadcast(self, v: ir.Value, ip: ir.InsertionPoint, loc: ir.Location) -> ir.Value:
         """An unbatched value repeated on every row."""
         if isinstance(v.type, ir.RankedTensorType):
             rank = v.type.rank + 1
-            return self.generic([v], [_drop_batch(rank)], batched_type(v.type), _identity(rank),
+            return self.generic([v], [_drop_batch(rank)], batched_type(v.type), identity_map(rank),
                                 ["parallel"] * rank, lambda a, _: [a[0]], ip, loc)
-        return self.generic([], [], batched_type(v.type), _identity(1), ["parallel"], lambda a, _: [v], ip, loc)
+        return self.generic([], [], batched_type(v.type), identity_map(1), ["parallel"], lambda a, _: [v], ip, loc)
 
     def batched(self, v: ir.Value, ip: ir.InsertionPoint, loc: ir.Location) -> ir.Value:
         return self.mapped[v] if v in self.mapped else self.broadcast(v, ip, loc)
@@ -133,36 +131,36 @@ class Batch:
         """``i`` (index) clamped into [0, size - 1]: masked-off rows read row 0, never out of bounds."""
         zero = _const_index(0, inner, loc)
         one = _const_index(1, inner, loc)
-        top = _op("arith.subi", [size, one], size.type, inner, loc)
-        top = _op("arith.maxsi", [top, zero], size.type, inner, loc)
-        low = _op("arith.maxsi", [i, zero], i.type, inner, loc)
-        return _op("arith.minsi", [low, top], i.type, inner, loc)
+        top = build("arith.subi", [size, one], size.type, inner, loc)
+        top = build("arith.maxsi", [top, zero], size.type, inner, loc)
+        low = build("arith.maxsi", [i, zero], i.type, inner, loc)
+        return build("arith.minsi", [low, top], i.type, inner, loc)
 
     def all_rows(self, rows: list[ir.Value], ip: ir.InsertionPoint, loc: ir.Location) -> list[ir.Value]:
         """Whether every row of each ``tensor<?xi1>`` holds, as ``tensor<i1>``s left on the device:
         one reduction over all of them (one dispatch, not one per guard)."""
         i1 = ir.IntegerType.get_signless(1)
         t0 = ir.RankedTensorType.get([], i1)
-        true = _op("arith.constant", [], i1, ip, loc, {"value": ir.IntegerAttr.get(i1, 1)})
+        true = build("arith.constant", [], i1, ip, loc, {"value": ir.IntegerAttr.get(i1, 1)})
         inits = [self.generic([], [], t0, ir.AffineMap.get(0, 0, []), [], lambda a, _: [true], ip, loc,
                               init=ir.Operation.create("tensor.empty", results=[t0], operands=[], ip=ip,
                                                        loc=loc).result) for _ in rows]
         k = len(rows)
         op = ir.Operation.create(
             "linalg.generic", results=[t0] * k, operands=[*rows, *inits],
-            attributes={"indexing_maps": _maps(*[_identity(1)] * k, *[ir.AffineMap.get(1, 0, [])] * k),
+            attributes={"indexing_maps": _maps(*[identity_map(1)] * k, *[ir.AffineMap.get(1, 0, [])] * k),
                         "iterator_types": _iterators(["reduction"]),
                         "operandSegmentSizes": ir.DenseI32ArrayAttr.get([k, k])},
             regions=1, ip=ip, loc=loc)
         block = op.regions[0].blocks.append(*[i1] * (2 * k))
         inner = ir.InsertionPoint(block)
         args = list(block.arguments)
-        both = [_op("arith.andi", [args[j], args[k + j]], i1, inner, loc) for j in range(k)]
+        both = [build("arith.andi", [args[j], args[k + j]], i1, inner, loc) for j in range(k)]
         ir.Operation.create("linalg.yield", operands=both, ip=inner, loc=loc)
         return list(op.results)
 
 
-def _op(name: str, operands: list[ir.Value], result: ir.Type, ip: ir.InsertionPoint, loc: ir.Location,
+def build(name: str, operands: list[ir.Value], result: ir.Type, ip: ir.InsertionPoint, loc: ir.Location,
         attributes: dict | None = None) -> ir.Value:
     return ir.Operation.create(name, results=[result], operands=operands, attributes=attributes or {},
                                ip=ip, loc=loc).result
@@ -170,11 +168,11 @@ def _op(name: str, operands: list[ir.Value], result: ir.Type, ip: ir.InsertionPo
 
 def _const_index(k: int, ip: ir.InsertionPoint, loc: ir.Location) -> ir.Value:
     index = ir.IndexType.get()
-    return _op("arith.constant", [], index, ip, loc, {"value": ir.IntegerAttr.get(index, k)})
+    return build("arith.constant", [], index, ip, loc, {"value": ir.IntegerAttr.get(index, k)})
 
 
-def _dim(v: ir.Value, d: int, ip: ir.InsertionPoint, loc: ir.Location) -> ir.Value:
-    return _op("tensor.dim", [v, _const_index(d, ip, loc)], ir.IndexType.get(), ip, loc)
+def dim_of(v: ir.Value, d: int, ip: ir.InsertionPoint, loc: ir.Location) -> ir.Value:
+    return build("tensor.dim", [v, _const_index(d, ip, loc)], ir.IndexType.get(), ip, loc)
 
 
 # ----- the rules -----
@@ -213,15 +211,15 @@ def _gather_element(batch: Batch, op: ir.Operation) -> None:
     if batch.is_batched(source):
         raise NotBatchable("tensor.extract from a value that depends on the node")
     ip, loc = ir.InsertionPoint(op), op.location
-    sizes = [_dim(source, d, ip, loc) for d in range(len(indices))]
+    sizes = [dim_of(source, d, ip, loc) for d in range(len(indices))]
     ins = [batch.batched(i, ip, loc) for i in indices]
 
     def body(args: list[ir.Value], inner: ir.InsertionPoint) -> list[ir.Value]:
         clamped = [batch.clamp(a, s, inner, loc) for a, s in zip(args, sizes)]
-        return [_op("tensor.extract", [source, *clamped], op.result.type, inner, loc)]
+        return [build("tensor.extract", [source, *clamped], op.result.type, inner, loc)]
 
-    batch.mapped[op.result] = batch.generic(ins, [_identity(1)] * len(ins), batched_type(op.result.type),
-                                            _identity(1), ["parallel"], body, ip, loc)
+    batch.mapped[op.result] = batch.generic(ins, [identity_map(1)] * len(ins), batched_type(op.result.type),
+                                            identity_map(1), ["parallel"], body, ip, loc)
 
 
 @rule("tensor.extract_slice")
@@ -251,7 +249,7 @@ def _gather_slice(batch: Batch, op: ir.Operation) -> None:
     it = iter(dynamic)
     offsets = [next(it) if o == _K_DYNAMIC else _const_index(o, ip, loc) for o in static_offsets]
     batched_offsets = [o for o in offsets if batch.is_batched(o)]
-    limits = {id(o): _op("arith.subi", [_dim(source, d, ip, loc), _const_index(sizes[d] - 1, ip, loc)],
+    limits = {id(o): build("arith.subi", [dim_of(source, d, ip, loc), _const_index(sizes[d] - 1, ip, loc)],
                          ir.IndexType.get(), ip, loc) for d, o in enumerate(offsets)}
     rank = result.rank + 1
 
@@ -261,21 +259,21 @@ def _gather_slice(batch: Batch, op: ir.Operation) -> None:
         for d, o in enumerate(offsets):
             base = batch.clamp(row.get(id(o), o), limits[id(o)], inner, loc)
             if kept[d] is not None:
-                idx = _op("linalg.index", [], ir.IndexType.get(), inner, loc,
+                idx = build("linalg.index", [], ir.IndexType.get(), inner, loc,
                           {"dim": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), kept[d] + 1)})
-                base = _op("arith.addi", [base, idx], ir.IndexType.get(), inner, loc)
+                base = build("arith.addi", [base, idx], ir.IndexType.get(), inner, loc)
             where.append(base)
-        return [_op("tensor.extract", [source, *where], result.element_type, inner, loc)]
+        return [build("tensor.extract", [source, *where], result.element_type, inner, loc)]
 
     ins = [batch.mapped[o] for o in batched_offsets]
     batch.mapped[op.result] = batch.generic(ins, [_batch_only(rank)] * len(ins), batched_type(result),
-                                            _identity(rank), ["parallel"] * rank, body, ip, loc)
+                                            identity_map(rank), ["parallel"] * rank, body, ip, loc)
 
 
 def _slice_rows(batch: Batch, op: ir.Operation) -> None:
     """A slice of a batched value at offsets that do not depend on the node: every row's slice."""
-    if any(batch.is_batched(v) for v in op.operands[1:]):
-        raise NotBatchable("tensor.extract_slice of a batched value at batched offsets")
+    if len(op.operands) > 1:  # a dynamic offset may be out of bounds until a (deferred) guard fails
+        raise NotBatchable("tensor.extract_slice of a batched value at dynamic offsets")
     ip, loc = ir.InsertionPoint(op), op.location
     n_off, n_size, n_stride = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))[1:]
     rest = list(op.operands[1:])
@@ -299,18 +297,18 @@ def _read_table(batch: Batch, op: ir.Operation) -> None:
     ip, loc = ir.InsertionPoint(op), op.location
     ids = batch.batched(op.operands[0], ip, loc)
     for result, table in zip(op.results, batch.tables):
-        rows = _dim(table, 0, ip, loc)
+        rows = dim_of(table, 0, ip, loc)
         rank = ir.RankedTensorType(table.type).rank
 
         def body(args: list[ir.Value], inner: ir.InsertionPoint, table: ir.Value = table,
                  rows: ir.Value = rows, rank: int = rank) -> list[ir.Value]:
-            i = _op("arith.index_cast", [args[0]], ir.IndexType.get(), inner, loc)
+            i = build("arith.index_cast", [args[0]], ir.IndexType.get(), inner, loc)
             where = [batch.clamp(i, rows, inner, loc)]
-            where += [_op("linalg.index", [], ir.IndexType.get(), inner, loc,
+            where += [build("linalg.index", [], ir.IndexType.get(), inner, loc,
                           {"dim": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), d)}) for d in range(1, rank)]
-            return [_op("tensor.extract", [table, *where], ir.RankedTensorType(table.type).element_type, inner, loc)]
+            return [build("tensor.extract", [table, *where], ir.RankedTensorType(table.type).element_type, inner, loc)]
 
-        batch.mapped[result] = batch.generic([ids], [_batch_only(rank)], table.type, _identity(rank),
+        batch.mapped[result] = batch.generic([ids], [_batch_only(rank)], table.type, identity_map(rank),
                                              ["parallel"] * rank, body, ip, loc)
         batch.data.add(result)
 
@@ -338,7 +336,7 @@ def _guard(batch: Batch, op: ir.Operation) -> None:
 
 def _negate(batch: Batch, rows: ir.Value, ip: ir.InsertionPoint, loc: ir.Location) -> ir.Value:
     i1 = ir.IntegerType.get_signless(1)
-    true = _op("arith.constant", [], i1, ip, loc, {"value": ir.IntegerAttr.get(i1, 1)})
+    true = build("arith.constant", [], i1, ip, loc, {"value": ir.IntegerAttr.get(i1, 1)})
     return batch.elementwise("arith.xori", [rows, true], i1, {}, ip, loc)
 
 
@@ -394,6 +392,8 @@ def _structured(batch: Batch, op: ir.Operation) -> None:
     maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
     block = op.regions[0].blocks[0]
     for inner_op in block.operations:
+        if inner_op.name == "tensor.extract":  # its indices are clamped nowhere: a masked row could read out of bounds
+            raise NotBatchable("linalg.generic that reads a tensor at computed indices (a gather)")
         for v in inner_op.operands:
             if batch.is_batched(v):
                 raise NotBatchable("linalg.generic whose body reads a value that depends on the node")
@@ -445,10 +445,10 @@ def _branches(batch: Batch, op: ir.Operation) -> None:
         values = [v if v in new_values else batch.broadcast(v, ip, loc) for v in (then_v, else_v)]
 
         def body(args: list[ir.Value], inner: ir.InsertionPoint, t: ir.Type = t) -> list[ir.Value]:
-            return [_op("arith.select", args[:3], ir.RankedTensorType(t).element_type, inner, loc)]
+            return [build("arith.select", args[:3], ir.RankedTensorType(t).element_type, inner, loc)]
 
-        batch.mapped[result] = batch.generic([rows, *values], [_batch_only(rank), _identity(rank), _identity(rank)],
-                                             t, _identity(rank), ["parallel"] * rank, body, ip, loc)
+        batch.mapped[result] = batch.generic([rows, *values], [_batch_only(rank), identity_map(rank), identity_map(rank)],
+                                             t, identity_map(rank), ["parallel"] * rank, body, ip, loc)
     batch.dead.append(op)
 
 
