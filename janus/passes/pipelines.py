@@ -5,6 +5,7 @@ from janus.passes.registry import register_pipeline
 _FRONT = [
     "janus-verify",
     "janus-externalize-heap",
+    "janus-batch-tree-recursion",
     "janus-inline-invokes",
     "janus-host-index-arrays",
     "janus-eliminate-recursion",

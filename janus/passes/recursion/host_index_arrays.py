@@ -34,12 +34,22 @@ def _uses(value: ir.Value) -> list[tuple[ir.Operation, int]]:
     return [(use.owner, use.operand_number) for use in value.uses]
 
 
+def _in_device_code(op: ir.Operation) -> bool:
+    """Whether ``op`` sits in the body of a structured op (a gather: it runs on the device)."""
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        if parent.name.startswith("linalg."):
+            return True
+        parent = parent.parent
+    return False
+
+
 def _allowed(owner: ir.Operation, number: int, params: set[Param]) -> bool:
     """Whether this use of the array still allows a buffer: read by the host, or
     passed on to a parameter that takes a buffer."""
     name = owner.name
     if name == "tensor.extract":
-        return number == 0
+        return number == 0 and not _in_device_code(owner)
     if name == "tensor.dim":
         return True  # rank 1: the only dim
     if name in CALL_OPS:

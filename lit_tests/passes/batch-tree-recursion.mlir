@@ -1,0 +1,150 @@
+// RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-node-weights=1})' --split-input-file | FileCheck %s
+// RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion)' --split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-node-weights=129})' --split-input-file | FileCheck %s --check-prefix=OFF
+
+// OFF (the default, min-node-weights=0, or a weight of 16x8 below min-node-weights=129): the
+// recursion stays as it is.
+// OFF-LABEL: func.func @entry
+// OFF: "janus.invoke"
+// OFF-NOT: _table
+
+// A TreeRNN-like recursion: a leaf reads its word's row of E, an inner node invokes itself
+// on the ids in the left and right columns (its other arguments unchanged) and combines
+// the children's vectors. It becomes a level function over a batch of rows (the word read
+// a gather, the matvec a GEMM over the batch, the branch merged by a select) and a table
+// function that runs it level by level; the entry reads the node's row of the table.
+
+// CHECK-LABEL: func.func @entry
+// CHECK: %[[T:.+]] = call @rec_table(%{{.+}}) : (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<50x8xf32>, tensor<16x8xf32>) -> tensor<?x8xf32>
+// CHECK: "janus.guard"(%{{.+}}) {id = 2 : i64, kind = "value"
+// CHECK: tensor.extract_slice %[[T]][%{{.+}}, 0] [1, 8] [1, 1] : tensor<?x8xf32> to tensor<8xf32>
+// CHECK-NOT: janus.invoke
+// CHECK-LABEL: func.func private @rec_level
+// CHECK-SAME: (%{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<50x8xf32>, %{{.+}}: tensor<16x8xf32>, %{{.+}}: index, %{{.+}}: index, %{{.+}}: tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<i1>)
+// CHECK-NOT: scf.if
+// CHECK-NOT: janus.invoke
+// CHECK-NOT: janus.guard
+// CHECK: tensor.concat dim(1) %{{.+}}, %{{.+}} : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x16xf32>
+// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: arith.select
+// CHECK: %[[HELD:.+]] = linalg.generic {{.+}} iterator_types = ["reduction"]
+// CHECK: return %{{.+}}, %[[HELD]] : tensor<?x8xf32>, tensor<i1>
+// CHECK-LABEL: func.func private @rec_table
+// CHECK: util.list.create
+// CHECK: scf.while
+// CHECK: "janus.guard"(%{{.+}}) {id = 1 : i64, kind = "value"
+// CHECK: scf.for
+// CHECK: func.call @rec_level
+// CHECK: tensor.insert_slice
+// CHECK: arith.andi %{{.+}} : tensor<i1>
+// CHECK: %[[OK:.+]] = tensor.extract
+// CHECK: "janus.guard"(%[[OK]]) {id = 0 : i64, kind = "raise", source = "word in range"}
+// CHECK-NOT: func.func private @rec(
+func.func @entry(%words: tensor<?xi64>, %leaf: tensor<?xi64>, %left: tensor<?xi64>, %right: tensor<?xi64>,
+                 %E: tensor<50x8xf32>, %W: tensor<16x8xf32>) -> tensor<8xf32> {
+  %root = arith.constant 0 : i64
+  %h = "janus.invoke"(%root, %words, %leaf, %left, %right, %E, %W) {callee = @rec} : (i64, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<50x8xf32>, tensor<16x8xf32>) -> tensor<8xf32>
+  return %h : tensor<8xf32>
+}
+func.func private @rec(%node: i64, %words: tensor<?xi64>, %leaf: tensor<?xi64>, %left: tensor<?xi64>, %right: tensor<?xi64>,
+                       %E: tensor<50x8xf32>, %W: tensor<16x8xf32>) -> tensor<8xf32> {
+  %zero = arith.constant 0 : i64
+  %fzero = arith.constant 0.0 : f32
+  %i = arith.index_cast %node : i64 to index
+  %flag = tensor.extract %leaf[%i] : tensor<?xi64>
+  %is_leaf = arith.cmpi ne, %flag, %zero : i64
+  %r = scf.if %is_leaf -> (tensor<8xf32>) {
+    %w = tensor.extract %words[%i] : tensor<?xi64>
+    %ok = arith.cmpi sge, %w, %zero : i64
+    "janus.guard"(%ok) {id = 0 : i64, kind = "raise", source = "word in range"} : (i1) -> ()
+    %wi = arith.index_cast %w : i64 to index
+    %row = tensor.extract_slice %E[%wi, 0] [1, 8] [1, 1] : tensor<50x8xf32> to tensor<8xf32>
+    scf.yield %row : tensor<8xf32>
+  } else {
+    %l = tensor.extract %left[%i] : tensor<?xi64>
+    %hl = "janus.invoke"(%l, %words, %leaf, %left, %right, %E, %W) {callee = @rec} : (i64, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<50x8xf32>, tensor<16x8xf32>) -> tensor<8xf32>
+    %rr = tensor.extract %right[%i] : tensor<?xi64>
+    %hr = "janus.invoke"(%rr, %words, %leaf, %left, %right, %E, %W) {callee = @rec} : (i64, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<50x8xf32>, tensor<16x8xf32>) -> tensor<8xf32>
+    %x = tensor.concat dim(0) %hl, %hr : (tensor<8xf32>, tensor<8xf32>) -> tensor<16xf32>
+    %x2 = tensor.expand_shape %x [[0, 1]] output_shape [1, 16] : tensor<16xf32> into tensor<1x16xf32>
+    %e = tensor.empty() : tensor<1x8xf32>
+    %z = linalg.fill ins(%fzero : f32) outs(%e : tensor<1x8xf32>) -> tensor<1x8xf32>
+    %y = linalg.matmul ins(%x2, %W : tensor<1x16xf32>, tensor<16x8xf32>) outs(%z : tensor<1x8xf32>) -> tensor<1x8xf32>
+    %y1 = tensor.collapse_shape %y [[0, 1]] : tensor<1x8xf32> into tensor<8xf32>
+    scf.yield %y1 : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// A recursion whose next node is computed from a recursive call's result (value-dependent)
+// is left unchanged.
+
+// CHECK-LABEL: func.func @entry
+// CHECK: "janus.invoke"
+// CHECK-LABEL: func.func private @walk
+// CHECK: %[[A:.+]] = "janus.invoke"
+// CHECK: %[[AN:.+]] = tensor.extract %[[A]]
+// CHECK: "janus.invoke"(%[[AN]]
+// CHECK-NOT: func.func private @walk_table
+func.func @entry(%next: tensor<?xi64>) -> tensor<1xi64> {
+  %root = arith.constant 0 : i64
+  %r = "janus.invoke"(%root, %next) {callee = @walk} : (i64, tensor<?xi64>) -> tensor<1xi64>
+  return %r : tensor<1xi64>
+}
+func.func private @walk(%node: i64, %next: tensor<?xi64>) -> tensor<1xi64> {
+  %zero = arith.constant 0 : i64
+  %c0 = arith.constant 0 : index
+  %stop = arith.cmpi slt, %node, %zero : i64
+  %r = scf.if %stop -> (tensor<1xi64>) {
+    %t = tensor.from_elements %node : tensor<1xi64>
+    scf.yield %t : tensor<1xi64>
+  } else {
+    %i = arith.index_cast %node : i64 to index
+    %n = tensor.extract %next[%i] : tensor<?xi64>
+    %a = "janus.invoke"(%n, %next) {callee = @walk} : (i64, tensor<?xi64>) -> tensor<1xi64>
+    %an = tensor.extract %a[%c0] : tensor<1xi64>
+    %b = "janus.invoke"(%an, %next) {callee = @walk} : (i64, tensor<?xi64>) -> tensor<1xi64>
+    scf.yield %b : tensor<1xi64>
+  }
+  return %r : tensor<1xi64>
+}
+
+// -----
+
+// A gather inside a structured op (indices computed per node, clamped nowhere) is not
+// batched: a masked-off row could read out of bounds. The recursion is left unchanged.
+
+// CHECK-LABEL: func.func private @gather
+// CHECK: "janus.invoke"
+// CHECK-NOT: func.func private @gather_table
+func.func @entry(%words: tensor<?xi64>, %left: tensor<?xi64>, %E: tensor<50x8xf32>) -> tensor<8xf32> {
+  %root = arith.constant 0 : i64
+  %r = "janus.invoke"(%root, %words, %left, %E) {callee = @gather} : (i64, tensor<?xi64>, tensor<?xi64>, tensor<50x8xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+func.func private @gather(%node: i64, %words: tensor<?xi64>, %left: tensor<?xi64>, %E: tensor<50x8xf32>) -> tensor<8xf32> {
+  %zero = arith.constant 0 : i64
+  %i = arith.index_cast %node : i64 to index
+  %l = tensor.extract %left[%i] : tensor<?xi64>
+  %leaf = arith.cmpi slt, %l, %zero : i64
+  %r = scf.if %leaf -> (tensor<8xf32>) {
+    %wt = tensor.extract_slice %words[%i] [1] [1] : tensor<?xi64> to tensor<1xi64>
+    %e = tensor.empty() : tensor<1x8xf32>
+    %g = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+        ins(%wt : tensor<1xi64>) outs(%e : tensor<1x8xf32>) {
+    ^bb0(%x: i64, %o: f32):
+      %xi = arith.index_cast %x : i64 to index
+      %j = linalg.index 1 : index
+      %v = tensor.extract %E[%xi, %j] : tensor<50x8xf32>
+      linalg.yield %v : f32
+    } -> tensor<1x8xf32>
+    %row = tensor.collapse_shape %g [[0, 1]] : tensor<1x8xf32> into tensor<8xf32>
+    scf.yield %row : tensor<8xf32>
+  } else {
+    %h = "janus.invoke"(%l, %words, %left, %E) {callee = @gather} : (i64, tensor<?xi64>, tensor<?xi64>, tensor<50x8xf32>) -> tensor<8xf32>
+    scf.yield %h : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}

@@ -1,0 +1,105 @@
+"""``janus-batch-tree-recursion`` end to end: tree models run level by level agree with Python.
+
+The default pipelines batch none (``min-node-weights=0``: not faster yet on this machine); these
+tests batch every one for the CPU target and check, for each program, that it applied (the
+pass logs it) and that every compiled result matches the plain function.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Callable
+
+import numpy as np
+import pytest
+
+import janus
+from janus.models.rntn import RNTN
+from janus.models.treelstm import TreeLSTM
+from janus.models.treernn import TreeRNN
+from janus.models.trees import SIZES, Tree, make_dataset
+from janus.runtime.targets import TARGETS
+from tests.helpers import wavefront_trees as wt
+
+BATCHED = "runs one batch per level"
+
+
+@pytest.fixture(autouse=True)
+def batch_levels(monkeypatch: pytest.MonkeyPatch) -> None:
+    cpu = TARGETS["cpu"]
+    monkeypatch.setitem(TARGETS, "cpu", dataclasses.replace(cpu, pipeline=f"{cpu.pipeline}{{min-node-weights=1}}"))
+
+
+def _agree(got: np.ndarray, want: np.ndarray) -> None:
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("model_class", [TreeRNN, TreeLSTM, RNTN])
+def test_zoo_inference_batched_by_level(model_class: type, caplog: pytest.LogCaptureFixture) -> None:
+    hidden, vocab, *_ = SIZES["quick"]
+    model = model_class(hidden, vocab)
+    trees, _ = make_dataset("quick")
+    plain = type(model).infer.fn
+    infer = janus.jit(plain)  # its own profile: TreeModel.infer's is shared by the three models
+    with caplog.at_level(logging.INFO, logger="janus.passes"):
+        for batch in (trees[0:1], trees[1:2], trees[2:3], trees[3:4], trees[0:5], trees[5:10], trees[10:15]):
+            _agree(infer(model, batch), plain(model, batch))
+    assert BATCHED in caplog.text and "stays node by node" not in caplog.text
+
+
+def test_zoo_one_leaf_and_mutated_tree(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="janus.passes")
+    hidden, vocab, *_ = SIZES["quick"]
+    model = TreeRNN(hidden, vocab)
+    plain = TreeRNN.infer.fn
+    infer = janus.jit(plain)
+    tree = Tree(left=Tree(word=3), right=Tree(left=Tree(word=4), right=Tree(word=5)))
+    for _ in range(4):
+        _agree(infer(model, [tree]), plain(model, [tree]))
+    tree.right.left.word = 7  # same shape, new word
+    _agree(infer(model, [tree]), plain(model, [tree]))
+    tree.left = Tree(left=Tree(word=1), right=Tree(word=2))  # new shape
+    _agree(infer(model, [tree]), plain(model, [tree]))
+    single = Tree(word=6)
+    for _ in range(3):
+        _agree(infer(model, [single]), plain(model, [single]))
+    assert BATCHED in caplog.text and "stays node by node" not in caplog.text
+
+
+VOCAB, HIDDEN = 20, 6
+sentence_vector = janus.jit(wt.sentence_vector)
+
+
+@pytest.fixture(scope="module")
+def params() -> wt.Params:
+    return wt.Params(HIDDEN, VOCAB)
+
+
+def _check(sentence: wt.Sentence, p: wt.Params, compiled: Callable = sentence_vector) -> None:
+    _agree(compiled(sentence, p), wt.sentence_vector(sentence, p))
+
+
+def test_own_model_shapes(params: wt.Params, caplog: pytest.LogCaptureFixture) -> None:
+    rng = np.random.default_rng(3)
+    trees = [wt.balanced(8, rng, VOCAB), wt.chain(5, rng, VOCAB), wt.balanced(5, rng, VOCAB),
+             wt.Node(left=wt.Node(word=2)),  # two nodes: no right child
+             wt.Node(left=wt.Node(left=wt.Node(word=1), right=wt.Node(word=2)))]
+    with caplog.at_level(logging.INFO, logger="janus.passes"):
+        for tree in trees * 2:
+            _check(wt.Sentence(tree), params)
+    assert BATCHED in caplog.text and "stays node by node" not in caplog.text
+
+
+def test_own_model_deep_chain_and_one_node(params: wt.Params, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="janus.passes")
+    compiled = janus.jit(wt.sentence_vector)
+    rng = np.random.default_rng(4)
+    deep = wt.Sentence(wt.chain(800, rng, VOCAB))
+    for _ in range(3):
+        _check(deep, params, compiled)
+    leaf = wt.Sentence(wt.Node(word=5))
+    for _ in range(3):
+        _check(leaf, params, compiled)
+    assert BATCHED in caplog.text and "stays node by node" not in caplog.text
