@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import types
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -14,7 +15,7 @@ from janus.frontend.heap.rules import is_heap_object
 from janus.frontend.profiler import Profile
 from janus.frontend.recursion import node_writes, trees
 from janus.frontend.recursion.invoke import SIMPLIFY
-from janus.frontend.trace import builtin_calls
+from janus.frontend.trace import builtin_calls, generators
 from janus.frontend.trace.frame import ArgumentList
 from janus.frontend.trace.interpreter import Tracer
 from janus.frontend.trace.split import Deferred, SegmentEnd
@@ -60,19 +61,26 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
     an operation the tracer cannot convert ends the graph there (``segments``).
     """
     columns: dict[trees.TreeKind, dict[node_writes.Key, tuple[np.dtype, tuple[int, ...]]]] = {}
-    while True:  # again with a column for each node attribute found written (``node_writes``)
-        try:
-            return _generate(fn, args, profile, shapes, unspeculated, relaxed, switches, split, columns)
+    lazy: set[types.CodeType] = set()
+    while True:  # again with a column for each node attribute found written (``node_writes``),
+        try:     # or with a generator taken item by item made by Python (``generators.RunLazily``)
+            return _generate(fn, args, profile, shapes, unspeculated, relaxed, switches, split, columns, frozenset(lazy))
         except node_writes.Widen as widen:
             if widen.key in columns.get(widen.kind, {}):
                 raise NotConvertible(f"a write to {widen}, which has a column already") from None
             columns.setdefault(widen.kind, {})[widen.key] = (widen.dtype, widen.shape)
+        except generators.RunLazily as lazily:
+            if not split or lazily.code in lazy:
+                raise lazily.reason from None
+            lazy.add(lazily.code)
 
 
 def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | None, unspeculated: frozenset,
               relaxed: frozenset, switches: speculation.Speculation, split: bool,
-              columns: dict[trees.TreeKind, dict[node_writes.Key, tuple[np.dtype, tuple[int, ...]]]]) -> Graph:
+              columns: dict[trees.TreeKind, dict[node_writes.Key, tuple[np.dtype, tuple[int, ...]]]],
+              lazy: frozenset[types.CodeType]) -> Graph:
     tracer = Tracer(profile)
+    tracer.lazy_generators = lazy
     tracer.unspeculated = unspeculated
     tracer.speculation = switches
     inputs: list[Tensor] = []

@@ -723,3 +723,34 @@ def closure_kept_past_a_boundary(x):
 def test_a_closure_live_at_the_boundary_says_why_it_does_not_split(capsys):
     jf = lockstep(closure_kept_past_a_boundary, [None, None], [lambda s: (np.arange(2.0),)] * 3, capsys)
     assert not jf.versions and "a lambda, an inner function" in janus.explain(jf)
+
+
+def minibatches(x, size):  # a plain generator the trace could run eagerly, but a for loop takes it item by item
+    for start in range(0, len(x), size):
+        yield x[start:start + size]
+
+
+class Accumulator:
+    def __init__(self):
+        self.W = np.arange(8.0).reshape(4, 2) / 10.0
+        self.means = []
+
+
+def loop_over_minibatches(acc, x):
+    total = np.zeros(2)
+    for k, batch in enumerate(minibatches(x, 3)):  # enumerate over it: the same
+        h = np.tanh(batch @ acc.W)
+        total = total + h.sum(0) * (k + 1)
+        acc.means.append(float(h.mean()))
+    for batch in minibatches(x, 4):
+        total = total - batch.sum(0)[:2]
+    return total
+
+
+def test_a_for_loop_over_a_plain_generator_splits_at_each_item(capsys):
+    states = [Accumulator(), Accumulator()]
+    calls = [lambda s, i=i: (s, np.arange(4.0 * n).reshape(n, 4) + i) for i, n in enumerate([7, 7, 6, 7, 7, 2, 7])]
+    jf = lockstep(loop_over_minibatches, states, calls, capsys)
+    assert states[0].means == pytest.approx(states[1].means)
+    assert sum(segment_calls(jf)[1:]) >= len(calls), janus.explain(jf)  # loop bodies ran compiled
+    assert "minibatches() is a generator taken item by item" in janus.explain(jf)

@@ -74,7 +74,7 @@ class Calls:
         if isinstance(fn, trees.BoundNodeMethod):
             return self.call(fn.function, [fn.node, *args], kwargs)
         if isinstance(fn, SymFunction):
-            return self.inline(fn.code, fn.globals, fn.defaults, fn.kwdefaults, fn.closure, args, kwargs)
+            return self.inline(fn.code, fn.globals, fn.defaults, fn.kwdefaults, fn.closure, args, kwargs, made=True)
         if isinstance(fn, types.FunctionType) and not fn.__module__.startswith("numpy"):
             closure = self.heap.closure(fn) if fn.__closure__ else ()
             return self.inline(fn.__code__, fn.__globals__, fn.__defaults__ or (), fn.__kwdefaults__ or {}, closure, args, kwargs)
@@ -124,14 +124,16 @@ class Calls:
         raise NotConvertible(f"call to {name} is not supported (not in the op table, not inlinable)")
 
     def inline(
-        self, code: types.CodeType, globals_: dict, defaults: tuple, kwdefaults: dict, closure: tuple, args: list, kwargs: dict
+        self, code: types.CodeType, globals_: dict, defaults: tuple, kwdefaults: dict, closure: tuple, args: list, kwargs: dict,
+        made: bool = False
     ) -> Any:
         """Run a callee's bytecode with its arguments bound as CPython would; a callee
-        already being traced (recursion) is invoked instead (see ``recursion``)."""
+        already being traced (recursion) is invoked instead (see ``recursion``); ``made``: a
+        function the trace made (a lambda, an inner function, a generator expression)."""
         bound = bind_arguments(code, defaults, kwdefaults, args, kwargs)
         if code in self.active:
             return self.recursion.invoke(code, globals_, closure, bound)
-        return self.run(code, globals_, bound, closure)
+        return self.run(code, globals_, bound, closure, made)
 
 
     def attribute(self, obj: Any, name: str) -> Any:

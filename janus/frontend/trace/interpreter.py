@@ -68,6 +68,8 @@ class Tracer(Opcodes, Branching, Calls):
         self.call_site: tuple[Frame, Instr] | None = None  # the CALL being executed
         #: a generated function asks for its gradient: ``janus-autodiff`` runs before lowering
         self.needs_autodiff = False
+        #: generator functions whose calls are boundaries (``generators.RunLazily``)
+        self.lazy_generators: frozenset[types.CodeType] = frozenset()
         #: an unconvertible call in the traced function ends the trace there (``split.SegmentEnd``)
         self.splitting = False
         #: NumPy arrays the trace made itself from static values (``np.zeros(n)``), by id:
@@ -76,7 +78,8 @@ class Tracer(Opcodes, Branching, Calls):
         self.local_arrays: dict[int, Any] = {}
 
     # ---- driver -----------------------------------------------------------------------
-    def run(self, code: types.CodeType, globals_: dict, arguments: dict[str, Any], closure: tuple = ()) -> Any:
+    def run(self, code: types.CodeType, globals_: dict, arguments: dict[str, Any], closure: tuple = (),
+            made: bool = False) -> Any:
         if code.co_flags & generators.UNSUPPORTED or self.depth == 0 and generators.is_generator(code):
             raise NotConvertible(f"{code.co_name} is a coroutine/async generator or a jitted generator",
                                  any_signature=self.depth == 0)
@@ -85,6 +88,8 @@ class Tracer(Opcodes, Branching, Calls):
         frame = Frame(decode(code), globals_, dict(arguments))
         frame.cells.update(zip(code.co_freevars, closure))
         if generators.is_generator(code):
+            if code in self.lazy_generators:  # a boundary: Python makes it (``RunLazily``)
+                raise generators.lazy_call(code)
             frame.yields = []
         self.depth += 1
         self.active.append(code)
@@ -95,7 +100,7 @@ class Tracer(Opcodes, Branching, Calls):
             self.depth -= 1
             self.active.pop()
             self.frames.pop()
-        return frame.result if frame.yields is None else generators.GenIter(frame.yields, code.co_name)
+        return frame.result if frame.yields is None else generators.GenIter(frame.yields, code.co_name, None if made else code)
 
     def execute(self, frame: Frame, offset: int, stop: int = EXIT) -> None:
         """Step ``frame`` from ``offset`` until it returns or reaches ``stop``."""
@@ -121,7 +126,7 @@ class Tracer(Opcodes, Branching, Calls):
                 located = NotConvertible(f"{e} (at {frame.bc.source(offset)})", any_signature=e.any_signature)
                 located.located = True  # type: ignore[attr-defined]
                 raise located from None
-            except Widen:  # generate traces again, with a column for that node attribute
+            except (Widen, generators.RunLazily):  # generate traces again (a node attribute's column, a lazy generator)
                 raise
             except Exception as e:  # Python raised while tracing: the real run will too
                 raise NotConvertible(f"{type(e).__name__}: {e} (at {frame.bc.source(offset)})") from None
