@@ -5,7 +5,10 @@
 ``janus-merge-shared-operand-matmuls`` in the pipeline, no data tiling); ``matmul-merging``,
 the tree with only those (no ``janus-convolutions-from-windows``, sums of matmuls merge
 only ``linalg.matmul`` products, not the outer products of K = 1, and matmuls sharing an
-operand meet only at their first member, never at their last). Each round runs every model as plain Python,
+operand meet only at their first member, never at their last); ``plain-sum-merging``, the
+tree less the merging of a sum of products with no base (``A @ B + C @ D``) and with
+one transpose per transposed left operand of a merged sum; ``no-aggressive-fusion``, the
+tree with data-tiled modules compiled without IREE's aggressive fusion. Each round runs every model as plain Python,
 then compiled before, then compiled after (``janus.benchmark.measure.run``, fresh jit
 functions each time; the persistent compile cache makes later rounds compile nothing).
 A compiled run that raised or disagrees with the plain one (janus-bench's tolerances) is
@@ -77,7 +80,34 @@ def matmul_merging_only() -> Iterator[None]:
         merge_matmul_sums.matmul_product, merge_shared_operand_matmuls._sunk_group = product, sunk
 
 
-BASELINES = {"gemm-settings": without_gemm_settings, "matmul-merging": matmul_merging_only}
+@contextmanager
+def plain_sum_merging() -> Iterator[None]:
+    """The tree less two rewrites of merged sums: a sum whose first term is a product (no
+    base: ``A @ B + C @ D``) stays as it is, and transposed left operands are
+    concatenated one transpose per term (not one transpose of the stacked inputs)."""
+    base_product, transposed = merge_matmul_sums._base_product, merge_matmul_sums._transposed
+    merge_matmul_sums._base_product = lambda first: None
+    merge_matmul_sums._transposed = lambda value: None
+    try:
+        yield
+    finally:
+        merge_matmul_sums._base_product, merge_matmul_sums._transposed = base_product, transposed
+
+
+@contextmanager
+def without_aggressive_fusion() -> Iterator[None]:
+    """Data-tiled modules without ``--iree-dispatch-creation-enable-aggressive-fusion``."""
+    cpu = targets.TARGETS["cpu"]
+    flags = tuple(f for f in cpu.data_tiling_flags if f != "--iree-dispatch-creation-enable-aggressive-fusion")
+    targets.TARGETS["cpu"] = dataclasses.replace(cpu, data_tiling_flags=flags)
+    try:
+        yield
+    finally:
+        targets.TARGETS["cpu"] = cpu
+
+
+BASELINES = {"gemm-settings": without_gemm_settings, "matmul-merging": matmul_merging_only,
+             "plain-sum-merging": plain_sum_merging, "no-aggressive-fusion": without_aggressive_fusion}
 
 
 @contextmanager

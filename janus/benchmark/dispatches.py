@@ -114,7 +114,10 @@ def profile(call: Captured, driver: str = "local-sync", repetitions: int = 5) ->
     """Replay ``call`` ``repetitions`` times under IREE's HAL profiler; rows per dispatch,
     slowest first. ``NotReplayable`` when an input has no ``--input`` form: tree index
     arrays go to the module as ``!util.buffer`` (``janus-host-index-arrays``), which the
-    tools cannot make."""
+    tools cannot make. Nor can the process that made the call profile it: in IREE 3.13
+    the Python bindings refuse ``HalDevice.begin_profiling`` ("requires a profile sink
+    and is not exposed by the runtime bindings"), and their flags know no
+    ``--device_replay_output`` (the HAL replay iree-benchmark-replay could time)."""
     if INDEX_ARRAY in call.input_types:
         raise NotReplayable(f"@{call.function} takes tree index arrays as !util.buffer, which "
                             "iree-benchmark-module cannot pass")

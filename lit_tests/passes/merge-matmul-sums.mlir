@@ -72,3 +72,101 @@ func.func @partial_sum_read(%x1: tensor<4x2xf32>, %x2: tensor<4x2xf32>, %d1: ten
   } -> tensor<4x5xf32>
   return %s1, %s3 : tensor<4x5xf32>, tensor<4x5xf32>
 }
+
+// A sum of two products with no base (a weight used twice forward: its gradient's two
+// terms): one matmul over both K replaces the products and the add.
+
+// CHECK-LABEL: func.func @sum_of_two_products
+// CHECK-SAME: (%[[X1:[^:]*]]: tensor<4x2xf32>, %[[X2:[^:]*]]: tensor<4x3xf32>, %[[D1:[^:]*]]: tensor<2x5xf32>, %[[D2:[^:]*]]: tensor<3x5xf32>)
+// CHECK: %[[A:.*]] = tensor.concat dim(1) %[[X1]], %[[X2]] : (tensor<4x2xf32>, tensor<4x3xf32>) -> tensor<4x5xf32>
+// CHECK: %[[B:.*]] = tensor.concat dim(0) %[[D1]], %[[D2]] : (tensor<2x5xf32>, tensor<3x5xf32>) -> tensor<5x5xf32>
+// CHECK: %[[M:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<4x5xf32>, tensor<5x5xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: linalg.matmul
+// CHECK: return %[[M]]
+func.func @sum_of_two_products(%x1: tensor<4x2xf32>, %x2: tensor<4x3xf32>, %d1: tensor<2x5xf32>, %d2: tensor<3x5xf32>) -> tensor<4x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x5xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %m1 = linalg.matmul ins(%x1, %d1 : tensor<4x2xf32>, tensor<2x5xf32>) outs(%init : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %m2 = linalg.matmul ins(%x2, %d2 : tensor<4x3xf32>, tensor<3x5xf32>) outs(%init : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%m1, %m2 : tensor<4x5xf32>, tensor<4x5xf32>) outs(%e : tensor<4x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x5xf32>
+  return %s : tensor<4x5xf32>
+}
+
+// A product read elsewhere is not absorbed: its sum with another product stays.
+
+// CHECK-LABEL: func.func @product_read_elsewhere
+// CHECK-NOT: tensor.concat
+// CHECK: return
+func.func @product_read_elsewhere(%x1: tensor<4x2xf32>, %x2: tensor<4x2xf32>, %d1: tensor<2x5xf32>, %d2: tensor<2x5xf32>) -> (tensor<4x5xf32>, tensor<4x5xf32>) {
+  %zero = arith.constant dense<0.0> : tensor<4x5xf32>
+  %e = tensor.empty() : tensor<4x5xf32>
+  %m1 = linalg.matmul ins(%x1, %d1 : tensor<4x2xf32>, tensor<2x5xf32>) outs(%zero : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %m2 = linalg.matmul ins(%x2, %d2 : tensor<4x2xf32>, tensor<2x5xf32>) outs(%zero : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%m1, %m2 : tensor<4x5xf32>, tensor<4x5xf32>) outs(%e : tensor<4x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x5xf32>
+  return %s, %m1 : tensor<4x5xf32>, tensor<4x5xf32>
+}
+
+// Transposed left operands (`x_t.T @ dz_t`): one transpose of the inputs stacked along
+// dim 0 replaces a transpose per term and their concatenation.
+
+// CHECK-LABEL: func.func @transposed_left_operands
+// CHECK-SAME: (%[[X1:[^:]*]]: tensor<2x4xf32>, %[[X2:[^:]*]]: tensor<2x4xf32>, %[[D1:[^:]*]]: tensor<2x5xf32>, %[[D2:[^:]*]]: tensor<2x5xf32>, %[[W:[^:]*]]: tensor<4x5xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[S:.*]] = tensor.concat dim(0) %[[X1]], %[[X2]] : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<4x4xf32>
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[S]] : tensor<4x4xf32>) outs(%{{.*}} : tensor<4x4xf32>) permutation = [1, 0]
+// CHECK: %[[B:.*]] = tensor.concat dim(0) %[[D1]], %[[D2]]
+// CHECK: %[[M:.*]] = linalg.matmul ins(%[[T]], %[[B]] : tensor<4x4xf32>, tensor<4x5xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: return
+func.func @transposed_left_operands(%x1: tensor<2x4xf32>, %x2: tensor<2x4xf32>, %d1: tensor<2x5xf32>, %d2: tensor<2x5xf32>, %w: tensor<4x5xf32>) -> tensor<4x5xf32> {
+  %zero = arith.constant dense<0.0> : tensor<4x5xf32>
+  %e = tensor.empty() : tensor<4x5xf32>
+  %et = tensor.empty() : tensor<4x2xf32>
+  %t1 = linalg.transpose ins(%x1 : tensor<2x4xf32>) outs(%et : tensor<4x2xf32>) permutation = [1, 0]
+  %m1 = linalg.matmul ins(%t1, %d1 : tensor<4x2xf32>, tensor<2x5xf32>) outs(%zero : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %s1 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%w, %m1 : tensor<4x5xf32>, tensor<4x5xf32>) outs(%e : tensor<4x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x5xf32>
+  %t2 = linalg.transpose ins(%x2 : tensor<2x4xf32>) outs(%et : tensor<4x2xf32>) permutation = [1, 0]
+  %m2 = linalg.matmul ins(%t2, %d2 : tensor<4x2xf32>, tensor<2x5xf32>) outs(%zero : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %s2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%s1, %m2 : tensor<4x5xf32>, tensor<4x5xf32>) outs(%e : tensor<4x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x5xf32>
+  return %s2 : tensor<4x5xf32>
+}
+
+// A transpose read elsewhere stays, and a left operand that is not a transpose keeps the
+// plain concatenation along dim 1.
+
+// CHECK-LABEL: func.func @mixed_left_operands
+// CHECK: %[[T1:.*]] = linalg.transpose ins(%arg0
+// CHECK: tensor.concat dim(1) %[[T1]], %arg1
+// CHECK: return %{{.*}}, %[[T1]]
+func.func @mixed_left_operands(%x1: tensor<2x4xf32>, %x2: tensor<4x2xf32>, %d1: tensor<2x5xf32>, %d2: tensor<2x5xf32>) -> (tensor<4x5xf32>, tensor<4x2xf32>) {
+  %zero = arith.constant dense<0.0> : tensor<4x5xf32>
+  %e = tensor.empty() : tensor<4x5xf32>
+  %et = tensor.empty() : tensor<4x2xf32>
+  %t1 = linalg.transpose ins(%x1 : tensor<2x4xf32>) outs(%et : tensor<4x2xf32>) permutation = [1, 0]
+  %m1 = linalg.matmul ins(%t1, %d1 : tensor<4x2xf32>, tensor<2x5xf32>) outs(%zero : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %m2 = linalg.matmul ins(%x2, %d2 : tensor<4x2xf32>, tensor<2x5xf32>) outs(%zero : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%m1, %m2 : tensor<4x5xf32>, tensor<4x5xf32>) outs(%e : tensor<4x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x5xf32>
+  return %s, %t1 : tensor<4x5xf32>, tensor<4x2xf32>
+}

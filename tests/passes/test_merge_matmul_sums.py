@@ -37,6 +37,31 @@ def test_traced_accumulation_matches_numpy_and_merges() -> None:
     lowered = weight_gradient.lower(xs, ds, W)
     assert lowered.mlir.count("linalg.matmul") == STEPS
     assert str(lowered).count("linalg.matmul") == 1
+    # the steps' x_t.T: one transpose of the stacked x_t, not one per step
+    assert lowered.mlir.count("linalg.transpose") == STEPS
+    assert str(lowered).count("linalg.transpose") == 1
+
+
+@janus.jit
+def shared_weight_gradient(x1: np.ndarray, x2: np.ndarray, d1: np.ndarray, d2: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """A weight applied to two batches (a GAN's discriminator on real and generated ones):
+    its gradient is a sum of two products and no base."""
+    return W - 0.5 * (x1.T @ d1 + x2.T @ d2)
+
+
+def test_sum_of_two_products_matches_numpy_and_merges() -> None:
+    rng = np.random.default_rng(4)
+    x1, x2 = (rng.standard_normal((BATCH + i, IN)).astype(np.float32) for i in range(2))
+    d1, d2 = (rng.standard_normal((BATCH + i, OUT)).astype(np.float32) for i in range(2))
+    W = rng.standard_normal((IN, OUT)).astype(np.float32)
+    expected = shared_weight_gradient.fn(x1, x2, d1, d2, W)
+    for _ in range(4):  # through profiling into the compiled version
+        got = shared_weight_gradient(x1, x2, d1, d2, W)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+    assert shared_weight_gradient.versions, janus.explain(shared_weight_gradient)
+    lowered = shared_weight_gradient.lower(x1, x2, d1, d2, W)
+    assert lowered.mlir.count("linalg.matmul") == 2
+    assert str(lowered).count("linalg.matmul") == 1 and str(lowered).count("linalg.transpose") == 1
 
 
 CHAIN = """
