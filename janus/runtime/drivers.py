@@ -1,42 +1,63 @@
 """Which of two IREE drivers runs a function's calls, chosen by timing them as they run.
 
 On the CPU, ``local-sync`` runs a call on the caller's thread (about 10 us per call) and
-``local-task`` spreads each dispatch over a thread pool (75-90 us per call, up to one core
-per worker faster on large dispatches). Which wins depends on the graph (a 64x784x128 GAN
-step: 1.9 ms vs 0.9 ms on this idle 2-core machine) and on the machine's load right now
-(with the other core busy, local-task gained nothing on the same step and took twice as
-long on LeNet-5's many small dispatches), so a FLOP count cannot decide it: the calls
-themselves are timed. Both drivers run the same compiled code (one workgroup computes
-each output element either way), so the results do not depend on the choice.
+``local-task`` spreads each dispatch over a thread pool (75-90 us per call; a large
+matmul dispatch runs as 16 or more workgroups on both cores, about 1.9x faster). Which
+wins depends on the graph (a 64x784x128 GAN step: 1.9 ms vs 0.9 ms on this idle 2-core
+machine) and on the machine's load right now (with the other core busy, local-task gained
+nothing on the same step and took twice as long on LeNet-5's many small dispatches), so a
+FLOP count cannot decide it: the calls themselves are timed. Both drivers run the same
+compiled code (one workgroup computes each output element either way), so the results do
+not depend on the choice.
 
-The policy, per function: every call is timed. Calls go to the first driver until
-``WINDOW`` of them show a median of at least ``MIN_SECONDS`` (looked at after a call of
-at least ``MIN_SECONDS``; when a later first-driver call brings that median under
-``MIN_SECONDS`` again, the slow calls were a blip and the comparison starts over); then alternately to the
-second driver (its first call is a warm-up, not counted) and the first, so that both are
-timed under the same load, until the second has ``WINDOW`` timed calls, or one
-call ``REJECT_FACTOR`` times slower than the first driver's median (a recursive model's
-hundreds of tiny dispatches: 3 ms on local-sync, 100 ms on local-task). From then on each
-call goes to the driver with the lower median of its last ``WINDOW`` calls (the second
-only when below ``MARGIN`` times the first's), except that now and then one call goes to
-the other driver so that its time stays current as the machine's load changes: after ``EXPLORE_EVERY`` calls, then twice as many each time the
-choice stood (up to ``MAX_EXPLORE_EVERY``), back to ``EXPLORE_EVERY`` when it changed.
+Why pairs and a median of several: local-task's call times spread far more than
+local-sync's (the LSTM LM's step, machine nearly idle: local-task 18.5-27.8 ms in two
+clusters, local-sync 25.9-31.0 ms), and every call's wall time counts moments another
+process held a core. Three calls per driver, each driver's median against the other's
+older one, chose differently from one run to the next. So the choice rests on the ratio
+of two consecutive calls, one on each driver (they share the machine's load of that
+moment), and on the median of ``PAIRS`` such ratios; it switches only when that median
+is past the margin on the other side (hysteresis), never from one driver's slow spell
+alone: a lasting slowdown of the chosen driver starts a new comparison instead.
+
+The policy, per function: every call is timed. Calls go to driver 0 until ``WINDOW`` of
+them show a median of at least ``MIN_SECONDS`` (looked at after a call of at least
+``MIN_SECONDS``; when a later driver-0 call brings that median under ``MIN_SECONDS``
+again, the slow calls were a blip and all comparison is forgotten). Then the trial: one
+warm-up call on driver 1 (its thread pool starts; not timed), then calls alternate
+between the drivers until ``PAIRS`` ratios are in (each call after the warm-up with its
+predecessor: both orders alike), or one driver-1 call takes ``REJECT_FACTOR`` times
+driver 0's median (a recursive model's hundreds of tiny dispatches: 3 ms on local-sync,
+100 ms on local-task). Driver 1 is chosen when the median ratio (driver 1 over driver 0)
+is below ``MARGIN``, and left again when it is above 1. Now and then one call goes to
+the other driver, giving two new ratios with its neighbours: after ``EXPLORE_EVERY``
+calls, then twice as many each time the choice stood (up to ``MAX_EXPLORE_EVERY``), back
+to ``EXPLORE_EVERY`` when it changed. When the chosen driver's median of its last
+``WINDOW`` calls grows past ``SLOWDOWN`` times what it was when chosen, the trial runs
+again on fresh ratios.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from typing import Sequence
 
 #: calls faster than this on the first driver never try the second (its per-call cost
 #: alone would be a large part of them)
 MIN_SECONDS = 1e-3
-#: timed calls per driver the choice is the median of
+#: a driver's recent calls: the median that says a function is slow, or got slower
 WINDOW = 3
+#: ratios of consecutive calls (driver 1 over driver 0) the choice is the median of; odd
+PAIRS = 7
+#: calls of a trial: the warm-up, then alternating until ``PAIRS`` ratios are in
+TRIAL_CALLS = PAIRS + 2
 #: a second-driver call this many times slower than the first's median ends its trial
 REJECT_FACTOR = 2.0
-#: the second driver is chosen only when its median is below this fraction of the first's
-#: (equal times keep the preset's driver, whose per-call cost is lower)
+#: driver 1 is chosen only when its median ratio is below this (equal times keep the
+#: preset's driver, whose per-call cost is lower); it is left when the ratio passes 1
 MARGIN = 0.9
+#: the chosen driver's recent median this many times its median when chosen: a new trial
+SLOWDOWN = 1.5
 #: calls between two calls on the other driver, at first and at most
 EXPLORE_EVERY = 16
 MAX_EXPLORE_EVERY = 1024
@@ -45,17 +66,23 @@ MAX_EXPLORE_EVERY = 1024
 class DriverChoice:
     """The running choice between driver 0 (the preset's) and driver 1 for one function."""
 
-    __slots__ = ("times", "compared", "warm", "tried", "last", "current", "calls", "interval", "explore_at", "quiet")
+    __slots__ = ("times", "ratios", "compared", "warm", "tried", "exploring", "last", "last_seconds", "current",
+                 "chosen_median", "calls", "interval", "explore_at", "quiet")
 
     def __init__(self) -> None:
         #: the last call times of each driver (seconds), at most ``WINDOW``
         self.times: tuple[deque[float], deque[float]] = (deque(maxlen=WINDOW), deque(maxlen=WINDOW))
+        #: driver 1's time over driver 0's, for the last ``PAIRS`` consecutive calls on different drivers
+        self.ratios: deque[float] = deque(maxlen=PAIRS)
         #: whether the calls were slow enough to try driver 1 (from then on, for good)
         self.compared = False
         self.warm = False  # whether driver 1 made its warm-up call
-        self.tried = False  # whether driver 1's first timed calls are done
+        self.tried = False  # whether the trial (the first ``PAIRS`` ratios, or a rejection) is over
+        self.exploring = False  # whether the last call was an exploration (on the other driver)
         self.last = 0  # the driver of the last call
+        self.last_seconds: float | None = None  # its time (None: a warm-up, not timed)
         self.current = 0  # the driver most calls go to
+        self.chosen_median = 0.0  # the current driver's median call when it was (re)confirmed by a trial
         self.calls = 0
         self.interval = EXPLORE_EVERY
         self.explore_at = 0  # the call count at which the other driver runs next
@@ -67,15 +94,16 @@ class DriverChoice:
         if not self.compared:
             return 0
         if not self.tried:
-            return 0 if self.last == 1 and self.times[1] else 1
+            return 1 - self.last if self.warm else 1
         return 1 - self.current if self.calls >= self.explore_at else self.current
 
     def record(self, driver: int, seconds: float) -> None:
         """The call ``next`` chose took ``seconds``."""
         self.calls += 1
-        self.last = driver
+        previous, previous_seconds = self.last, self.last_seconds
+        self.last, self.last_seconds = driver, seconds
         if driver == 1 and not self.warm:
-            self.warm = True
+            self.warm, self.last_seconds = True, None
             return
         times = self.times[driver]
         times.append(seconds)
@@ -86,38 +114,55 @@ class DriverChoice:
         if driver == 0 and median(times) < MIN_SECONDS:  # the slow calls were a blip: start over
             self._forget_comparison()
             return
+        if previous != driver and previous_seconds is not None:
+            self.ratios.append(seconds / previous_seconds if driver == 1 else previous_seconds / seconds)
         if not self.tried:
-            if driver == 0 or len(times) < WINDOW and seconds <= REJECT_FACTOR * median(self.times[0]):
-                return
-            self.tried = True
-            self._choose()
+            if driver == 1 and seconds > REJECT_FACTOR * median(self.times[0]):
+                self._end_trial(0)
+            elif len(self.ratios) == PAIRS:
+                self._end_trial(self._preferred())
+            return
+        if driver != self.current:  # an exploration: its ratio with the next call is still to come
+            self.exploring = True
             self.explore_at = self.calls + self.interval
             return
-        before = self._choose()
-        if self.current != before:
+        if self.exploring:  # the call after an exploration
+            self.exploring = False
+            before, self.current = self.current, self._preferred()
+            self.interval = EXPLORE_EVERY if self.current != before else min(2 * self.interval, MAX_EXPLORE_EVERY)
+            self.explore_at = self.calls + self.interval
+        elif len(times) == WINDOW and median(times) > SLOWDOWN * self.chosen_median:
+            self._start_trial()
+
+    def _preferred(self) -> int:
+        """The driver the ratios favour, given the current one (hysteresis: ``MARGIN`` to 1)."""
+        ratio = median(self.ratios)
+        return int(ratio < MARGIN) if self.current == 0 else int(ratio <= 1.0)
+
+    def _end_trial(self, chosen: int) -> None:
+        self.tried = True
+        if chosen != self.current:
             self.interval = EXPLORE_EVERY
-        elif driver != self.current:  # an exploration that left the choice as it was
-            self.interval = min(2 * self.interval, MAX_EXPLORE_EVERY)
-        else:
-            return
+        self.current = chosen
+        self.chosen_median = median(self.times[chosen])
         self.explore_at = self.calls + self.interval
+
+    def _start_trial(self) -> None:
+        """Time both drivers afresh (the calls alternate again), the choice kept meanwhile."""
+        self.tried = self.exploring = False
+        self.ratios.clear()
 
     def _forget_comparison(self) -> None:
         """Back to the first driver, untimed against the second, as before the slow calls
         (each call's wall time counts the moments the process was not running: on a busy
         machine a fast function sees a slow window now and then, and a second driver that
         loses by milliseconds must not be explored for good)."""
-        self.compared = self.tried = self.quiet = False
+        self.compared = self.tried = self.quiet = self.exploring = False
         self.current = 0
         self.times[1].clear()
+        self.ratios.clear()
         self.interval = EXPLORE_EVERY
 
-    def _choose(self) -> int:
-        """Point ``current`` at the driver with the lower median (by ``MARGIN``); the previous choice."""
-        before = self.current
-        self.current = 1 if median(self.times[1]) < MARGIN * median(self.times[0]) else 0
-        return before
 
-
-def median(times: deque[float]) -> float:
+def median(times: Sequence[float]) -> float:
     return sorted(times)[len(times) // 2]

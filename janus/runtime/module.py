@@ -326,7 +326,9 @@ class CompiledFunction:
         if choice is None or not choice.compared:
             return f"runs on {self.driver}" + (f" (calls under {drivers.MIN_SECONDS * 1e3:g} ms)" if choice else "")
         timed = [f"{r.driver} {1e3 * median(t):.3g} ms" for r, t in zip(self._runners, choice.times) if t]
-        return f"runs on {self.driver} (median call: {', '.join(timed)})"
+        ratio = (f"; {self._runners[1].driver}/{self._runners[0].driver} over consecutive calls "
+                 f"{median(choice.ratios):.2f}" if choice.ratios else "")
+        return f"runs on {self.driver} (median call: {', '.join(timed)}{ratio})"
 
     def _input_name(self, index: int) -> str:
         if index < self._arity:
