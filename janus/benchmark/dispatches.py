@@ -63,9 +63,18 @@ class DispatchRow:
     seconds: float
     #: FLOPs per call over its runs (None: not a contraction IREE names)
     flops: float | None
+    #: workgroups per run (the tiles a driver's workers share: local-task runs them on every core)
+    workgroups: int = 0
+    #: seconds per call the workgroups ran, summed over the threads that ran them
+    busy_seconds: float = 0.0
 
     def gflops(self) -> float | None:
         return self.flops / self.seconds / 1e9 if self.flops and self.seconds else None
+
+    def cores(self) -> float | None:
+        """Threads busy on average while the dispatch ran (1 on local-sync; up to the
+        worker count on local-task when its workgroups run in parallel)."""
+        return self.busy_seconds / self.seconds if self.busy_seconds and self.seconds else None
 
 
 def dispatch_flops(name: str) -> float | None:
@@ -140,7 +149,8 @@ def profile(call: Captured, driver: str = "local-sync", repetitions: int = 5) ->
         runs = int(record["count"]) / repetitions
         flops = dispatch_flops(name)
         rows.append(DispatchRow(name, round(runs), float(record["total_ns"]) / 1e9 / repetitions,
-                                flops * runs if flops else None))
+                                flops * runs if flops else None, int(np.prod(record.get("last_workgroup_count", [0]))),
+                                float(record.get("total_tile_duration_sum_ns", 0)) / 1e9 / repetitions))
     return sorted(rows, key=lambda r: -r.seconds)
 
 
@@ -163,13 +173,16 @@ def table(model: str, function: str, rows: list[DispatchRow], peak: float, top: 
     flops = sum(r.flops or 0.0 for r in rows)
     lines = [f"### {model}: @{function} ({1e3 * total:.2f} ms of dispatches per call, "
              f"{flops / total / 1e9 if total else 0:.1f} GFLOP/s, {100 * flops / total / 1e9 / peak if total else 0:.1f}% of peak)",
-             "", "| dispatch | runs | ms / call | % time | MFLOP / call | GFLOP/s | % peak |", "|---|---:|---:|---:|---:|---:|---:|"]
-    shown = rows if top is None or len(rows) <= top else [
-        *rows[:top], DispatchRow(f"({len(rows) - top} more)", sum(r.count for r in rows[top:]),
-                                 sum(r.seconds for r in rows[top:]), sum(r.flops or 0.0 for r in rows[top:]) or None)]
+             "", "| dispatch | runs | workgroups | cores busy | ms / call | % time | MFLOP / call | GFLOP/s | % peak |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    rest = rows[top:] if top is not None else []
+    shown = rows if len(rest) <= 1 else [
+        *rows[:top], DispatchRow(f"({len(rest)} more)", sum(r.count for r in rest), sum(r.seconds for r in rest),
+                                 sum(r.flops or 0.0 for r in rest) or None, 0, sum(r.busy_seconds for r in rest))]
     for r in shown:
-        rate = r.gflops()
-        lines.append(f"| `{r.name}` | {r.count} | {1e3 * r.seconds:.3f} | {100 * r.seconds / total:.1f} | "
+        rate, cores = r.gflops(), r.cores()
+        lines.append(f"| `{r.name}` | {r.count} | {r.workgroups or ''} | {'' if cores is None else f'{cores:.2f}'} | "
+                     f"{1e3 * r.seconds:.3f} | {100 * r.seconds / total:.1f} | "
                      f"{'' if r.flops is None else f'{r.flops / 1e6:.1f}'} | {'' if rate is None else f'{rate:.1f}'} | "
                      f"{'' if rate is None else f'{100 * rate / peak:.1f}'} |")
     return "\n".join(lines)

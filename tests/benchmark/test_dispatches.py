@@ -51,6 +51,8 @@ def test_captured_call_replays_with_every_dispatch_timed() -> None:
     assert matmuls and sum(r.count for r in matmuls) == STEPS
     assert all(r.flops == r.count * 2 * 8 * 32 * 32 for r in matmuls)
     assert all(r.seconds > 0 for r in rows)
+    # local-sync runs every workgroup on the calling thread: busy exactly while the dispatch runs
+    assert all(r.workgroups >= 1 and r.cores() == pytest.approx(1.0, rel=1e-6) for r in rows)
     assert rows == sorted(rows, key=lambda r: -r.seconds)
 
 
@@ -59,7 +61,15 @@ def test_table_sums_the_dispatches_left_out() -> None:
             DispatchRow("c", 3, 1e-3, None)]
     text = table("m", "step", rows, peak=100.0, top=1)
     assert "4.00 ms of dispatches per call" in text
-    assert "| `(2 more)` | 5 | 2.000 | 50.0 |" in text
+    assert "| `(2 more)` | 5 |  |  | 2.000 | 50.0 |" in text
+
+
+def test_table_shows_workgroups_and_the_cores_they_kept_busy() -> None:
+    rows = [DispatchRow("a_matmul_64x64x64_f32", 1, 1e-3, 2.0 * 64**3, workgroups=16, busy_seconds=1.9e-3),
+            DispatchRow("b_elementwise_64_f32", 4, 1e-3, None, workgroups=1, busy_seconds=1e-3)]
+    text = table("m", "step", rows, peak=100.0)
+    assert "| `a_matmul_64x64x64_f32` | 1 | 16 | 1.90 | 1.000 | 50.0 | 0.5 | 0.5 | 0.5 |" in text
+    assert "| `b_elementwise_64_f32` | 4 | 1 | 1.00 | 1.000 | 50.0 |  |  |  |" in text
 
 
 def test_a_call_taking_tree_index_arrays_is_not_replayable() -> None:
