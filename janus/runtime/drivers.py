@@ -1,8 +1,9 @@
 """Which of two IREE drivers runs a function's calls, chosen by timing them as they run.
 
 On the CPU, ``local-sync`` runs a call on the caller's thread (about 10 us per call) and
-``local-task`` spreads each dispatch over a thread pool (75-90 us per call; a large
-matmul dispatch runs as 16 or more workgroups on both cores, about 1.9x faster). Which
+``local-task`` spreads each dispatch over a thread pool (75-90 us per call; the LSTM LM's
+matmul dispatches run as 8 to 192 workgroups, on both cores of this idle machine 1.9x
+faster: ``benchmarks/dispatch_profile.py --driver local-task``). Which
 wins depends on the graph (a 64x784x128 GAN step: 1.9 ms vs 0.9 ms on this idle 2-core
 machine) and on the machine's load right now (with the other core busy, local-task gained
 nothing on the same step and took twice as long on LeNet-5's many small dispatches), so a

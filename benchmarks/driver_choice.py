@@ -1,0 +1,140 @@
+"""How steady the CPU driver choice (``janus.runtime.drivers``) is, from a trace of real calls.
+
+A zoo model runs compiled (full size unless ``--quick``) with every call of its slow
+functions alternating between local-sync and local-task: a trace of pairs of consecutive
+calls, one on each driver, under whatever load the machine has. The trace is then replayed
+through the choice policy from many start points (each a fresh process of ``janus-bench``
+seeing another stretch of the machine's load): at each call the policy picks a driver
+and gets the time that driver's call took at that point of the trace. Reported per
+policy: how often a replay ends on local-task, and the median call time of each replay's
+steady calls (``janus-bench``'s step time), its spread over the replays. Twice: with the
+pairs in the order they ran (the load changing as it did: another process taking a core
+for a while), and shuffled (the same calls with no such stretches: what is left is each
+call's own noise, the part a policy can average away; the stretches it can only follow).
+
+``--policy PATH`` adds the ``DriverChoice`` of another ``drivers.py`` (an older one:
+``git show <rev>:janus/runtime/drivers.py > /tmp/old_drivers.py``), replayed on the same
+trace. One trace, so both policies meet the same load: the comparison is fair even on a
+busy machine, but the trace itself says only what this machine's load was while it ran.
+
+    JANUS_CACHE_DIR=/tmp/jc python benchmarks/driver_choice.py lstm-lm gan --policy /tmp/old_drivers.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import random
+import statistics
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+from janus.benchmark.swap import fresh_jit
+from janus.models import MODELS
+from janus.runtime import drivers, module
+
+#: calls of one replay (a full-size janus-bench run makes about this many steady calls of a 30 ms step)
+CALLS = 40
+#: the first calls of a replay that are not steady steps (janus-bench's warm-up after compiling)
+SKIPPED = drivers.WINDOW
+
+
+class Alternating:
+    """Stands in for ``DriverChoice``: calls go to both drivers in turn, each time logged."""
+
+    compared = tried = True
+    quiet = False
+    current = 0
+
+    def __init__(self) -> None:
+        self.log: list[tuple[int, float]] = []
+
+    def next(self) -> int:
+        return len(self.log) % 2
+
+    def record(self, driver: int, seconds: float) -> None:
+        self.log.append((driver, seconds))
+
+
+@contextmanager
+def alternating() -> Iterator[list[Alternating]]:
+    made: list[Alternating] = []
+
+    def make() -> Alternating:
+        made.append(Alternating())
+        return made[-1]
+
+    original = module.DriverChoice
+    module.DriverChoice = make  # type: ignore[assignment, misc]
+    try:
+        yield made
+    finally:
+        module.DriverChoice = original  # type: ignore[misc]
+
+
+def trace(model: str, size: str, pairs: int) -> list[tuple[float, float]]:
+    """(local-sync, local-task) seconds of consecutive calls of ``model``'s slowest function."""
+    spec = MODELS[model]
+    with fresh_jit(spec.modules), alternating() as choices:
+        workload = spec.build(size)  # type: ignore[arg-type]
+        step = 0
+        while not choices or max(len(c.log) for c in choices) < 2 * pairs + 4:
+            workload.step(step)
+            step += 1
+    log = max((c.log for c in choices), key=lambda log: sum(s for _, s in log))[4:]  # past both warm-ups
+    return [(log[i][1], log[i + 1][1]) for i in range(0, len(log) - 1, 2)]
+
+
+def replay(policy: type, calls: list[tuple[float, float]], start: int) -> tuple[int, float]:
+    """The driver ``policy`` ends on and the median of its steady call times, starting at ``start``."""
+    choice: Any = policy()
+    times = []
+    for k in range(CALLS):
+        driver = choice.next() if choice.compared else 0
+        seconds = calls[(start + k) % len(calls)][driver]
+        choice.record(driver, seconds)
+        times.append(seconds)
+    return choice.current, statistics.median(times[SKIPPED:])
+
+
+def summary(name: str, policy: type, calls: list[tuple[float, float]]) -> str:
+    ends, medians = zip(*(replay(policy, calls, start) for start in range(len(calls))))
+    deciles = statistics.quantiles(medians, n=10)
+    return (f"| {name} | {100 * sum(ends) / len(ends):.0f}% | {1e3 * statistics.median(medians):.2f} | "
+            f"{1e3 * deciles[0]:.2f} - {1e3 * deciles[-1]:.2f} | {1e3 * min(medians):.2f} - {1e3 * max(medians):.2f} |")
+
+
+def load_policy(path: str) -> type:
+    spec = importlib.util.spec_from_file_location(f"policy_{Path(path).stem}", path)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    return loaded.DriverChoice
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("models", nargs="+", help="zoo model names (janus-bench --list)")
+    parser.add_argument("--quick", action="store_true", help="the models' quick sizes")
+    parser.add_argument("--pairs", type=int, default=100, help="pairs of calls in each model's trace")
+    parser.add_argument("--policy", action="append", default=[], help="another drivers.py to replay too")
+    args = parser.parse_args()
+    policies = {"current": drivers.DriverChoice, **{p: load_policy(p) for p in args.policy}}
+    for model in args.models:
+        calls = trace(model, "quick" if args.quick else "full", args.pairs)
+        sync, task = zip(*calls)
+        print(f"### {model}: {len(calls)} pairs; median call local-sync {1e3 * statistics.median(sync):.2f} ms, "
+              f"local-task {1e3 * statistics.median(task):.2f} ms, median ratio "
+              f"{statistics.median(t / s for s, t in calls):.2f}\n")
+        shuffled = random.Random(0).sample(calls, len(calls))
+        print("| policy | order | replays ending on local-task | median step ms | 10-90% | min - max |\n"
+              "|---|---|---:|---:|---:|---:|")
+        for order, pairs in (("as run", calls), ("shuffled", shuffled)):
+            for name, policy in policies.items():
+                print(summary(f"{name} | {order}", policy, pairs))
+        print()
+
+
+if __name__ == "__main__":
+    main()
