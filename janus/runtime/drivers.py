@@ -83,7 +83,7 @@ class DriverChoice:
         self.last = 0  # the driver of the last call
         self.last_seconds: float | None = None  # its time (None: a warm-up, not timed)
         self.current = 0  # the driver most calls go to
-        self.chosen_median = 0.0  # the current driver's median call when it was (re)confirmed by a trial
+        self.chosen_median = 0.0  # the current driver's median call when it was chosen
         self.calls = 0
         self.interval = EXPLORE_EVERY
         self.explore_at = 0  # the call count at which the other driver runs next
@@ -130,7 +130,11 @@ class DriverChoice:
         if self.exploring:  # the call after an exploration
             self.exploring = False
             before, self.current = self.current, self._preferred()
-            self.interval = EXPLORE_EVERY if self.current != before else min(2 * self.interval, MAX_EXPLORE_EVERY)
+            if self.current != before:
+                self.interval = EXPLORE_EVERY
+                self.chosen_median = median(self.times[self.current])
+            else:
+                self.interval = min(2 * self.interval, MAX_EXPLORE_EVERY)
             self.explore_at = self.calls + self.interval
         elif len(times) == WINDOW and median(times) > SLOWDOWN * self.chosen_median:
             self._start_trial()

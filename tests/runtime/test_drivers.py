@@ -101,7 +101,18 @@ def test_the_choice_follows_a_change_of_load() -> None:
     # its first call there is REJECT_FACTOR times slower than driver 0's: back to driver 0 at once
     assert run(choice, 2, (5 * MS, 20 * MS)) == [0, 1] and choice.tried and choice.current == 0
     run(choice, 4 * EXPLORE_EVERY, (5 * MS, 2 * MS))  # and idle again: explorations see it
+    assert choice.current == 1 and choice.chosen_median == 2 * MS  # a slowdown is measured from now on
+
+
+def test_a_lasting_slowdown_of_the_chosen_driver_compares_both_again() -> None:
+    choice = DriverChoice()
+    run(choice, WINDOW + TRIAL_CALLS, (27 * MS, 19 * MS))
     assert choice.current == 1
+    # the other core got busy: local-task 32 ms, slower than local-sync but not REJECT_FACTOR times
+    assert run(choice, 2, (27 * MS, 32 * MS)) == [1, 1] and not choice.tried
+    # alternating again (the first call's ratio is with the last local-task call) until PAIRS ratios are in
+    assert run(choice, PAIRS, (27 * MS, 32 * MS)) == [0, 1] * (PAIRS // 2) + [0]
+    assert choice.tried and choice.current == 0 and choice.chosen_median == 27 * MS
 
 
 def test_explorations_switch_only_past_the_margin() -> None:
