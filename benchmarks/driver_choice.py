@@ -73,6 +73,14 @@ def alternating() -> Iterator[list[Alternating]]:
         module.DriverChoice = original  # type: ignore[misc]
 
 
+#: steps after which a model none of whose functions has a second driver is given up
+MAX_STEPS_WITHOUT_CHOICE = 50
+
+
+class SingleDriver(Exception):
+    """The model's compiled functions all run on one driver (``host_modules.serial_only``)."""
+
+
 def trace(model: str, size: str, pairs: int) -> list[tuple[float, float]]:
     """(local-sync, local-task) seconds of consecutive calls of ``model``'s slowest function."""
     spec = MODELS[model]
@@ -80,6 +88,8 @@ def trace(model: str, size: str, pairs: int) -> list[tuple[float, float]]:
         workload = spec.build(size)  # type: ignore[arg-type]
         step = 0
         while not choices or max(len(c.log) for c in choices) < 2 * pairs + 4:
+            if not choices and step >= MAX_STEPS_WITHOUT_CHOICE:
+                raise SingleDriver(f"{model}: no compiled function has a second driver to compare")
             workload.step(step)
             step += 1
     log = max((c.log for c in choices), key=lambda log: sum(s for _, s in log))[4:]  # past both warm-ups
@@ -122,7 +132,11 @@ def main() -> None:
     args = parser.parse_args()
     policies = {"current": drivers.DriverChoice, **{p: load_policy(p) for p in args.policy}}
     for model in args.models:
-        calls = trace(model, "quick" if args.quick else "full", args.pairs)
+        try:
+            calls = trace(model, "quick" if args.quick else "full", args.pairs)
+        except SingleDriver as e:
+            print(f"### {e}\n")
+            continue
         sync, task = zip(*calls)
         print(f"### {model}: {len(calls)} pairs; median call local-sync {1e3 * statistics.median(sync):.2f} ms, "
               f"local-task {1e3 * statistics.median(task):.2f} ms, median ratio "
