@@ -78,7 +78,8 @@ MAX_STEPS_WITHOUT_CHOICE = 50
 
 
 class SingleDriver(Exception):
-    """The model's compiled functions all run on one driver (``host_modules.serial_only``)."""
+    """No compiled function of the model has a second driver (an explicit driver, a GPU
+    target, or a host module that must run serially: ``host_modules.serial_only``)."""
 
 
 def trace(model: str, size: str, pairs: int) -> list[tuple[float, float]]:
