@@ -11,19 +11,25 @@
 // A TreeRNN-like recursion: a leaf reads its word's row of E, an inner node invokes itself
 // on the ids in the left and right columns (its other arguments unchanged) and combines
 // the children's vectors. It becomes a level function over a batch of rows (the word read
-// a gather, the matvec a GEMM over the batch, the branch merged by a select) and a table
-// function that runs it level by level; the entry reads the node's row of the table.
+// a gather, the children's rows an iree_linalg_ext.gather of the table, the matvec a GEMM
+// over the batch, the branch merged by a select) and a table function that runs it level by
+// level in static chunks of 16 and then 4 rows, the table a mutable global updated in place;
+// the entry reads the node's row of the table.
 
+// CHECK: util.global private mutable @rec_table_rows = dense<0.000000e+00> : tensor<1x16384x8xf32>
+// CHECK: util.global private mutable @rec_table_held0 = dense<true> : tensor<i1>
 // CHECK-LABEL: func.func @entry
 // CHECK: %[[T:.+]] = call @rec_table(%{{.+}}) : (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<50x8xf32>, tensor<16x8xf32>) -> tensor<?x8xf32>
-// CHECK: "janus.guard"(%{{.+}}) {id = 2 : i64, kind = "value"
+// CHECK: "janus.guard"(%{{.+}}) {id = 3 : i64, kind = "value"
 // CHECK: tensor.extract_slice %[[T]][%{{.+}}, 0] [1, 8] [1, 1] : tensor<?x8xf32> to tensor<8xf32>
 // CHECK-NOT: janus.invoke
 // CHECK-LABEL: func.func private @rec_level
-// CHECK-SAME: (%{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<50x8xf32>, %{{.+}}: tensor<16x8xf32>, %{{.+}}: index, %{{.+}}: index, %{{.+}}: tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<i1>)
+// CHECK-SAME: (%{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<50x8xf32>, %{{.+}}: tensor<16x8xf32>, %{{.+}}: index, %{{.+}}: index, %[[TABLE:.+]]: tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<i1>)
 // CHECK-NOT: scf.if
 // CHECK-NOT: janus.invoke
 // CHECK-NOT: janus.guard
+// CHECK: iree_linalg_ext.gather dimension_map = [0] ins(%[[TABLE]], %{{.+}} : tensor<?x8xf32>, tensor<?xi64>)
+// CHECK: iree_linalg_ext.gather dimension_map = [0] ins(%[[TABLE]], %{{.+}} : tensor<?x8xf32>, tensor<?xi64>)
 // CHECK: tensor.concat dim(1) %{{.+}}, %{{.+}} : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x16xf32>
 // CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
 // CHECK: arith.select
@@ -33,12 +39,24 @@
 // CHECK: util.list.create
 // CHECK: scf.while
 // CHECK: "janus.guard"(%{{.+}}) {id = 1 : i64, kind = "value"
+// CHECK: util.global.store %{{.+}}, @rec_table_held0
+// CHECK: "janus.guard"(%{{.+}}) {id = 2 : i64, kind = "value", source = "@rec_table: at most 16384 nodes
 // CHECK: scf.for
-// CHECK: func.call @rec_level
-// CHECK: tensor.insert_slice
+// CHECK-NOT: iter_args
+// CHECK: scf.for
+// CHECK: %[[T16:.+]] = util.global.load @rec_table_rows : tensor<1x16384x8xf32>
+// CHECK: func.call @rec_level({{.+}}, %c16, %{{.+}})
+// CHECK: %[[U16:.+]] = tensor.insert_slice %{{.+}} into %[[T16]][0, %{{.+}}, 0] [1, 16, 8] [1, 1, 1] : tensor<16x8xf32> into tensor<1x16384x8xf32>
+// CHECK: util.global.store %[[U16]], @rec_table_rows
 // CHECK: arith.andi %{{.+}} : tensor<i1>
-// CHECK: %[[OK:.+]] = tensor.extract
-// CHECK: "janus.guard"(%[[OK]]) {id = 0 : i64, kind = "raise", source = "word in range"}
+// CHECK: scf.for
+// CHECK: func.call @rec_level({{.+}}, %c4, %{{.+}})
+// CHECK: tensor.insert_slice %{{.+}} [1, 4, 8] [1, 1, 1] : tensor<4x8xf32> into tensor<1x16384x8xf32>
+// CHECK: scf.if
+// CHECK: util.global.load @rec_table_rows
+// CHECK: linalg.copy
+// CHECK: util.global.load @rec_table_held0
+// CHECK: "janus.guard"(%{{.+}}) {id = 0 : i64, kind = "raise", source = "word in range"}
 // CHECK-NOT: func.func private @rec(
 func.func @entry(%words: tensor<?xi64>, %leaf: tensor<?xi64>, %left: tensor<?xi64>, %right: tensor<?xi64>,
                  %E: tensor<50x8xf32>, %W: tensor<16x8xf32>) -> tensor<8xf32> {

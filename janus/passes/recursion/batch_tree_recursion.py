@@ -209,6 +209,9 @@ class BatchTreeRecursion(ModulePass):
     min_node_weights: int = option(
         0, "batch a recursion if one structured op of its node reads a weight (a tensor that is the "
         "same for every node) of at least this many elements; 0: batch none", minimum=0)
+    table_rows: int = option(
+        16384, "rows of each table (a static global): a call over more nodes fails a guard and runs in Python",
+        minimum=max(wavefront_form.TIERS))
 
     def apply(self, module_op: ir.Operation) -> None:
         fns = functions(module_op)
@@ -230,6 +233,8 @@ class BatchTreeRecursion(ModulePass):
             return
         try:
             children = _analyse(fn)
+            if len(set(map(str, row_types))) > 1:  # the tables are stacked in one global
+                raise batching.NotBatchable("results of different types")
             tables = [ir.Type.parse(wavefront_form.table_type(str(t))) for t in row_types]
             checks = _level_function(fn, level, tables)
             functions(module_op)[level].verify()
@@ -241,14 +246,20 @@ class BatchTreeRecursion(ModulePass):
         guard_id = _next_guard_id(module_op)
         spec = wavefront_form.TableSpec(
             table, level, tuple(str(a.type) for a in args[1:]), tuple(children), tuple(str(t) for t in row_types),
-            guard_id, f"@{name}: children numbered after their level (breadth-first)", tuple(checks))
-        parsed = ir.Module.parse(wavefront_form.level_declaration(spec) + "\n" + wavefront_form.table_function(spec))
-        parsed.body.operations[1].move_before(fn)
+            guard_id, f"@{name}: children numbered after their level (breadth-first)", tuple(checks), self.table_rows)
+        parsed = ir.Module.parse("\n".join([wavefront_form.table_globals(spec), wavefront_form.level_declaration(spec),
+                                            wavefront_form.table_function(spec)]))
+        first = module_op.regions[0].blocks[0].operations[0]
+        for op in list(parsed.body.operations):
+            if op.name == "util.global":  # iree-compile converts a global's uses only after the global
+                op.move_before(first)
+            elif op.attributes["sym_name"].value == table:
+                op.move_before(fn)
         made: dict = {}
         for caller, other in fns.items():
             if caller != name:
                 for site in call_sites(other):
                     if site.attributes["callee"].value == name:
-                        _read_rows(site, table, guard_id + 1, made)
+                        _read_rows(site, table, guard_id + 2, made)
         fn.erase()
         LOG.info("janus-batch-tree-recursion: @%s runs one batch per level", name)

@@ -23,6 +23,7 @@ from janus.runtime.targets import TARGETS
 from tests.helpers import wavefront_trees as wt
 
 BATCHED = "runs one batch per level"
+pytestmark = pytest.mark.filterwarnings("error::janus.FallbackWarning")
 
 
 @pytest.fixture(autouse=True)
