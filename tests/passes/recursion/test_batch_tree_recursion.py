@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 from typing import Callable
 
 import numpy as np
@@ -104,3 +105,47 @@ def test_own_model_deep_chain_and_one_node(params: wt.Params, caplog: pytest.Log
     for _ in range(3):
         _check(leaf, params, compiled)
     assert BATCHED in caplog.text and "stays node by node" not in caplog.text
+
+
+def test_zoo_forest_of_mixed_shapes_at_batch_25(caplog: pytest.LogCaptureFixture) -> None:
+    """25 trees of every shape in one call (each tree's table call writes the same global table:
+    the rows of one are copied out before the next runs), then other batches of 25."""
+    caplog.set_level(logging.INFO, logger="janus.passes")
+    hidden, vocab, *_ = SIZES["quick"]
+    model = TreeRNN(hidden, vocab)
+    trees, _ = make_dataset("quick")
+    plain = TreeRNN.infer.fn
+    infer = janus.jit(plain)
+    for start in (0, 25, 0, 25, 10):
+        _agree(infer(model, trees[start:start + 25]), plain(model, trees[start:start + 25]))
+    assert BATCHED in caplog.text
+
+
+def test_two_threads_share_one_compiled_function(params: wt.Params, caplog: pytest.LogCaptureFixture) -> None:
+    """The table is a global of the compiled module: calls from two threads must not interleave."""
+    caplog.set_level(logging.INFO, logger="janus.passes")
+    compiled = janus.jit(wt.sentence_vector)
+    rng = np.random.default_rng(5)
+    sentences = [wt.Sentence(wt.balanced(int(k), rng, VOCAB)) for k in rng.integers(2, 40, 8)]
+    sentences += [wt.Sentence(wt.chain(int(k), rng, VOCAB)) for k in rng.integers(1, 30, 8)]
+    wants = [wt.sentence_vector(s, params) for s in sentences]
+    for s in sentences[:3]:
+        compiled(s, params)  # profile and compile before the threads start
+    assert BATCHED in caplog.text
+    failures: list[BaseException] = []
+
+    def work(order: list[int]) -> None:
+        try:
+            for _ in range(5):
+                for i in order:
+                    _agree(compiled(sentences[i], params), wants[i])
+        except BaseException as e:  # reported by the main thread
+            failures.append(e)
+
+    threads = [threading.Thread(target=work, args=(list(range(len(sentences))),)),
+               threading.Thread(target=work, args=(list(reversed(range(len(sentences)))),))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures, failures[0]
