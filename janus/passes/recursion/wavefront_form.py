@@ -153,13 +153,19 @@ def _chunk(spec: TableSpec, rows: int, at: str, tag: str) -> list[str]:
     results = _level_results(spec)
     lines.append(f"      %rows{tag}:{len(results)} = func.call @{spec.level}({call_args}) : ({call_types}) -> ({', '.join(results)})")
     chunk = f"tensor<{'x'.join([str(rows), *dims])}x{element}>"
-    into = f"%t{tag}"
+    block = f"tensor<{'x'.join([str(len(tables)), str(rows), *dims])}x{element}>"
+    into = f"%b{tag}"
+    lines.append(f"      {into} = tensor.empty() : {block}")
     for r, table in enumerate(tables):
-        offsets, sizes, strides = _slice(r, at, str(rows), dims)
+        offsets, sizes, strides = _slice(r, "0", str(rows), dims)
         lines += [f"      %r{r}{tag} = tensor.cast %rows{tag}#{r} : {table} to {chunk}",
                   f"      %u{r}{tag} = tensor.insert_slice %r{r}{tag} into {into}[{offsets}] [{sizes}] [{strides}]"
-                  f" : {chunk} into {stacked}"]
+                  f" : {chunk} into {block}"]
         into = f"%u{r}{tag}"
+    offsets, sizes, strides = _slice(0, at, str(rows), dims)
+    sizes = sizes.replace("1, ", f"{len(tables)}, ", 1)
+    lines.append(f"      %all{tag} = tensor.insert_slice {into} into %t{tag}[{offsets}] [{sizes}] [{strides}] : {block} into {stacked}")
+    into = f"%all{tag}"
     lines.append(f"      util.global.store {into}, @{spec.name}_rows : {stacked}")
     for g in range(len(spec.checks)):
         lines += [f"      %h{g}{tag} = util.global.load @{spec.name}_held{g} : {_CHECK}",
