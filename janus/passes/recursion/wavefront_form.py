@@ -2,16 +2,30 @@
 
 ``janus-batch-tree-recursion`` turns a self-recursive function over tree nodes into a
 per-level function (``level``: the body run on a batch of consecutive node rows) and this
-table function, which runs it level by level. The form follows
-``benchmarks/wavefront_bound.py``'s ``WAVEFRONT``: a host loop over levels, each trip a
-batch computed from the rows of the table the later levels filled, its rows inserted.
+table function, which runs it level by level (docs/lowering.md, "Wavefront execution").
 
 The schedule needs no sort: the linearizer numbers nodes breadth-first, so a node's
 children come after it. Levels are discovered top-down as contiguous row ranges (the next
 level ends past the last child of this one), with a guard that every child lies past the
 current level (true for a breadth-first numbering; anything else falls back), then run
 bottom-up. Level starts live in an IREE VM list (``!util.list<?>``: host memory).
-Swapping in a faster form means changing ``table_function`` only.
+
+The form of the run, each rule measured or forced by iree-compile 3.13:
+
+- the tables (one per result, all of one type) are stacked in ONE mutable ``util.global`` of
+  static size ``[results, table_rows, row...]``, loaded and stored around each chunk, so the
+  rows are updated in place; nothing is loop-carried (a table as an ``scf.for`` iter_arg is
+  copied whole on every trip); a guard checks that the nodes fit. One global per table gave
+  wrong rows for TreeLSTM's two, and two updates of one global per chunk copied it whole;
+- a level runs as static chunks (``TIERS``: 16 rows, then 4), from the level's end down, so
+  the level function's matmuls get a static M (twice the speed of a dynamic one) below the
+  32 rows at which the CPU preset turns data tiling on; the rows a chunk computes past the
+  level are rewritten later (shallower) or recomputed from finished children (deeper);
+- the rows are read out after the loop inside an ``scf.if`` and copied: a load placed straight
+  after the loop was moved above it (stale rows), and each tree of a call runs its own table
+  function today, all on the same global;
+- the global makes the compiled module stateful: the runtime does not let its calls overlap
+  (``FunctionInfo.stateful``).
 """
 
 from __future__ import annotations

@@ -149,3 +149,20 @@ def test_two_threads_share_one_compiled_function(params: wt.Params, caplog: pyte
     for t in threads:
         t.join()
     assert not failures, failures[0]
+
+
+def test_more_nodes_than_table_rows_run_in_python(params: wt.Params, monkeypatch: pytest.MonkeyPatch,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    """The table is a global of ``table-rows`` rows: a tree with more nodes fails its guard and
+    runs in Python (right, never a write past the table); smaller trees still run compiled."""
+    caplog.set_level(logging.INFO, logger="janus.passes")
+    cpu = TARGETS["cpu"]
+    monkeypatch.setitem(TARGETS, "cpu", dataclasses.replace(cpu, pipeline=cpu.pipeline.replace(
+        "{min-node-weights=1}", "{min-node-weights=1 table-rows=16}")))
+    compiled = janus.jit(wt.sentence_vector)
+    rng = np.random.default_rng(6)
+    small, big = wt.Sentence(wt.balanced(6, rng, VOCAB)), wt.Sentence(wt.chain(20, rng, VOCAB))
+    for sentence in (small, small, small, big, small, big):
+        _check(sentence, params, compiled)
+    assert BATCHED in caplog.text
+    assert "at most 16 nodes (janus-batch-tree-recursion's table-rows) failed" in janus.explain(compiled)
