@@ -1,8 +1,9 @@
 // RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-node-weights=1})' --split-input-file | FileCheck %s
 // RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion)' --split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-node-weights=0})' --split-input-file | FileCheck %s --check-prefix=OFF
 // RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-node-weights=129})' --split-input-file | FileCheck %s --check-prefix=OFF
 
-// OFF (the default, min-node-weights=0, or a weight of 16x8 below min-node-weights=129): the
+// OFF (min-node-weights=0: none; a weight of 16x8 below the default 65536 or below 129): the
 // recursion stays as it is.
 // OFF-LABEL: func.func @entry
 // OFF: "janus.invoke"

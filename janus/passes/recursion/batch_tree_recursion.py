@@ -11,7 +11,10 @@ reason is logged on ``janus.passes``.
 
 Every node of the columns is computed, visited by the recursion or not; such a node can
 only fail a guard (a fallback), since rows of nodes the program never reached are never
-read.
+read. The tables live in a mutable global (``wavefront_form``), so the compiled module is
+stateful (the runtime serializes its calls). By default only a recursion whose node reads a
+weight of at least ``min-node-weights`` elements is batched: below that the level loop's fixed
+cost per chunk measured slower than node-by-node execution (docs/lowering.md).
 """
 
 from __future__ import annotations
@@ -71,14 +74,25 @@ def _analyse(fn: ir.Operation) -> list[int]:
     return sorted(set(children))
 
 
+#: ops that only view a tensor in another shape: a weight read through one is still the weight
+_VIEWS = ("tensor.collapse_shape", "tensor.expand_shape", "tensor.cast")
+
+
+def _viewed(v: ir.Value) -> ir.Value:
+    while not isinstance(v.owner, ir.Block) and v.owner.name in _VIEWS:
+        v = v.owner.operands[0]
+    return v
+
+
 def _largest_weight(fn: ir.Operation) -> int:
-    """Elements of the largest static tensor argument of ``fn`` a structured op reads."""
+    """Elements of the largest static tensor argument of ``fn`` a structured op reads (RNTN's V
+    of 128x256x256 through the reshape its matmul reads)."""
     args = set(fn.regions[0].blocks[0].arguments)
     largest = [0]
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name.startswith("linalg."):
-            for v in op.operands:
+            for v in map(_viewed, op.operands):
                 t = v.type
                 if v in args and isinstance(t, ir.RankedTensorType) and t.has_static_shape:
                     largest[0] = max(largest[0], _elements(t))
@@ -203,11 +217,13 @@ class BatchTreeRecursion(ModulePass):
     name = "janus-batch-tree-recursion"
     summary = "Run a self-recursion over tree nodes one batch per tree level (wavefront)."
 
-    #: Measured on this machine (issue 15, CPU time, old and new alternated): a level still costs
-    #: more than the node-by-node state machine spends on its nodes for the zoo's trees (TreeRNN,
-    #: TreeLSTM and RNTN, batches of 1 and 25), so the default batches nothing.
+    #: Measured on this machine (issue 15, CPU time per tree, pass on and off alternated in one
+    #: process, full-size zoo models): a level's fixed cost (about ten dispatches per chunk and a
+    #: host read-back per level) pays off only when a node's weights are large: TreeLSTM (W of
+    #: 256x640) 1.24x at batch 1 and 1.03x at 25, RNTN (V of 128x256x256) 1.09x and 1.27x; TreeRNN
+    #: (W of 256x128) loses (0.75-0.82x at batch 1, 0.79x at 25) and stays node by node.
     min_node_weights: int = option(
-        0, "batch a recursion if one structured op of its node reads a weight (a tensor that is the "
+        65536, "batch a recursion if one structured op of its node reads a weight (a tensor that is the "
         "same for every node) of at least this many elements; 0: batch none", minimum=0)
     table_rows: int = option(
         16384, "rows of each table (a static global): a call over more nodes fails a guard and runs in Python",

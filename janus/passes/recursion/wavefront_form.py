@@ -290,7 +290,7 @@ def table_function(spec: TableSpec) -> str:
     tables = ", ".join(table_type(t) for t in spec.row_types)
     first_column = f"%a{spec.child_args[0]}"
     lines = [
-        f"func.func private @{spec.name}({params}) -> ({tables}) {{",
+        f"func.func private @{spec.name}({params}) -> ({tables}) attributes {{no_inline}} {{",
         "  %c0 = arith.constant 0 : index",
         "  %c1 = arith.constant 1 : index",
         "  %zero64 = arith.constant 0 : i64",

@@ -1,8 +1,9 @@
 """``janus-batch-tree-recursion`` end to end: tree models run level by level agree with Python.
 
-The default pipelines batch none (``min-node-weights=0``: not faster yet on this machine); these
-tests batch every one for the CPU target and check, for each program, that it applied (the
-pass logs it) and that every compiled result matches the plain function.
+The default pipelines batch a recursion whose node reads a weight of at least 64K elements
+(``test_zoo_default_pipeline``); the other tests batch every one for the CPU target and check, for
+each program, that it applied (the pass logs it) and that every compiled result matches the plain
+function.
 """
 
 from __future__ import annotations
@@ -166,3 +167,23 @@ def test_more_nodes_than_table_rows_run_in_python(params: wt.Params, monkeypatch
         _check(sentence, params, compiled)
     assert BATCHED in caplog.text
     assert "at most 16 nodes (janus-batch-tree-recursion's table-rows) failed" in janus.explain(compiled)
+
+
+@pytest.mark.parametrize("model_class, batched", [(TreeLSTM, True), (RNTN, True), (TreeRNN, False)])
+def test_zoo_default_pipeline(model_class: type, batched: bool, monkeypatch: pytest.MonkeyPatch,
+                              caplog: pytest.LogCaptureFixture) -> None:
+    """By default (``min-node-weights=65536``) the pass batches TreeLSTM (W 256x640) and RNTN (V
+    128x256x256) at the zoo's full size, where it measured faster, and leaves TreeRNN (W 256x128)
+    node by node; the quick sizes here only shrink the trees."""
+    cpu = TARGETS["cpu"]
+    monkeypatch.setitem(TARGETS, "cpu", dataclasses.replace(cpu, pipeline=cpu.pipeline.replace("{min-node-weights=1}", "")))
+    hidden, vocab, *_ = SIZES["full"]
+    model = model_class(hidden, vocab)
+    trees, _ = make_dataset("quick")
+    plain = type(model).infer.fn
+    infer = janus.jit(plain)
+    with caplog.at_level(logging.INFO, logger="janus.passes"):
+        for batch in (trees[0:2], trees[2:4], trees[4:6], trees[6:8]):
+            np.testing.assert_allclose(infer(model, batch), plain(model, batch), rtol=1e-4, atol=1e-5)
+    assert (BATCHED in caplog.text) == batched
+    assert ("stays node by node: its weights are smaller than min-node-weights=65536" in caplog.text) == (not batched)
