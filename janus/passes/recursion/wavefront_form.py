@@ -133,8 +133,8 @@ TIERS = (16, 4)
 
 def _globals(spec: TableSpec) -> list[str]:
     """The tables, stacked in one mutable global of static size (updated in place: as a loop's
-    iter_arg a table is copied whole on every trip; and iree-compile 3.13 computed wrong
-    results with one global per table, TreeLSTM's two), and the guards' running results."""
+    iter_arg a table is copied whole on every trip; one global per table gave TreeLSTM's two
+    wrong rows with iree-compile 3.13, for a reason not found), and the guards' running results."""
     element = _shape_and_element(spec.row_types[0])[1]
     zero = "0.0" if element.startswith(("f", "bf")) else "0"
     return [f"util.global private mutable @{spec.name}_rows = dense<{zero}> : {_stacked(spec)}",
