@@ -17,7 +17,7 @@ from janus.heap import HeapManifest
 from janus.runtime.values import ValueType, from_json, to_json
 
 #: Bumped whenever the sidecar layout changes (2: signature types in their JSON form).
-MANIFEST_VERSION = 2
+MANIFEST_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -34,16 +34,21 @@ class FunctionInfo:
     writes_arguments: bool = True
     #: per trailing storage argument after ``inputs`` (``result_storage``): the result IREE writes into it
     storage: tuple[int, ...] = ()
+    #: the module keeps state between calls (mutable ``util.global``s: a batched tree recursion's
+    #: table): calls of it must not overlap
+    stateful: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"inputs": [to_json(t) for t in self.inputs], "results": [to_json(t) for t in self.results],
-                "heap": self.heap.to_json(), "writes_arguments": self.writes_arguments, "storage": list(self.storage)}
+                "heap": self.heap.to_json(), "writes_arguments": self.writes_arguments, "storage": list(self.storage),
+                "stateful": self.stateful}
 
     @classmethod
     def from_json(cls, name: str, data: Mapping[str, Any]) -> "FunctionInfo":
         inputs = tuple(from_json(t) for t in data["inputs"])
         return cls(name, inputs, tuple(from_json(t) for t in data["results"]), HeapManifest.from_json(data["heap"]),
-                   bool(data.get("writes_arguments", True)), tuple(int(i) for i in data.get("storage", ())))
+                   bool(data.get("writes_arguments", True)), tuple(int(i) for i in data.get("storage", ())),
+                   bool(data.get("stateful", False)))
 
 
 @dataclass(frozen=True)

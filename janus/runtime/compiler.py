@@ -143,6 +143,8 @@ def iree_compile(text: str, flags: list[str], libm_flags: tuple[str, ...], filen
 def public_functions(module: ir.Module) -> dict[str, FunctionInfo]:
     """What the runtime needs to call each exported function of ``module``."""
     out = {}
+    stateful = any(op.operation.name == "util.global" and "is_mutable" in op.operation.attributes
+                   for op in module.body.operations)
     for op in module.body.operations:
         if not exported(op):
             continue
@@ -157,6 +159,7 @@ def public_functions(module: ir.Module) -> dict[str, FunctionInfo]:
             HeapManifest.from_function(op.operation),
             writes_arguments(op.operation),
             storage,
+            stateful,
         )
     return out
 

@@ -82,7 +82,8 @@ class _Source:
         self.copied = sum(_nbytes(inputs[i]) for i in self.staged) + sum(_nbytes(k) for k in function._outputs)
         pulls = [kind for i, kind in enumerate(function._results) if i not in function._info.storage]
         #: the call uses the runner's scratch (stages, result storage, the transfer of pulled arrays)
-        self.locked = bool(self.staged or function._outputs or any(isinstance(k, TensorType) for k in pulls))
+        self.locked = bool(self.staged or function._outputs or any(isinstance(k, TensorType) for k in pulls)
+                           or function._info.stateful)  # a stateful module's slow path waits for the lock
 
     def build(self) -> Caller:
         body = self.entry() + self.arguments()

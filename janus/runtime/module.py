@@ -241,7 +241,7 @@ class CompiledFunction:
             arguments = self._scalar_arguments(args) if args else runner.scratch.arguments
             return self._call(runner, arguments, rt.VmVariantList(len(self._results)), None)
         lock = runner.lock
-        if lock.acquire(False):  # held until the results are out
+        if lock.acquire(self._info.stateful):  # held until the results are out; a stateful module's calls wait
             try:
                 scratch = runner.scratch
                 transfer = scratch.transfer

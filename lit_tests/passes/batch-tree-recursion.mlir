@@ -1,8 +1,9 @@
 // RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-node-weights=1})' --split-input-file | FileCheck %s
 // RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion)' --split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-node-weights=0})' --split-input-file | FileCheck %s --check-prefix=OFF
 // RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-node-weights=129})' --split-input-file | FileCheck %s --check-prefix=OFF
 
-// OFF (the default, min-node-weights=0, or a weight of 16x8 below min-node-weights=129): the
+// OFF (min-node-weights=0: none; a weight of 16x8 below the default 65536 or below 129): the
 // recursion stays as it is.
 // OFF-LABEL: func.func @entry
 // OFF: "janus.invoke"
@@ -11,19 +12,25 @@
 // A TreeRNN-like recursion: a leaf reads its word's row of E, an inner node invokes itself
 // on the ids in the left and right columns (its other arguments unchanged) and combines
 // the children's vectors. It becomes a level function over a batch of rows (the word read
-// a gather, the matvec a GEMM over the batch, the branch merged by a select) and a table
-// function that runs it level by level; the entry reads the node's row of the table.
+// a gather, the children's rows an iree_linalg_ext.gather of the table, the matvec a GEMM
+// over the batch, the branch merged by a select) and a table function that runs it level by
+// level in static chunks of 16 and then 4 rows, the table a mutable global updated in place;
+// the entry reads the node's row of the table.
 
+// CHECK: util.global private mutable @rec_table_rows = dense<0.000000e+00> : tensor<1x16384x8xf32>
+// CHECK: util.global private mutable @rec_table_held0 = dense<true> : tensor<i1>
 // CHECK-LABEL: func.func @entry
 // CHECK: %[[T:.+]] = call @rec_table(%{{.+}}) : (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<50x8xf32>, tensor<16x8xf32>) -> tensor<?x8xf32>
-// CHECK: "janus.guard"(%{{.+}}) {id = 2 : i64, kind = "value"
+// CHECK: "janus.guard"(%{{.+}}) {id = 3 : i64, kind = "value"
 // CHECK: tensor.extract_slice %[[T]][%{{.+}}, 0] [1, 8] [1, 1] : tensor<?x8xf32> to tensor<8xf32>
 // CHECK-NOT: janus.invoke
 // CHECK-LABEL: func.func private @rec_level
-// CHECK-SAME: (%{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<50x8xf32>, %{{.+}}: tensor<16x8xf32>, %{{.+}}: index, %{{.+}}: index, %{{.+}}: tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<i1>)
+// CHECK-SAME: (%{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<?xi64>, %{{.+}}: tensor<50x8xf32>, %{{.+}}: tensor<16x8xf32>, %{{.+}}: index, %{{.+}}: index, %[[TABLE:.+]]: tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<i1>)
 // CHECK-NOT: scf.if
 // CHECK-NOT: janus.invoke
 // CHECK-NOT: janus.guard
+// CHECK: iree_linalg_ext.gather dimension_map = [0] ins(%[[TABLE]], %{{.+}} : tensor<?x8xf32>, tensor<?xi64>)
+// CHECK: iree_linalg_ext.gather dimension_map = [0] ins(%[[TABLE]], %{{.+}} : tensor<?x8xf32>, tensor<?xi64>)
 // CHECK: tensor.concat dim(1) %{{.+}}, %{{.+}} : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x16xf32>
 // CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
 // CHECK: arith.select
@@ -33,12 +40,25 @@
 // CHECK: util.list.create
 // CHECK: scf.while
 // CHECK: "janus.guard"(%{{.+}}) {id = 1 : i64, kind = "value"
+// CHECK: util.global.store %{{.+}}, @rec_table_held0
+// CHECK: "janus.guard"(%{{.+}}) {id = 2 : i64, kind = "value", source = "@rec_table: at most 16384 nodes
 // CHECK: scf.for
-// CHECK: func.call @rec_level
-// CHECK: tensor.insert_slice
+// CHECK-NOT: iter_args
+// CHECK: scf.for
+// CHECK: %[[T16:.+]] = util.global.load @rec_table_rows : tensor<1x16384x8xf32>
+// CHECK: func.call @rec_level({{.+}}, %c16, %{{.+}})
+// CHECK: %[[B16:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0] [1, 16, 8] [1, 1, 1] : tensor<16x8xf32> into tensor<1x16x8xf32>
+// CHECK: %[[U16:.+]] = tensor.insert_slice %[[B16]] into %[[T16]][0, %{{.+}}, 0] [1, 16, 8] [1, 1, 1] : tensor<1x16x8xf32> into tensor<1x16384x8xf32>
+// CHECK: util.global.store %[[U16]], @rec_table_rows
 // CHECK: arith.andi %{{.+}} : tensor<i1>
-// CHECK: %[[OK:.+]] = tensor.extract
-// CHECK: "janus.guard"(%[[OK]]) {id = 0 : i64, kind = "raise", source = "word in range"}
+// CHECK: scf.for
+// CHECK: func.call @rec_level({{.+}}, %c4, %{{.+}})
+// CHECK: tensor.insert_slice %{{.+}} [1, 4, 8] [1, 1, 1] : tensor<1x4x8xf32> into tensor<1x16384x8xf32>
+// CHECK: scf.if
+// CHECK: util.global.load @rec_table_rows
+// CHECK: linalg.copy
+// CHECK: util.global.load @rec_table_held0
+// CHECK: "janus.guard"(%{{.+}}) {id = 0 : i64, kind = "raise", source = "word in range"}
 // CHECK-NOT: func.func private @rec(
 func.func @entry(%words: tensor<?xi64>, %leaf: tensor<?xi64>, %left: tensor<?xi64>, %right: tensor<?xi64>,
                  %E: tensor<50x8xf32>, %W: tensor<16x8xf32>) -> tensor<8xf32> {
@@ -147,4 +167,52 @@ func.func private @gather(%node: i64, %words: tensor<?xi64>, %left: tensor<?xi64
     scf.yield %h : tensor<8xf32>
   }
   return %r : tensor<8xf32>
+}
+
+// -----
+
+// Two results (TreeLSTM's h and c): both tables stacked in one global, a chunk's rows of both
+// stored by one update (two updates of the global made iree-compile copy it whole).
+
+// CHECK: util.global private mutable @pair_table_rows = dense<0.000000e+00> : tensor<2x16384x8xf32>
+// CHECK-LABEL: func.func private @pair_level
+// CHECK-SAME: tensor<?x8xf32>, %{{.+}}: tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<?x8xf32>)
+// CHECK-LABEL: func.func private @pair_table
+// CHECK: %[[T:.+]] = util.global.load @pair_table_rows : tensor<2x16384x8xf32>
+// CHECK: tensor.extract_slice %[[T]][0, 0, 0] [1, %{{.+}}, 8] [1, 1, 1] : tensor<2x16384x8xf32> to tensor<?x8xf32>
+// CHECK: tensor.extract_slice %[[T]][1, 0, 0] [1, %{{.+}}, 8] [1, 1, 1] : tensor<2x16384x8xf32> to tensor<?x8xf32>
+// CHECK: func.call @pair_level
+// CHECK: tensor.insert_slice %{{.+}}[0, 0, 0] [1, 16, 8] [1, 1, 1] : tensor<16x8xf32> into tensor<2x16x8xf32>
+// CHECK: tensor.insert_slice %{{.+}}[1, 0, 0] [1, 16, 8] [1, 1, 1] : tensor<16x8xf32> into tensor<2x16x8xf32>
+// CHECK: %[[U:.+]] = tensor.insert_slice %{{.+}} into %[[T]][0, %{{.+}}, 0] [2, 16, 8] [1, 1, 1] : tensor<2x16x8xf32> into tensor<2x16384x8xf32>
+// CHECK-NEXT: util.global.store %[[U]], @pair_table_rows
+func.func @entry(%words: tensor<?xi64>, %left: tensor<?xi64>, %right: tensor<?xi64>, %E: tensor<50x8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
+  %root = arith.constant 0 : i64
+  %h:2 = "janus.invoke"(%root, %words, %left, %right, %E, %b) {callee = @pair} : (i64, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<50x8xf32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>)
+  return %h#1 : tensor<8xf32>
+}
+func.func private @pair(%node: i64, %words: tensor<?xi64>, %left: tensor<?xi64>, %right: tensor<?xi64>, %E: tensor<50x8xf32>, %b: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0 : i64
+  %i = arith.index_cast %node : i64 to index
+  %l = tensor.extract %left[%i] : tensor<?xi64>
+  %is_leaf = arith.cmpi slt, %l, %zero : i64
+  %r:2 = scf.if %is_leaf -> (tensor<8xf32>, tensor<8xf32>) {
+    %w = tensor.extract %words[%i] : tensor<?xi64>
+    %wi = arith.index_cast %w : i64 to index
+    %row = tensor.extract_slice %E[%wi, 0] [1, 8] [1, 1] : tensor<50x8xf32> to tensor<8xf32>
+    scf.yield %row, %row : tensor<8xf32>, tensor<8xf32>
+  } else {
+    %hl:2 = "janus.invoke"(%l, %words, %left, %right, %E, %b) {callee = @pair} : (i64, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<50x8xf32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>)
+    %rr = tensor.extract %right[%i] : tensor<?xi64>
+    %hr:2 = "janus.invoke"(%rr, %words, %left, %right, %E, %b) {callee = @pair} : (i64, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<50x8xf32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>)
+    %e = tensor.empty() : tensor<8xf32>
+    %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+        ins(%hl#0, %b : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %z = arith.addf %x, %y : f32
+      linalg.yield %z : f32
+    } -> tensor<8xf32>
+    scf.yield %s, %hr#1 : tensor<8xf32>, tensor<8xf32>
+  }
+  return %r#0, %r#1 : tensor<8xf32>, tensor<8xf32>
 }

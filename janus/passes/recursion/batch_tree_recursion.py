@@ -11,7 +11,10 @@ reason is logged on ``janus.passes``.
 
 Every node of the columns is computed, visited by the recursion or not; such a node can
 only fail a guard (a fallback), since rows of nodes the program never reached are never
-read.
+read. The tables live in a mutable global (``wavefront_form``), so the compiled module is
+stateful (the runtime serializes its calls). By default only a recursion whose node reads a
+weight of at least ``min-node-weights`` elements is batched: below that the level loop's fixed
+cost per chunk measured slower than node-by-node execution (docs/lowering.md).
 """
 
 from __future__ import annotations
@@ -71,14 +74,25 @@ def _analyse(fn: ir.Operation) -> list[int]:
     return sorted(set(children))
 
 
+#: ops that only view a tensor in another shape: a weight read through one is still the weight
+_VIEWS = ("tensor.collapse_shape", "tensor.expand_shape", "tensor.cast")
+
+
+def _viewed(v: ir.Value) -> ir.Value:
+    while not isinstance(v.owner, ir.Block) and v.owner.name in _VIEWS:
+        v = v.owner.operands[0]
+    return v
+
+
 def _largest_weight(fn: ir.Operation) -> int:
-    """Elements of the largest static tensor argument of ``fn`` a structured op reads."""
+    """Elements of the largest static tensor argument of ``fn`` a structured op reads (RNTN's V
+    of 128x256x256 through the reshape its matmul reads)."""
     args = set(fn.regions[0].blocks[0].arguments)
     largest = [0]
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name.startswith("linalg."):
-            for v in op.operands:
+            for v in map(_viewed, op.operands):
                 t = v.type
                 if v in args and isinstance(t, ir.RankedTensorType) and t.has_static_shape:
                     largest[0] = max(largest[0], _elements(t))
@@ -203,12 +217,17 @@ class BatchTreeRecursion(ModulePass):
     name = "janus-batch-tree-recursion"
     summary = "Run a self-recursion over tree nodes one batch per tree level (wavefront)."
 
-    #: Measured on this machine (issue 15, CPU time, old and new alternated): a level still costs
-    #: more than the node-by-node state machine spends on its nodes for the zoo's trees (TreeRNN,
-    #: TreeLSTM and RNTN, batches of 1 and 25), so the default batches nothing.
+    #: Measured on this machine (issue 15, CPU time per tree, pass on and off alternated in one
+    #: process, full-size zoo models): a level's fixed cost (about ten dispatches per chunk and a
+    #: host read-back per level) pays off only when a node's weights are large: TreeLSTM (W of
+    #: 256x640) 1.24x at batch 1 and 1.03x at 25, RNTN (V of 128x256x256) 1.09x and 1.27x; TreeRNN
+    #: (W of 256x128) loses (0.75-0.82x at batch 1, 0.79x at 25) and stays node by node.
     min_node_weights: int = option(
-        0, "batch a recursion if one structured op of its node reads a weight (a tensor that is the "
+        65536, "batch a recursion if one structured op of its node reads a weight (a tensor that is the "
         "same for every node) of at least this many elements; 0: batch none", minimum=0)
+    table_rows: int = option(
+        16384, "rows of each table (a static global): a call over more nodes fails a guard and runs in Python",
+        minimum=max(wavefront_form.TIERS))
 
     def apply(self, module_op: ir.Operation) -> None:
         fns = functions(module_op)
@@ -230,6 +249,8 @@ class BatchTreeRecursion(ModulePass):
             return
         try:
             children = _analyse(fn)
+            if len(set(map(str, row_types))) > 1:  # the tables are stacked in one global
+                raise batching.NotBatchable("results of different types")
             tables = [ir.Type.parse(wavefront_form.table_type(str(t))) for t in row_types]
             checks = _level_function(fn, level, tables)
             functions(module_op)[level].verify()
@@ -241,14 +262,20 @@ class BatchTreeRecursion(ModulePass):
         guard_id = _next_guard_id(module_op)
         spec = wavefront_form.TableSpec(
             table, level, tuple(str(a.type) for a in args[1:]), tuple(children), tuple(str(t) for t in row_types),
-            guard_id, f"@{name}: children numbered after their level (breadth-first)", tuple(checks))
-        parsed = ir.Module.parse(wavefront_form.level_declaration(spec) + "\n" + wavefront_form.table_function(spec))
-        parsed.body.operations[1].move_before(fn)
+            guard_id, f"@{name}: children numbered after their level (breadth-first)", tuple(checks), self.table_rows)
+        parsed = ir.Module.parse("\n".join([wavefront_form.table_globals(spec), wavefront_form.level_declaration(spec),
+                                            wavefront_form.table_function(spec)]))
+        first = module_op.regions[0].blocks[0].operations[0]
+        for op in list(parsed.body.operations):
+            if op.name == "util.global":  # iree-compile converts a global's uses only after the global
+                op.move_before(first)
+            elif op.attributes["sym_name"].value == table:
+                op.move_before(fn)
         made: dict = {}
         for caller, other in fns.items():
             if caller != name:
                 for site in call_sites(other):
                     if site.attributes["callee"].value == name:
-                        _read_rows(site, table, guard_id + 1, made)
+                        _read_rows(site, table, guard_id + 2, made)
         fn.erase()
         LOG.info("janus-batch-tree-recursion: @%s runs one batch per level", name)

@@ -293,23 +293,24 @@ def _slice_rows(batch: Batch, op: ir.Operation) -> None:
 
 @rule(InvokeOp.OPERATION_NAME)
 def _read_table(batch: Batch, op: ir.Operation) -> None:
-    """A recursive call: the children's rows, read from the tables later levels filled."""
+    """A recursive call: the children's rows, read from the tables later levels filled, by one
+    ``iree_linalg_ext.gather`` of whole rows per table (ids clamped into the table: a masked-off
+    row reads row 0). A ``tensor.extract`` inside a ``linalg.generic`` reads the table without
+    naming it as an operand: iree-compile 3.13 then updated the table (a mutable global) in place
+    before such a read had run, and computed wrong rows."""
     ip, loc = ir.InsertionPoint(op), op.location
     ids = batch.batched(op.operands[0], ip, loc)
+    i64 = ir.IntegerType.get_signless(64)
     for result, table in zip(op.results, batch.tables):
         rows = dim_of(table, 0, ip, loc)
-        rank = ir.RankedTensorType(table.type).rank
 
-        def body(args: list[ir.Value], inner: ir.InsertionPoint, table: ir.Value = table,
-                 rows: ir.Value = rows, rank: int = rank) -> list[ir.Value]:
+        def clamped(args: list[ir.Value], inner: ir.InsertionPoint, rows: ir.Value = rows) -> list[ir.Value]:
             i = build("arith.index_cast", [args[0]], ir.IndexType.get(), inner, loc)
-            where = [batch.clamp(i, rows, inner, loc)]
-            where += [build("linalg.index", [], ir.IndexType.get(), inner, loc,
-                          {"dim": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), d)}) for d in range(1, rank)]
-            return [build("tensor.extract", [table, *where], ir.RankedTensorType(table.type).element_type, inner, loc)]
+            return [build("arith.index_cast", [batch.clamp(i, rows, inner, loc)], i64, inner, loc)]
 
-        batch.mapped[result] = batch.generic([ids], [_batch_only(rank)], table.type, identity_map(rank),
-                                             ["parallel"] * rank, body, ip, loc)
+        where = batch.generic([ids], [identity_map(1)], batched_type(i64), identity_map(1), ["parallel"], clamped, ip, loc)
+        batch.mapped[result] = build("iree_linalg_ext.gather", [table, where, batch.empty(table.type, ip, loc)],
+                                     table.type, ip, loc, {"dimension_map": ir.DenseI64ArrayAttr.get([0])})
         batch.data.add(result)
 
 

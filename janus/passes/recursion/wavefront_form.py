@@ -2,16 +2,30 @@
 
 ``janus-batch-tree-recursion`` turns a self-recursive function over tree nodes into a
 per-level function (``level``: the body run on a batch of consecutive node rows) and this
-table function, which runs it level by level. The form follows
-``benchmarks/wavefront_bound.py``'s ``WAVEFRONT``: a host loop over levels, each trip a
-batch computed from the rows of the table the later levels filled, its rows inserted.
+table function, which runs it level by level (docs/lowering.md, "Wavefront execution").
 
 The schedule needs no sort: the linearizer numbers nodes breadth-first, so a node's
 children come after it. Levels are discovered top-down as contiguous row ranges (the next
 level ends past the last child of this one), with a guard that every child lies past the
 current level (true for a breadth-first numbering; anything else falls back), then run
 bottom-up. Level starts live in an IREE VM list (``!util.list<?>``: host memory).
-Swapping in a faster form means changing ``table_function`` only.
+
+The form of the run, each rule measured or forced by iree-compile 3.13:
+
+- the tables (one per result, all of one type) are stacked in ONE mutable ``util.global`` of
+  static size ``[results, table_rows, row...]``, loaded and stored around each chunk, so the
+  rows are updated in place; nothing is loop-carried (a table as an ``scf.for`` iter_arg is
+  copied whole on every trip); a guard checks that the nodes fit. One global per table gave
+  wrong rows for TreeLSTM's two, and two updates of one global per chunk copied it whole;
+- a level runs as static chunks (``TIERS``: 16 rows, then 4), from the level's end down, so
+  the level function's matmuls get a static M (twice the speed of a dynamic one) below the
+  32 rows at which the CPU preset turns data tiling on; the rows a chunk computes past the
+  level are rewritten later (shallower) or recomputed from finished children (deeper);
+- the rows are read out after the loop inside an ``scf.if`` and copied: a load placed straight
+  after the loop was moved above it (stale rows), and each tree of a call runs its own table
+  function today, all on the same global;
+- the global makes the compiled module stateful: the runtime does not let its calls overlap
+  (``FunctionInfo.stateful``).
 """
 
 from __future__ import annotations
@@ -36,6 +50,7 @@ class TableSpec:
     guard_id: int  # the id of the schedule's guard
     source: str  # what the guard protects, for explain
     checks: tuple[str, ...] = ()  # attributes of the guards the level function reports on (``tensor<i1>`` each)
+    table_rows: int = 16384  # static rows of each table; ``guard_id + 1`` guards that the nodes fit
 
 
 def _shape_and_element(row_type: str) -> tuple[list[str], str]:
@@ -110,55 +125,147 @@ def _schedule(spec: TableSpec) -> list[str]:
     ]
 
 
-def _run_levels(spec: TableSpec) -> list[str]:
-    """Bottom-up: each level's rows computed by ``spec.level`` and inserted into the tables;
-    the guards the levels report on are ANDed on the device and checked after the loop."""
+#: chunk sizes a level runs in, largest first: static batch sizes (a dynamic-M matmul runs at half
+#: the speed of a static one), below 32 rows (the CPU preset's data tiling would re-encode the
+#: weights on every chunk); docs/lowering.md, "Wavefront execution"
+TIERS = (16, 4)
+
+
+def _globals(spec: TableSpec) -> list[str]:
+    """The tables, stacked in one mutable global of static size (updated in place: as a loop's
+    iter_arg a table is copied whole on every trip; one global per table gave TreeLSTM's two
+    wrong rows with iree-compile 3.13, for a reason not found), and the guards' running results."""
+    element = _shape_and_element(spec.row_types[0])[1]
+    zero = "0.0" if element.startswith(("f", "bf")) else "0"
+    return [f"util.global private mutable @{spec.name}_rows = dense<{zero}> : {_stacked(spec)}",
+            *(f"util.global private mutable @{spec.name}_held{g} = dense<true> : {_CHECK}" for g in range(len(spec.checks)))]
+
+
+def _stacked(spec: TableSpec) -> str:
+    dims, element = _shape_and_element(spec.row_types[0])
+    return f"tensor<{'x'.join([str(len(spec.row_types)), str(spec.table_rows), *dims])}x{element}>"
+
+
+def _slice(table: int, offset: str, rows: str, dims: list[str]) -> tuple[str, str, str]:
+    """Offsets, sizes and strides of rows ``offset .. offset + rows`` of table ``table`` in the stack."""
+    return (", ".join([str(table), offset, *("0" for _ in dims)]), ", ".join(["1", rows, *dims]),
+            ", ".join("1" for _ in range(len(dims) + 2)))
+
+
+def _chunk(spec: TableSpec, rows: int, at: str, tag: str) -> list[str]:
+    """Rows ``at .. at + rows`` computed by ``spec.level`` and stored into the tables."""
     tables = [table_type(t) for t in spec.row_types]
-    carried = tables + [_CHECK] * len(spec.checks)
-    # distinct initial contents: tables that CSE merged into one buffer break IREE's in-place inserts
-    inits = ["  %holds = arith.constant dense<true> : tensor<i1>"]
-    for r, (row, table) in enumerate(zip(spec.row_types, tables)):
-        element = _shape_and_element(row)[1]
-        value = f"{r}.0" if element.startswith(("f", "bf")) else str(r)
-        inits += [f"  %fill{r} = arith.constant {value} : {element}",
-                  f"  %empty{r} = tensor.empty(%n) : {table}",
-                  f"  %init{r} = linalg.fill ins(%fill{r} : {element}) outs(%empty{r} : {table}) -> {table}"]
-    iters = ", ".join([*(f"%t{r} = %init{r}" for r in range(len(tables))),
-                       *(f"%ok{g} = %holds" for g in range(len(spec.checks)))])
-    args = [f"%a{i}" for i in range(len(spec.arg_types))]
-    call_args = ", ".join([*args, "%s", "%len", *(f"%t{r}" for r in range(len(tables)))])
+    stacked = _stacked(spec)
+    dims, element = _shape_and_element(spec.row_types[0])
+    lines = [f"      %t{tag} = util.global.load @{spec.name}_rows : {stacked}"]
+    for r, table in enumerate(tables):
+        offsets, sizes, strides = _slice(r, "0", "%rows_max", dims)
+        lines.append(f"      %d{r}{tag} = tensor.extract_slice %t{tag}[{offsets}] [{sizes}] [{strides}] : {stacked} to {table}")
+    call_args = ", ".join([*(f"%a{i}" for i in range(len(spec.arg_types))), at, f"%c{rows}",
+                           *(f"%d{r}{tag}" for r in range(len(tables)))])
     call_types = ", ".join([*spec.arg_types, "index", "index", *tables])
-    results = len(tables) + len(spec.checks)
-    updates, yields = [], []
-    for r, (row, table) in enumerate(zip(spec.row_types, tables)):
-        dims, _ = _shape_and_element(row)
-        zeros = ", ".join(["%s", *("0" for _ in dims)])
-        sizes = ", ".join(["%len", *dims])
-        ones = ", ".join("1" for _ in range(len(dims) + 1))
-        updates.append(f"    %u{r} = tensor.insert_slice %rows#{r} into %t{r}[{zeros}] [{sizes}] [{ones}]"
-                       f" : {table} into {table}")
-        yields.append(f"%u{r}")
+    results = _level_results(spec)
+    lines.append(f"      %rows{tag}:{len(results)} = func.call @{spec.level}({call_args}) : ({call_types}) -> ({', '.join(results)})")
+    chunk = f"tensor<{'x'.join([str(rows), *dims])}x{element}>"
+    block = f"tensor<{'x'.join([str(len(tables)), str(rows), *dims])}x{element}>"
+    into = f"%b{tag}"
+    lines.append(f"      {into} = tensor.empty() : {block}")
+    for r, table in enumerate(tables):
+        offsets, sizes, strides = _slice(r, "0", str(rows), dims)
+        lines += [f"      %r{r}{tag} = tensor.cast %rows{tag}#{r} : {table} to {chunk}",
+                  f"      %u{r}{tag} = tensor.insert_slice %r{r}{tag} into {into}[{offsets}] [{sizes}] [{strides}]"
+                  f" : {chunk} into {block}"]
+        into = f"%u{r}{tag}"
+    offsets, sizes, strides = _slice(0, at, str(rows), dims)
+    sizes = sizes.replace("1, ", f"{len(tables)}, ", 1)
+    lines.append(f"      %all{tag} = tensor.insert_slice {into} into %t{tag}[{offsets}] [{sizes}] [{strides}] : {block} into {stacked}")
+    into = f"%all{tag}"
+    lines.append(f"      util.global.store {into}, @{spec.name}_rows : {stacked}")
     for g in range(len(spec.checks)):
-        updates.append(f"    %k{g} = arith.andi %ok{g}, %rows#{len(tables) + g} : {_CHECK}")
-        yields.append(f"%k{g}")
-    checks = []
-    for g, attributes in enumerate(spec.checks):
-        checks += [f"  %held{g} = tensor.extract %tab#{len(tables) + g}[] : {_CHECK}",
-                   f"  \"janus.guard\"(%held{g}) {attributes} : (i1) -> ()"]
+        lines += [f"      %h{g}{tag} = util.global.load @{spec.name}_held{g} : {_CHECK}",
+                  f"      %k{g}{tag} = arith.andi %h{g}{tag}, %rows{tag}#{len(tables) + g} : {_CHECK}",
+                  f"      util.global.store %k{g}{tag}, @{spec.name}_held{g} : {_CHECK}"]
+    return lines
+
+
+def _tiers(spec: TableSpec) -> list[str]:
+    """A level (rows ``%s .. %e``) as static chunks, from its end down: as many ``TIERS[0]``-row
+    chunks as fit, then the rest in ``TIERS[1]``-row chunks, the last one reaching below ``%s``
+    (clamped at row 0). A chunk row above the level belongs to a shallower level, run later,
+    which overwrites it; a chunk row below it is a deeper, finished row, recomputed to the same
+    value; rows past the last node read the last node's columns (the level function clamps
+    every read) and land in table rows no one reads."""
+    lines = ["    %left0 = arith.subi %e, %s : index", "    %end0 = arith.addi %e, %c0 : index"]
+    for k, rows in enumerate(TIERS):
+        last = k == len(TIERS) - 1
+        if last:  # the rest, rounded up
+            count = [f"    %more{k} = arith.addi %left{k}, %c{rows - 1} : index",
+                     f"    %trips{k} = arith.divui %more{k}, %c{rows} : index"]
+        else:
+            count = [f"    %trips{k} = arith.divui %left{k}, %c{rows} : index"]
+        lines += [*count,
+                  f"    scf.for %j{k} = %c0 to %trips{k} step %c1 {{",
+                  f"      %j1{k} = arith.addi %j{k}, %c1 : index",
+                  f"      %back{k} = arith.muli %j1{k}, %c{rows} : index",
+                  f"      %low{k} = arith.subi %end{k}, %back{k} : index",
+                  f"      %at{k} = arith.maxsi %low{k}, %c0 : index",
+                  *_chunk(spec, rows, f"%at{k}", f"_{k}"),
+                  "    }"]
+        if not last:
+            lines += [f"    %done{k} = arith.muli %trips{k}, %c{rows} : index",
+                      f"    %left{k + 1} = arith.subi %left{k}, %done{k} : index",
+                      f"    %end{k + 1} = arith.subi %end{k}, %done{k} : index"]
+    return lines
+
+
+def _run_levels(spec: TableSpec) -> list[str]:
+    """Bottom-up: each level's rows computed by ``spec.level`` in static chunks and stored into
+    the tables; the guards the levels report on are ANDed on the device and checked after the
+    loop. Nothing is loop-carried, so iree-compile updates the tables in place."""
+    tables = [table_type(t) for t in spec.row_types]
+    first = [f"  %holds = arith.constant dense<true> : {_CHECK}"] if spec.checks else []
+    first += [f"  util.global.store %holds, @{spec.name}_held{g} : {_CHECK}" for g in range(len(spec.checks))]
+    results = [*tables, *("i1" for _ in spec.checks)]
+    return_types = ", ".join(results)
+    stacked = _stacked(spec)
+    dims = _shape_and_element(spec.row_types[0])[0]
+    # After the loop, inside an scf.if: iree-compile 3.13 moved a load placed straight after the
+    # loop above it (a stale table); the rows are copied out, so later calls of the table
+    # function (one per tree today) cannot overwrite them before they are read.
+    out = ["  %ran = arith.cmpi ne, %levels, %c0 : index",
+           f"  %out:{len(results)} = scf.if %ran -> ({return_types}) {{",
+           f"    %final = util.global.load @{spec.name}_rows : {stacked}"]
+    for r, table in enumerate(tables):
+        offsets, sizes, strides = _slice(r, "0", "%n", dims)
+        out += [f"    %slice{r} = tensor.extract_slice %final[{offsets}] [{sizes}] [{strides}] : {stacked} to {table}",
+                f"    %fresh{r} = tensor.empty(%n) : {table}",
+                f"    %copy{r} = linalg.copy ins(%slice{r} : {table}) outs(%fresh{r} : {table}) -> {table}"]
+    for g in range(len(spec.checks)):
+        out += [f"    %all{g} = util.global.load @{spec.name}_held{g} : {_CHECK}",
+                f"    %held{g} = tensor.extract %all{g}[] : {_CHECK}"]
+    out += [f"    scf.yield {', '.join([*(f'%copy{r}' for r in range(len(tables))), *(f'%held{g}' for g in range(len(spec.checks)))])} : {return_types}",
+            "  } else {"]
+    out += [f"    %none{r} = tensor.empty(%n) : {table}" for r, table in enumerate(tables)]
+    out += ["    %true = arith.constant true"] if spec.checks else []
+    out += [f"    scf.yield {', '.join([*(f'%none{r}' for r in range(len(tables))), *('%true' for _ in spec.checks)])} : {return_types}",
+            "  }"]
+    out += [f"  \"janus.guard\"(%out#{len(tables) + g}) {attributes} : (i1) -> ()" for g, attributes in enumerate(spec.checks)]
     return [
-        *inits,
-        f"  %tab:{results} = scf.for %i = %c0 to %levels step %c1 iter_args({iters}) -> ({', '.join(carried)}) {{",
+        *first,
+        *(f"  %c{c} = arith.constant {c} : index" for c in sorted({*TIERS, TIERS[-1] - 1} - {0, 1})),
+        f"  %rows_max = arith.constant {spec.table_rows} : index",
+        "  %fits = arith.cmpi ule, %n, %rows_max : index",
+        f"  \"janus.guard\"(%fits) {{id = {spec.guard_id + 1} : i64, kind = \"value\", source = \"@{spec.name}: "
+        f"at most {spec.table_rows} nodes (janus-batch-tree-recursion's table-rows)\"}} : (i1) -> ()",
+        "  scf.for %i = %c0 to %levels step %c1 {",
         "    %back = arith.subi %levels, %i : index",
         "    %k = arith.subi %back, %c1 : index",
         "    %s = util.list.get %list[%k] : !util.list<?> -> index",
         "    %e = util.list.get %list[%back] : !util.list<?> -> index",
-        "    %len = arith.subi %e, %s : index",
-        f"    %rows:{results} = func.call @{spec.level}({call_args}) : ({call_types}) -> ({', '.join(carried)})",
-        *updates,
-        f"    scf.yield {', '.join(yields)} : {', '.join(carried)}",
+        *_tiers(spec),
         "  }",
-        *checks,
-        f"  return {', '.join(f'%tab#{r}' for r in range(len(tables)))} : {', '.join(tables)}",
+        *out,
+        f"  return {', '.join(f'%out#{r}' for r in range(len(tables)))} : {', '.join(tables)}",
     ]
 
 
@@ -172,13 +279,18 @@ def level_declaration(spec: TableSpec) -> str:
     return f"func.func private @{spec.level}({types}) -> ({', '.join(_level_results(spec))})"
 
 
+def table_globals(spec: TableSpec) -> str:
+    """The globals the table function keeps its tables and guard results in."""
+    return "\n".join(_globals(spec))
+
+
 def table_function(spec: TableSpec) -> str:
     """The table function's text: every node's results, one row per node."""
     params = ", ".join(f"%a{i}: {t}" for i, t in enumerate(spec.arg_types))
     tables = ", ".join(table_type(t) for t in spec.row_types)
     first_column = f"%a{spec.child_args[0]}"
     lines = [
-        f"func.func private @{spec.name}({params}) -> ({tables}) {{",
+        f"func.func private @{spec.name}({params}) -> ({tables}) attributes {{no_inline}} {{",
         "  %c0 = arith.constant 0 : index",
         "  %c1 = arith.constant 1 : index",
         "  %zero64 = arith.constant 0 : i64",

@@ -1,14 +1,16 @@
 """``janus-batch-tree-recursion`` end to end: tree models run level by level agree with Python.
 
-The default pipelines batch none (``min-node-weights=0``: not faster yet on this machine); these
-tests batch every one for the CPU target and check, for each program, that it applied (the
-pass logs it) and that every compiled result matches the plain function.
+The default pipelines batch a recursion whose node reads a weight of at least 64K elements
+(``test_zoo_default_pipeline``); the other tests batch every one for the CPU target and check, for
+each program, that it applied (the pass logs it) and that every compiled result matches the plain
+function.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 from typing import Callable
 
 import numpy as np
@@ -23,6 +25,7 @@ from janus.runtime.targets import TARGETS
 from tests.helpers import wavefront_trees as wt
 
 BATCHED = "runs one batch per level"
+pytestmark = pytest.mark.filterwarnings("error::janus.FallbackWarning")
 
 
 @pytest.fixture(autouse=True)
@@ -103,3 +106,84 @@ def test_own_model_deep_chain_and_one_node(params: wt.Params, caplog: pytest.Log
     for _ in range(3):
         _check(leaf, params, compiled)
     assert BATCHED in caplog.text and "stays node by node" not in caplog.text
+
+
+def test_zoo_forest_of_mixed_shapes_at_batch_25(caplog: pytest.LogCaptureFixture) -> None:
+    """25 trees of every shape in one call (each tree's table call writes the same global table:
+    the rows of one are copied out before the next runs), then other batches of 25."""
+    caplog.set_level(logging.INFO, logger="janus.passes")
+    hidden, vocab, *_ = SIZES["quick"]
+    model = TreeRNN(hidden, vocab)
+    trees, _ = make_dataset("quick")
+    plain = TreeRNN.infer.fn
+    infer = janus.jit(plain)
+    for start in (0, 25, 0, 25, 10):
+        _agree(infer(model, trees[start:start + 25]), plain(model, trees[start:start + 25]))
+    assert BATCHED in caplog.text
+
+
+def test_two_threads_share_one_compiled_function(params: wt.Params, caplog: pytest.LogCaptureFixture) -> None:
+    """The table is a global of the compiled module: calls from two threads must not interleave."""
+    caplog.set_level(logging.INFO, logger="janus.passes")
+    compiled = janus.jit(wt.sentence_vector)
+    rng = np.random.default_rng(5)
+    sentences = [wt.Sentence(wt.balanced(int(k), rng, VOCAB)) for k in rng.integers(2, 40, 8)]
+    sentences += [wt.Sentence(wt.chain(int(k), rng, VOCAB)) for k in rng.integers(1, 30, 8)]
+    wants = [wt.sentence_vector(s, params) for s in sentences]
+    for s in sentences[:3]:
+        compiled(s, params)  # profile and compile before the threads start
+    assert BATCHED in caplog.text
+    failures: list[BaseException] = []
+
+    def work(order: list[int]) -> None:
+        try:
+            for _ in range(5):
+                for i in order:
+                    _agree(compiled(sentences[i], params), wants[i])
+        except BaseException as e:  # reported by the main thread
+            failures.append(e)
+
+    threads = [threading.Thread(target=work, args=(list(range(len(sentences))),)),
+               threading.Thread(target=work, args=(list(reversed(range(len(sentences)))),))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures, failures[0]
+
+
+def test_more_nodes_than_table_rows_run_in_python(params: wt.Params, monkeypatch: pytest.MonkeyPatch,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    """The table is a global of ``table-rows`` rows: a tree with more nodes fails its guard and
+    runs in Python (right, never a write past the table); smaller trees still run compiled."""
+    caplog.set_level(logging.INFO, logger="janus.passes")
+    cpu = TARGETS["cpu"]
+    monkeypatch.setitem(TARGETS, "cpu", dataclasses.replace(cpu, pipeline=cpu.pipeline.replace(
+        "{min-node-weights=1}", "{min-node-weights=1 table-rows=16}")))
+    compiled = janus.jit(wt.sentence_vector)
+    rng = np.random.default_rng(6)
+    small, big = wt.Sentence(wt.balanced(6, rng, VOCAB)), wt.Sentence(wt.chain(20, rng, VOCAB))
+    for sentence in (small, small, small, big, small, big):
+        _check(sentence, params, compiled)
+    assert BATCHED in caplog.text
+    assert "at most 16 nodes (janus-batch-tree-recursion's table-rows) failed" in janus.explain(compiled)
+
+
+@pytest.mark.parametrize("model_class, batched", [(TreeLSTM, True), (RNTN, True), (TreeRNN, False)])
+def test_zoo_default_pipeline(model_class: type, batched: bool, monkeypatch: pytest.MonkeyPatch,
+                              caplog: pytest.LogCaptureFixture) -> None:
+    """By default (``min-node-weights=65536``) the pass batches TreeLSTM (W 256x640) and RNTN (V
+    128x256x256) at the zoo's full size, where it measured faster, and leaves TreeRNN (W 256x128)
+    node by node; the quick sizes here only shrink the trees."""
+    cpu = TARGETS["cpu"]
+    monkeypatch.setitem(TARGETS, "cpu", dataclasses.replace(cpu, pipeline=cpu.pipeline.replace("{min-node-weights=1}", "")))
+    hidden, vocab, *_ = SIZES["full"]
+    model = model_class(hidden, vocab)
+    trees, _ = make_dataset("quick")
+    plain = type(model).infer.fn
+    infer = janus.jit(plain)
+    with caplog.at_level(logging.INFO, logger="janus.passes"):
+        for batch in (trees[0:2], trees[2:4], trees[4:6], trees[6:8]):
+            np.testing.assert_allclose(infer(model, batch), plain(model, batch), rtol=1e-4, atol=1e-5)
+    assert (BATCHED in caplog.text) == batched
+    assert ("stays node by node: its weights are smaller than min-node-weights=65536" in caplog.text) == (not batched)
