@@ -26,7 +26,7 @@ from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
-from janus.frontend.heap.rules import HeapMiss, Spec, is_heap_object, method_of, resolve
+from janus.frontend.heap.rules import HeapMiss, Method, Spec, is_heap_object, method_of, resolve
 from janus.frontend.recursion.trees import is_tree, plainly_not_tree
 from janus.frontend.signature import STATIC_TYPES, describe_key, record_node, relaxed_int
 from janus.frontend.trace.frame import NULL, resolve_global
@@ -82,7 +82,7 @@ class HeapMethod(HeapGuard):
     """``label.name`` still binds the function the graph inlined (checked after the locations)."""
 
     name: str
-    fn: types.FunctionType
+    fn: Method
 
     def check(self, objects: list[Any], entry: dict[AccessPath, Any], leaves: Sequence[Any]) -> None:
         if method_of(entry[self.path], self.name) is not self.fn:
@@ -224,7 +224,7 @@ class GuardBuilder:
         """A location the graph reads or writes: resolves, and holds what ``spec`` says."""
         self.heap.append(HeapLocation("HEAP_LOCATION", f"heap {label}: {spec.describe()}", path, label, spec))
 
-    def HEAP_METHOD(self, path: AccessPath, name: str, fn: types.FunctionType, label: str) -> None:
+    def HEAP_METHOD(self, path: AccessPath, name: str, fn: Method, label: str) -> None:
         """A method the graph inlined is still the one ``label.name`` binds."""
         self.heap.append(HeapMethod("HEAP_METHOD", f"heap {label}.{name}: method {fn.__qualname__}", path, label, name, fn))
 

@@ -32,7 +32,7 @@ from janus.frontend.ops import mutation
 from janus.frontend.ops import op_table
 from janus.frontend.trace.branches import Cell, SymFunction, SymIter
 from janus.frontend.heap.plan import HeapPlan
-from janus.frontend.heap.rules import HeapMiss, Spec, method_of, spec_of, step
+from janus.frontend.heap.rules import HeapMiss, Method, Spec, method_of, spec_of, step
 from janus.frontend.values import NotConvertible, Tensor, tensor_type
 from janus.heap import AccessPath, Key
 from janus.ir import OBJ_TYPE_ASM
@@ -171,7 +171,7 @@ class HeapTracker:
         self.layouts: dict[AccessPath, heap_struct.Layout] = {}
         self.owners: dict[str, AccessPath] = {}  # tensor -> location whose entry array it is (or updates)
         self.mutated: dict[AccessPath, None] = {}
-        self.methods: dict[tuple[AccessPath, str], types.FunctionType] = {}
+        self.methods: dict[tuple[AccessPath, str], Method] = {}
         self.lengths_used: set[AccessPath] = set()  # lists and tuples the trace iterated
         #: set while a ``janus.grad`` function is traced into its own func.func (``grad_heap``)
         self.scope: Any = None
@@ -318,8 +318,9 @@ class HeapTracker:
     def store_global(self, namespace: dict, name: str, value: Any) -> None:
         self.write(self._module(namespace), "attr", name, value)
 
-    def method(self, ref: HeapRef, name: str) -> types.FunctionType | None:
-        """The function ``ref.name(...)`` calls with ``ref`` as self, when it is a plain method."""
+    def method(self, ref: HeapRef, name: str) -> Method | None:
+        """The class attribute ``ref.name`` binds, when it is a plain, static or class method
+        (the version assumes it stays that one)."""
         fn = method_of(ref.obj, name)
         if fn is not None:
             self.methods[(ref.path, name)] = fn

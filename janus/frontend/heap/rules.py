@@ -10,6 +10,7 @@ did not trace.
 
 from __future__ import annotations
 
+import functools
 import io
 import types
 from dataclasses import dataclass
@@ -54,6 +55,8 @@ def is_heap_object(value: Any) -> bool:
 
 
 _MISSING = object()
+#: what a ``functools.partial`` calls (read-only members): locations the version checks
+PARTIAL_PARTS = ("func", "args", "keywords")
 
 
 def _class_attribute(cls: type, name: str) -> Any:
@@ -71,6 +74,8 @@ def attribute_problem(obj: Any, name: str, write: bool) -> str | None:
         return None if name == "cell_contents" else f"a closure cell has no attribute {name}"
     if cls is types.ModuleType:
         return None if write or name in vars(obj) else f"module {obj.__name__} has no global {name}"
+    if cls is functools.partial:
+        return None if name in PARTIAL_PARTS and not write else f"attribute .{name} of a functools.partial"
     if cls in CONTAINERS or not is_heap_object(obj):
         return f"attribute .{name} of a {cls.__name__} is not a heap location"
     # hasattr on the class goes through CPython's type attribute cache: cheap on every call
@@ -121,6 +126,8 @@ def step(value: Any, kind: str, key: Key, write: bool = False) -> Any:
         return value[key]
     if type(value) is types.CellType:
         return value.cell_contents
+    if type(value) is functools.partial:
+        return getattr(value, key)
     own = vars(value)
     return own[key] if key in own else _class_attribute(type(value), key)
 
@@ -191,10 +198,27 @@ def spec_of(value: Any) -> Spec | None:
     return None
 
 
-def method_of(obj: Any, name: str) -> types.FunctionType | None:
-    """The plain function ``obj.name`` binds (a method not shadowed by the instance), or None."""
+#: class attributes a method call goes through: a plain function, or a static or class method of one
+Method = types.FunctionType | staticmethod | classmethod
+
+
+def method_of(obj: Any, name: str) -> Method | None:
+    """The class attribute ``obj.name`` binds when it is a method not shadowed by the
+    instance: a plain function, or a ``staticmethod``/``classmethod`` of one (None otherwise)."""
     cls = type(obj)
     if not is_heap_object(obj) or cls.__getattribute__ is not object.__getattribute__:
         return None
     found = _class_attribute(cls, name)
-    return found if type(found) is types.FunctionType and name not in vars(obj) else None
+    plain = type(found) is types.FunctionType or type(found) in (staticmethod, classmethod) and type(found.__func__) is types.FunctionType
+    return found if plain and name not in vars(obj) else None
+
+
+def bind(method: Method, obj: Any, self_value: Any) -> Any:
+    """What ``obj.name`` gives for the class attribute ``method``: a method bound to
+    ``self_value`` (``obj`` or its stand-in), a static method's function, or a class method
+    bound to ``type(obj)``."""
+    if type(method) is staticmethod:
+        return method.__func__
+    if type(method) is classmethod:
+        return types.MethodType(method.__func__, type(obj))
+    return types.MethodType(method, self_value)
