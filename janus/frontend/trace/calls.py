@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from janus.frontend.heap.access import HeapRef, holds_ref
-from janus.frontend.heap.rules import PARTIAL_PARTS, bind
+from janus.frontend.heap.rules import PARTIAL_PARTS, bind, spec_of
 from janus.frontend.ops import mutation, registry
 from janus.frontend.recursion import results as recursion_results
 from janus.frontend.recursion import trees
@@ -239,8 +239,14 @@ class Calls:
 
 
 def _heap_container(value: Any) -> bool:
-    """Whether ``value`` is a heap list, tuple or dict (iterated through heap reads)."""
-    return isinstance(value, HeapRef) and type(value.obj) in (list, tuple, dict)
+    """Whether ``value`` is a heap dict (its keys), or a heap list or tuple of a model's
+    structure: not empty, every item an array or an object (layers, weights), read as
+    locations. A list of Python scalars (a log of rewards) is not: its length and values
+    change from call to call, and a version would assume them all (it runs in Python)."""
+    if not isinstance(value, HeapRef) or type(value.obj) not in (list, tuple, dict):
+        return False
+    items = value.obj if type(value.obj) is not dict else ()
+    return all(getattr(spec_of(item), "kind", None) in ("array", "object") for item in items) and (bool(items) or type(value.obj) is dict)
 
 
 class DictView:
