@@ -504,6 +504,8 @@ class JitFunction:
         self._fast = None
         if isinstance(error, (HeapMiss, HeapError)):
             self._event(f"heap check failed for {describe_args(self, key)} ({error}); ran imperatively and regenerated")
+            if getattr(error, "varied", None) is not None:  # a counter: a graph input from now on
+                self.profile.varying_heap.add(error.varied)
             del self.versions[key]
             self.warm[key] = self.warmup - 1
             return self._run_profiled(key, positional, args, kwargs)

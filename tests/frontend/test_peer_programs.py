@@ -114,15 +114,42 @@ def test_adam_fit_step_matches_python():
     params_py = copy.deepcopy(params_jit)
     opt_jit, opt_py = adam.Adam(params_jit), adam.Adam(params_py)
     fit = janus.jit(adam.fit_step, warmup=1)
-    for _ in range(5):
+    for _ in range(6):
         same_tree(fit(opt_jit, params_jit, X, y), adam.fit_step(opt_py, params_py, X, y))
         same_tree(params_jit, params_py)
-        same_tree(opt_jit, opt_py)
-    # the loss (``float(np.mean(...))``, different each step) is a graph value; the optimizer's
-    # step counter ``self.t += 1`` (an int written to the heap) makes ``opt.step`` run in Python
-    version = only_version(fit)
-    assert version.calls > 0 and version.graph.array_work, janus.explain(fit)
-    assert "Adam.step runs in Python" in janus.explain(fit) and "opt.t" in janus.explain(fit)
+        same_tree(opt_jit, opt_py)  # ``t`` stays a Python int
+    # the loss (``float(np.mean(...))``, different each step) is a graph value; the step
+    # counter ``self.t += 1`` varied between calls, so the version reads it as an int input
+    fully_compiled(fit, 2)
+    assert "heap opt.t: int (any value, a graph input)" in janus.explain(fit)
+
+
+class Counter:
+    def __init__(self):
+        self.n, self.scale = 0, 1.0
+
+    def step(self, x):
+        self.n += 1
+        self.scale = self.scale * 0.5
+        return x * self.scale + self.n
+
+
+def test_python_scalars_on_the_heap_become_graph_inputs_once_they_vary():
+    c_jit, c_py = Counter(), Counter()
+    step = janus.jit(Counter.step, warmup=1)
+    x = np.ones(2, np.float32)
+    for _ in range(8):
+        same_tree(step(c_jit, x), c_py.step(x))
+        same_tree(c_jit, c_py)  # ``n`` an int, ``scale`` a float, as in Python
+    fully_compiled(step, 3)  # each location's first change regenerated once: value -> type
+    assert "heap self.n: int (any value, a graph input)" in janus.explain(step)
+    c_jit.n = c_py.n = 2 ** 63 - 1  # the next += would leave int64: a guard, then Python's answer
+    same_tree(step(c_jit, x), c_py.step(x))
+    same_tree(c_jit, c_py)
+    c_jit.n = c_py.n = "text"  # another type: the heap check fails, Python raises as it would
+    with pytest.raises(TypeError):
+        step(c_jit, x)
+    assert c_jit.scale == c_py.scale
 
 
 # ---- a small conv net ---------------------------------------------------------------------------

@@ -31,9 +31,10 @@ from janus.frontend.heap import structures as heap_struct
 from janus.frontend.ops import mutation
 from janus.frontend.ops import op_table
 from janus.frontend.trace.branches import Cell, SymFunction, SymIter
+from janus.frontend.trace.scalars import weak_literal
 from janus.frontend.heap.plan import HeapPlan
-from janus.frontend.heap.rules import HeapMiss, Method, Spec, method_of, spec_of, step
-from janus.frontend.values import NotConvertible, Tensor, tensor_type
+from janus.frontend.heap.rules import VARYING_SCALARS, HeapMiss, Method, Spec, method_of, spec_of, step
+from janus.frontend.values import NotConvertible, Tensor, Weak, tensor_type
 from janus.heap import AccessPath, Key
 from janus.ir import OBJ_TYPE_ASM
 
@@ -224,8 +225,17 @@ class HeapTracker:
         spec = spec_of(value)
         if spec is None:
             raise NotConvertible(f"{label} holds a {type(value).__name__}, which janus cannot specialize on")
+        if spec.kind == "value" and type(value) in VARYING_SCALARS and label in self.tracer.profile.varying_heap:
+            spec = Spec("scalar", type(value))  # a counter whose value changed between calls: a graph input
         self.checks.setdefault(path, spec)
         self.labels[path], self.parents[path] = label, (ref, kind, key)
+        if spec.kind == "scalar":
+            dtype = np.dtype(np.int64 if spec.type_ is int else np.float64)
+            t = Weak(self._get(ref, kind, key, tensor_type((), dtype)), (), dtype)
+            self._typed(path, t.type)
+            if self.at_root():
+                self.values[path] = t
+            return t
         if spec.kind == "array":
             t = Tensor(self._get(ref, kind, key, tensor_type(value.shape, value.dtype)), value.shape, value.dtype)
             self._typed(path, t.type)
@@ -260,6 +270,8 @@ class HeapTracker:
             raise NotConvertible(f"write to {label} {why}")
         if not self.at_root():
             raise NotConvertible(f"write to {label} inside a data-dependent branch or loop region")
+        if type(value) in VARYING_SCALARS:  # ``self.t = 1``: a Python scalar the graph writes (committed as one)
+            value = weak_literal(self.tracer.em, value)
         structured = type(value) in (tuple, list)
         if not isinstance(value, Tensor) and not structured:
             raise NotConvertible(
@@ -374,4 +386,5 @@ class HeapTracker:
             outputs=tuple(t.name for t in outputs),
             labels=dict(self.labels),
             structures=tuple(self.layouts.items()),
+            scalars=tuple((path, t.python_type) for path, t in self.written.items() if isinstance(t, Weak)),
         )

@@ -30,10 +30,19 @@ CONTAINERS = (dict, list, tuple)
 #: values baked into the graph by identity (code and namespaces)
 IDENTITY_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc)
 STATIC_VALUES = (bool, int, float, str, type(None))
+#: Python scalars a location may hold as a graph input once its value varied (``Spec`` kind ``scalar``)
+VARYING_SCALARS = (int, float)
+I64_MIN, I64_MAX = -(2 ** 63), 2 ** 63 - 1
 
 
 class HeapMiss(Exception):
-    """A compiled version's heap assumption does not hold for this call (run imperatively)."""
+    """A compiled version's heap assumption does not hold for this call (run imperatively).
+    ``varied``: the label of a Python int or float location that now holds another value of
+    its type (the next version takes it as a graph input: JANUS's value -> type step)."""
+
+    def __init__(self, message: str, varied: str | None = None) -> None:
+        super().__init__(message)
+        self.varied = varied
 
 
 #: objects of C-defined classes passed by reference too: the graph never reads them; their
@@ -145,7 +154,8 @@ class Spec:
     """What a version assumes about the value at one location on entry.
 
     kind ``array``: ndarray of ``type_``/``dtype``/``shape`` (a graph input); ``value``:
-    equal Python or NumPy scalar of the same type (a constant); ``identity``: this very
+    equal Python or NumPy scalar of the same type (a constant); ``scalar``: a Python int
+    (within int64) or float of any value (a graph input, where the value varied); ``identity``: this very
     object (code baked in); ``object``: an object of this exact type, ``length`` items for
     a list or tuple (a reference whose attributes are locations); ``write``: only written,
     any value.
@@ -171,6 +181,8 @@ class Spec:
             return v.dtype == self.dtype and v.shape == self.shape
         if self.kind == "value":
             return bool(v == self.value)
+        if self.kind == "scalar":
+            return self.type_ is not int or I64_MIN <= v <= I64_MAX
         return (self.length is None or len(v) == self.length) and (self.keys is None or tuple(v) == self.keys)
 
     def describe(self) -> str:
@@ -178,6 +190,8 @@ class Spec:
             return f"ndarray[{self.dtype}, shape={self.shape}]"
         if self.kind in ("value", "identity"):
             return f"{self.kind} {self.value!r}"
+        if self.kind == "scalar":
+            return f"{self.type_.__name__} (any value, a graph input)"
         if self.kind == "object":
             return (f"{self.type_.__name__} object" + (f" of length {self.length}" if self.length is not None else "")
                     + (f" with keys {list(self.keys)}" if self.keys is not None else ""))

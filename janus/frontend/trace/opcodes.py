@@ -226,7 +226,7 @@ class Opcodes:
                 a += self.iterate(b)
                 frame.stack.append(a)
                 return
-            if isinstance(a, (Tensor, ArgumentList)) or isinstance(a, list) and contains_tensor(a):
+            if isinstance(a, (Tensor, ArgumentList)) and not isinstance(a, Weak) or isinstance(a, list) and contains_tensor(a):
                 raise NotConvertible(f"in-place {symbol} on an array or list of arrays (a heap write)")
             symbol = symbol[:-1]
         frame.stack.append(self.binary(symbol, a, b))
