@@ -76,6 +76,8 @@ class Profile:
     #: labels of heap locations holding a Python int or float whose value changed between
     #: calls (a step counter): read as graph inputs from then on (``heap.access``)
     varying_heap: set[str] = field(default_factory=set)
+    #: of those, the ones whose graph converted less than with their exact values (kept exact)
+    exact_heap: set[str] = field(default_factory=set)
     runs: int = 0
 
     def branch_outcome(self, site: Site) -> bool | None:

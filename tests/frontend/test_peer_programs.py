@@ -251,3 +251,22 @@ def test_a_partial_rebound_on_the_trainer_is_not_stale():
     same_tree(update(trainer, state, X, y), trainer.update(state, X, y))
     trainer.objective = logreg.functools.partial(logreg.loss_and_grad, l2=2.0)
     same_tree(update(trainer, state, X, y), trainer.update(state, X, y))
+
+
+class Window:
+    def __init__(self):
+        self.n = 2
+
+    def step(self, x):
+        self.n = 5 - self.n  # 2, 3, 2, ...: a shape, never a graph input
+        return x[: self.n] * 2.0
+
+
+def test_a_heap_int_that_fixes_a_shape_stays_exact():
+    w_jit, w_py = Window(), Window()
+    step = janus.jit(Window.step, warmup=1)
+    x = np.arange(4, dtype=np.float32)
+    for _ in range(6):
+        same_tree(step(w_jit, x), w_py.step(x))
+        same_tree(w_jit, w_py)
+    assert "heap values kept exact (self.n)" in janus.explain(step)

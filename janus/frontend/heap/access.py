@@ -270,7 +270,8 @@ class HeapTracker:
             raise NotConvertible(f"write to {label} {why}")
         if not self.at_root():
             raise NotConvertible(f"write to {label} inside a data-dependent branch or loop region")
-        if type(value) in VARYING_SCALARS:  # ``self.t = 1``: a Python scalar the graph writes (committed as one)
+        static = value if type(value) in VARYING_SCALARS else None
+        if static is not None:  # ``self.t = 1``: written as a graph constant, committed as a Python scalar
             value = weak_literal(self.tracer.em, value)
         structured = type(value) in (tuple, list)
         if not isinstance(value, Tensor) and not structured:
@@ -298,6 +299,8 @@ class HeapTracker:
         op = SetAttrOp if kind == "attr" else SetItemOp
         self.tracer.em.janus(op, {"object": (ref.ssa, OBJ_TYPE_ASM), "value": (value.name, value.type)}, _step_attr(kind, key))
         self.values[path] = self.written[path] = value
+        if static is not None:  # later reads in this call see the Python value itself
+            self.values[path] = static
 
     def _get(self, ref: HeapRef, kind: str, key: Key, result_type: str, into: list[str] | None = None) -> str:
         """``janus.get_attr`` / ``janus.get_item`` of ``ref``; the result's SSA name."""
