@@ -26,7 +26,7 @@ from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
-from janus.frontend.heap.rules import HeapMiss, Spec, is_heap_object, method_of, resolve
+from janus.frontend.heap.rules import I64_MAX, I64_MIN, VARYING_SCALARS, HeapMiss, Method, Spec, is_heap_object, method_of, resolve
 from janus.frontend.recursion.trees import is_tree, plainly_not_tree
 from janus.frontend.signature import STATIC_TYPES, describe_key, record_node, relaxed_int
 from janus.frontend.trace.frame import NULL, resolve_global
@@ -73,7 +73,9 @@ class HeapLocation(HeapGuard):
         except HeapMiss as e:
             raise HeapMiss(f"{self.label}: {e}") from None
         if not self.spec.matches(value):
-            raise HeapMiss(f"{self.label} is {_describe(value)}; the version assumed {self.spec.describe()}")
+            varied = self.spec.kind == "value" and type(value) is self.spec.type_ and type(value) in VARYING_SCALARS
+            raise HeapMiss(f"{self.label} is {_describe(value)}; the version assumed {self.spec.describe()}",
+                           self.label if varied else None)
         entry[self.path] = value
 
 
@@ -82,7 +84,7 @@ class HeapMethod(HeapGuard):
     """``label.name`` still binds the function the graph inlined (checked after the locations)."""
 
     name: str
-    fn: types.FunctionType
+    fn: Method
 
     def check(self, objects: list[Any], entry: dict[AccessPath, Any], leaves: Sequence[Any]) -> None:
         if method_of(entry[self.path], self.name) is not self.fn:
@@ -224,7 +226,7 @@ class GuardBuilder:
         """A location the graph reads or writes: resolves, and holds what ``spec`` says."""
         self.heap.append(HeapLocation("HEAP_LOCATION", f"heap {label}: {spec.describe()}", path, label, spec))
 
-    def HEAP_METHOD(self, path: AccessPath, name: str, fn: types.FunctionType, label: str) -> None:
+    def HEAP_METHOD(self, path: AccessPath, name: str, fn: Method, label: str) -> None:
         """A method the graph inlined is still the one ``label.name`` binds."""
         self.heap.append(HeapMethod("HEAP_METHOD", f"heap {label}.{name}: method {fn.__qualname__}", path, label, name, fn))
 
@@ -388,6 +390,8 @@ def _spec_condition(spec: Spec, v: str, bind: Callable[[Any], str]) -> str | Non
         return f"{same_type} and ({v}.dtype is {d} or {v}.dtype == {d}) and {v}.shape == {spec.shape!r}"
     if spec.kind == "value":
         return f"{same_type} and bool({v} == {bind(spec.value)})"
+    if spec.kind == "scalar":
+        return same_type if spec.type_ is not int else f"{same_type} and {I64_MIN} <= {v} <= {I64_MAX}"
     return same_type if spec.length is None else f"{same_type} and len({v}) == {spec.length}"
 
 

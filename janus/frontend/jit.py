@@ -504,6 +504,8 @@ class JitFunction:
         self._fast = None
         if isinstance(error, (HeapMiss, HeapError)):
             self._event(f"heap check failed for {describe_args(self, key)} ({error}); ran imperatively and regenerated")
+            if getattr(error, "varied", None) not in (None, *self.profile.exact_heap):  # a counter: a graph input from now on
+                self.profile.varying_heap.add(error.varied)
             del self.versions[key]
             self.warm[key] = self.warmup - 1
             return self._run_profiled(key, positional, args, kwargs)
@@ -591,7 +593,7 @@ class JitFunction:
         try:
             if entry_key(positional, self.dynamic) != key:
                 raise NotConvertible("the call changed its own arguments (a heap write)")
-            graph = self._generate(key, positional, relaxing)
+            graph = self._generate_with_heap_values(key, positional, relaxing)
             if self._cheaper_in_python(graph):
                 self._in_python_from_now(key)
                 return
@@ -630,6 +632,33 @@ class JitFunction:
                 self.versions[key].compile_seconds = seconds
             logs.compile_time.info("janus.jit %s: %s took %.3f s to generate and compile",
                                    self.__qualname__, describe_args(self, key), seconds)
+
+    def _generate_with_heap_values(self, key: Hashable, positional: tuple, relaxing: set | None) -> Graph:
+        """``_generate``, with the heap ints and floats that varied read as graph inputs
+        (``Profile.varying_heap``) where that converts as much as their exact values: a
+        value that fixes a shape (``np.zeros(self.n)``) stays a constant, specialized per value."""
+        varying = self.profile.varying_heap
+        if not varying:
+            return self._generate(key, positional, relaxing)
+        try:
+            graph = self._generate(key, positional, relaxing)
+            if graph.boundary is None:
+                return graph
+        except NotConvertible:
+            graph = None
+        self.profile.varying_heap = set()
+        try:
+            exact, failure = self._generate(key, positional, relaxing), None
+        except NotConvertible as e:
+            exact, failure = None, e
+        if graph is not None and (exact is None or exact.boundary is not None):
+            self.profile.varying_heap = varying
+            return graph
+        self.profile.exact_heap |= varying
+        self._event(f"heap values kept exact ({', '.join(sorted(varying))}): as graph inputs they convert less")
+        if exact is None:
+            raise failure  # type: ignore[misc]
+        return exact
 
     def _generate(self, key: Hashable, positional: tuple, relaxing: set | None) -> Graph:
         """The graph of ``key``. A relaxed one splits only at a call the exact shapes cannot

@@ -73,6 +73,11 @@ class Profile:
     #: code object -> summaries of the values it returned (the result types of recursive
     #: functions; an exception unwinding a frame counts as returning None)
     returns: dict[CodeType, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    #: labels of heap locations holding a Python int or float whose value changed between
+    #: calls (a step counter): read as graph inputs from then on (``heap.access``)
+    varying_heap: set[str] = field(default_factory=set)
+    #: of those, the ones whose graph converted less than with their exact values (kept exact)
+    exact_heap: set[str] = field(default_factory=set)
     runs: int = 0
 
     def branch_outcome(self, site: Site) -> bool | None:

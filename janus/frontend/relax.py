@@ -24,7 +24,7 @@ from typing import Any, Callable, Hashable
 
 
 from janus.frontend.trace.scalars import weak
-from janus.frontend.signature import is_namedtuple, relaxed_int, stack_items, walk
+from janus.frontend.signature import is_namedtuple, record_node, relaxed_int, stack_items, walk
 from janus.frontend.values import NotConvertible, Tensor
 
 Position = tuple[str, tuple[int, ...]]
@@ -82,7 +82,8 @@ def value_diff(a: Hashable, b: Hashable) -> set[Position] | None:
             if len(items) == 1 and next(iter(items))[0] == "array":
                 diffs.add(("list", path))
                 return True
-        if x[0] != y[0] or x[0] not in ("list", "tuple") or len(x[1]) != len(y[1]):
+        sequence = x[0] in ("list", "tuple") or record_node(x)  # a record's kind names its class
+        if x[0] != y[0] or not sequence or len(x[1]) != len(y[1]):
             return False
         return all(visit(p, q, path + (i,)) for i, (p, q) in enumerate(zip(x[1], y[1])))
 

@@ -200,7 +200,10 @@ class TensorType:
         on this device, or a large aligned writable C-contiguous one on a CPU driver), else
         a C-contiguous copy (into the slot's stage where the call has one). Code that may
         write its arguments gets copies (``Transfer.share``); a misaligned, read-only or
-        strided array is never read in place."""
+        strided array is never read in place. A Python scalar for a 0-d tensor (a heap
+        location holding a Python int or float, read as a graph input) becomes a 0-d array."""
+        if type(value) in (int, float, bool) and not self.shape:
+            value = np.asarray(value, self.dtype)
         if type(value) is not np.ndarray or value.dtype is not self.dtype or value.shape != self.shape:
             self._check(value)  # NumPy's native dtypes are singletons: the fast test is exact for them
         nbytes = value.nbytes

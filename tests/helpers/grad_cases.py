@@ -93,8 +93,8 @@ CASES: dict[str, Case] = {
     "mean": (lambda x: x.mean(axis=1, keepdims=True) * np.mean(x), [signed(3, 4)]),
     "max": (lambda x: np.max(x, axis=1) + x.max(), [signed(3, 4)]),
     "min": (lambda x: np.min(x, axis=0), [signed(3, 4)]),
-    "matmul": (lambda a, b, v, t: (a @ b) * (v @ b) + (t @ b).sum(0) + (t @ v).T,
-               [signed(3, 4), signed(4, 2), signed(4), signed(2, 3, 4)]),
+    "matmul": (lambda a, b, v, t, s: (a @ b) * (v @ b) + (t @ b).sum(0) + (t @ v).T + (t @ s)[0, :, :2] + (a @ s).sum(0)[:, :2]
+               + (v @ s).T[:, :2], [signed(3, 4), signed(4, 2), signed(4), signed(2, 3, 4), signed(2, 4, 3)]),
     "dot": (lambda a, b, t: np.dot(a, b) + a.dot(b) + np.dot(t, b)[1], [signed(3, 4), signed(4, 2), signed(2, 3, 4)]),
     "outer": (lambda a, b: np.outer(a, b) * np.outer(b, a).T, [signed(3), signed(2, 2)]),
     "transpose": (lambda x: np.transpose(x, (1, 0, 2)) * x.T.transpose(1, 2, 0), [signed(2, 3, 4)]),
@@ -124,6 +124,7 @@ CASES: dict[str, Case] = {
     "clip": (lambda x, lo: np.clip(x, lo, 0.9) + np.clip(x, -0.7, 0.6), [signed(2, 3), signed(3)]),
     "argmax": (lambda x: x[np.argmax(np.sum(x, axis=1))] * 2.0, [signed(3, 4)]),
     "argmin": (lambda x: np.where(np.argmin(x, axis=0) > 0, x, 0.0), [signed(3, 4)]),
+    "bincount": (lambda x: np.where(np.bincount(np.argmax(x, axis=1), minlength=4) > 0, x, 0.0), [signed(3, 4)]),
     "einsum": (lambda a, b, v: np.einsum("ij,jk->ik", a, b) + np.einsum("ij,j,jk->ik", a, v, b) + np.einsum("ij->", a),
                [signed(3, 4), signed(4, 2), signed(4)]),
     "inner": (lambda a, b: np.inner(a, b) * 2.0, [signed(3, 4), signed(2, 4)]),

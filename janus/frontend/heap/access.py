@@ -31,9 +31,10 @@ from janus.frontend.heap import structures as heap_struct
 from janus.frontend.ops import mutation
 from janus.frontend.ops import op_table
 from janus.frontend.trace.branches import Cell, SymFunction, SymIter
+from janus.frontend.trace.scalars import weak_literal
 from janus.frontend.heap.plan import HeapPlan
-from janus.frontend.heap.rules import HeapMiss, Spec, method_of, spec_of, step
-from janus.frontend.values import NotConvertible, Tensor, tensor_type
+from janus.frontend.heap.rules import VARYING_SCALARS, HeapMiss, Method, Spec, method_of, spec_of, step
+from janus.frontend.values import NotConvertible, Tensor, Weak, tensor_type
 from janus.heap import AccessPath, Key
 from janus.ir import OBJ_TYPE_ASM
 
@@ -171,7 +172,7 @@ class HeapTracker:
         self.layouts: dict[AccessPath, heap_struct.Layout] = {}
         self.owners: dict[str, AccessPath] = {}  # tensor -> location whose entry array it is (or updates)
         self.mutated: dict[AccessPath, None] = {}
-        self.methods: dict[tuple[AccessPath, str], types.FunctionType] = {}
+        self.methods: dict[tuple[AccessPath, str], Method] = {}
         self.lengths_used: set[AccessPath] = set()  # lists and tuples the trace iterated
         #: set while a ``janus.grad`` function is traced into its own func.func (``grad_heap``)
         self.scope: Any = None
@@ -224,8 +225,17 @@ class HeapTracker:
         spec = spec_of(value)
         if spec is None:
             raise NotConvertible(f"{label} holds a {type(value).__name__}, which janus cannot specialize on")
+        if spec.kind == "value" and type(value) in VARYING_SCALARS and label in self.tracer.profile.varying_heap:
+            spec = Spec("scalar", type(value))  # a counter whose value changed between calls: a graph input
         self.checks.setdefault(path, spec)
         self.labels[path], self.parents[path] = label, (ref, kind, key)
+        if spec.kind == "scalar":
+            dtype = np.dtype(np.int64 if spec.type_ is int else np.float64)
+            t = Weak(self._get(ref, kind, key, tensor_type((), dtype)), (), dtype)
+            self._typed(path, t.type)
+            if self.at_root():
+                self.values[path] = t
+            return t
         if spec.kind == "array":
             t = Tensor(self._get(ref, kind, key, tensor_type(value.shape, value.dtype)), value.shape, value.dtype)
             self._typed(path, t.type)
@@ -260,6 +270,9 @@ class HeapTracker:
             raise NotConvertible(f"write to {label} {why}")
         if not self.at_root():
             raise NotConvertible(f"write to {label} inside a data-dependent branch or loop region")
+        static = value if type(value) in VARYING_SCALARS else None
+        if static is not None:  # ``self.t = 1``: written as a graph constant, committed as a Python scalar
+            value = weak_literal(self.tracer.em, value)
         structured = type(value) in (tuple, list)
         if not isinstance(value, Tensor) and not structured:
             raise NotConvertible(
@@ -286,6 +299,8 @@ class HeapTracker:
         op = SetAttrOp if kind == "attr" else SetItemOp
         self.tracer.em.janus(op, {"object": (ref.ssa, OBJ_TYPE_ASM), "value": (value.name, value.type)}, _step_attr(kind, key))
         self.values[path] = self.written[path] = value
+        if static is not None:  # later reads in this call see the Python value itself
+            self.values[path] = static
 
     def _get(self, ref: HeapRef, kind: str, key: Key, result_type: str, into: list[str] | None = None) -> str:
         """``janus.get_attr`` / ``janus.get_item`` of ``ref``; the result's SSA name."""
@@ -318,8 +333,9 @@ class HeapTracker:
     def store_global(self, namespace: dict, name: str, value: Any) -> None:
         self.write(self._module(namespace), "attr", name, value)
 
-    def method(self, ref: HeapRef, name: str) -> types.FunctionType | None:
-        """The function ``ref.name(...)`` calls with ``ref`` as self, when it is a plain method."""
+    def method(self, ref: HeapRef, name: str) -> Method | None:
+        """The class attribute ``ref.name`` binds, when it is a plain, static or class method
+        (the version assumes it stays that one)."""
         fn = method_of(ref.obj, name)
         if fn is not None:
             self.methods[(ref.path, name)] = fn
@@ -373,4 +389,5 @@ class HeapTracker:
             outputs=tuple(t.name for t in outputs),
             labels=dict(self.labels),
             structures=tuple(self.layouts.items()),
+            scalars=tuple((path, t.python_type) for path, t in self.written.items() if isinstance(t, Weak)),
         )

@@ -14,7 +14,8 @@ after the commit each written location is set to the object Python would hold th
   is that very object;
 - an array updated in place (``params["W"] -= g``) is the original array, its contents
   overwritten (nothing else the call reads may share its memory: checked before);
-- a 0-d result becomes a NumPy scalar, as NumPy returns from operations.
+- a 0-d result becomes a NumPy scalar, as NumPy returns from operations; a Python int,
+  float or bool the traced code computed (``self.t += 1``) becomes that Python type.
 
 A returned value that is also the final value of a written location is the object now
 stored there (``self.state = h; return h`` gives ``result is self.state`` as in Python),
@@ -53,6 +54,7 @@ class HeapPlan:
     outputs: tuple[str, ...]  # result index -> tensor
     labels: dict[AccessPath, str]
     structures: tuple[tuple[AccessPath, heap_struct.Layout], ...] = ()  # tuples/lists written, built here
+    scalars: tuple[tuple[AccessPath, type], ...] = ()  # Python ints/floats/bools written (``Weak``): their type
 
     def objects(self, positional: Sequence[Any]) -> list[Any]:
         """The object table of a call: the slots' objects, from its arguments or fixed."""
@@ -70,6 +72,7 @@ class HeapPlan:
             np.copyto(original, path.read(objects))
             if traffic is not None:
                 traffic.copied += original.nbytes
+        python_types = dict(self.scalars)
         for path, name in self.writes:
             value = self._original(name, entry, leaves)
             if value is None:
@@ -77,6 +80,8 @@ class HeapPlan:
                 if committed.ndim:
                     continue
                 value = committed[()]
+                if path in python_types:  # a Python scalar of the traced code (``self.t += 1``)
+                    value = python_types[path](value)
             _store(path.location(objects), value)
         finals = {name: path for path, name in self.writes}
         built: dict[str, Any] = {}  # tensor -> the object a structure holds for it

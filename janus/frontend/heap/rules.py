@@ -10,6 +10,7 @@ did not trace.
 
 from __future__ import annotations
 
+import functools
 import io
 import types
 from dataclasses import dataclass
@@ -29,10 +30,19 @@ CONTAINERS = (dict, list, tuple)
 #: values baked into the graph by identity (code and namespaces)
 IDENTITY_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc)
 STATIC_VALUES = (bool, int, float, str, type(None))
+#: Python scalars a location may hold as a graph input once its value varied (``Spec`` kind ``scalar``)
+VARYING_SCALARS = (int, float)
+I64_MIN, I64_MAX = -(2 ** 63), 2 ** 63 - 1
 
 
 class HeapMiss(Exception):
-    """A compiled version's heap assumption does not hold for this call (run imperatively)."""
+    """A compiled version's heap assumption does not hold for this call (run imperatively).
+    ``varied``: the label of a Python int or float location that now holds another value of
+    its type (the next version takes it as a graph input: JANUS's value -> type step)."""
+
+    def __init__(self, message: str, varied: str | None = None) -> None:
+        super().__init__(message)
+        self.varied = varied
 
 
 #: objects of C-defined classes passed by reference too: the graph never reads them; their
@@ -54,6 +64,8 @@ def is_heap_object(value: Any) -> bool:
 
 
 _MISSING = object()
+#: what a ``functools.partial`` calls (read-only members): locations the version checks
+PARTIAL_PARTS = ("func", "args", "keywords")
 
 
 def _class_attribute(cls: type, name: str) -> Any:
@@ -71,6 +83,8 @@ def attribute_problem(obj: Any, name: str, write: bool) -> str | None:
         return None if name == "cell_contents" else f"a closure cell has no attribute {name}"
     if cls is types.ModuleType:
         return None if write or name in vars(obj) else f"module {obj.__name__} has no global {name}"
+    if cls is functools.partial:
+        return None if name in PARTIAL_PARTS and not write else f"attribute .{name} of a functools.partial"
     if cls in CONTAINERS or not is_heap_object(obj):
         return f"attribute .{name} of a {cls.__name__} is not a heap location"
     # hasattr on the class goes through CPython's type attribute cache: cheap on every call
@@ -121,6 +135,8 @@ def step(value: Any, kind: str, key: Key, write: bool = False) -> Any:
         return value[key]
     if type(value) is types.CellType:
         return value.cell_contents
+    if type(value) is functools.partial:
+        return getattr(value, key)
     own = vars(value)
     return own[key] if key in own else _class_attribute(type(value), key)
 
@@ -138,7 +154,8 @@ class Spec:
     """What a version assumes about the value at one location on entry.
 
     kind ``array``: ndarray of ``type_``/``dtype``/``shape`` (a graph input); ``value``:
-    equal Python or NumPy scalar of the same type (a constant); ``identity``: this very
+    equal Python or NumPy scalar of the same type (a constant); ``scalar``: a Python int
+    (within int64) or float of any value (a graph input, where the value varied); ``identity``: this very
     object (code baked in); ``object``: an object of this exact type, ``length`` items for
     a list or tuple (a reference whose attributes are locations); ``write``: only written,
     any value.
@@ -164,6 +181,8 @@ class Spec:
             return v.dtype == self.dtype and v.shape == self.shape
         if self.kind == "value":
             return bool(v == self.value)
+        if self.kind == "scalar":
+            return self.type_ is not int or I64_MIN <= v <= I64_MAX
         return (self.length is None or len(v) == self.length) and (self.keys is None or tuple(v) == self.keys)
 
     def describe(self) -> str:
@@ -171,6 +190,8 @@ class Spec:
             return f"ndarray[{self.dtype}, shape={self.shape}]"
         if self.kind in ("value", "identity"):
             return f"{self.kind} {self.value!r}"
+        if self.kind == "scalar":
+            return f"{self.type_.__name__} (any value, a graph input)"
         if self.kind == "object":
             return (f"{self.type_.__name__} object" + (f" of length {self.length}" if self.length is not None else "")
                     + (f" with keys {list(self.keys)}" if self.keys is not None else ""))
@@ -191,10 +212,27 @@ def spec_of(value: Any) -> Spec | None:
     return None
 
 
-def method_of(obj: Any, name: str) -> types.FunctionType | None:
-    """The plain function ``obj.name`` binds (a method not shadowed by the instance), or None."""
+#: class attributes a method call goes through: a plain function, or a static or class method of one
+Method = types.FunctionType | staticmethod | classmethod
+
+
+def method_of(obj: Any, name: str) -> Method | None:
+    """The class attribute ``obj.name`` binds when it is a method not shadowed by the
+    instance: a plain function, or a ``staticmethod``/``classmethod`` of one (None otherwise)."""
     cls = type(obj)
     if not is_heap_object(obj) or cls.__getattribute__ is not object.__getattribute__:
         return None
     found = _class_attribute(cls, name)
-    return found if type(found) is types.FunctionType and name not in vars(obj) else None
+    plain = type(found) is types.FunctionType or type(found) in (staticmethod, classmethod) and type(found.__func__) is types.FunctionType
+    return found if plain and name not in vars(obj) else None
+
+
+def bind(method: Method, obj: Any, self_value: Any) -> Any:
+    """What ``obj.name`` gives for the class attribute ``method``: a method bound to
+    ``self_value`` (``obj`` or its stand-in), a static method's function, or a class method
+    bound to ``type(obj)``."""
+    if type(method) is staticmethod:
+        return method.__func__
+    if type(method) is classmethod:
+        return types.MethodType(method.__func__, type(obj))
+    return types.MethodType(method, self_value)

@@ -244,3 +244,47 @@ def _final_values(em: Emitter, flat: list[Tensor], values: Tensor) -> Tensor:
 
     every = [f"d{i}" for i in range(values.ndim)]
     return em.generic(values.ndim, (), [(position, ["d0"])], em.empty(values.shape, values.dtype), every, pick)
+
+
+# ---- bincount: counts of each value, a one-hot sum --------------------------------------
+def _bincount_bind(x: Any, weights: Any = None, minlength: Any = 0) -> Args:
+    return {"a": x, "weights": weights, "minlength": minlength}
+
+
+def _bincount_rule(args: Args) -> Spec:
+    """A 1-d int array and a static ``minlength``: the result has ``minlength`` counts, the
+    values guarded below it (a larger value makes NumPy's result longer: the call runs in Python)."""
+    x, minlength = args["a"], args["minlength"]
+    if args["weights"] is not None:
+        raise NotConvertible("np.bincount with weights is not supported")
+    if not isinstance(x, Tensor) or x.ndim != 1 or x.dtype.kind not in "iub":
+        raise NotConvertible("np.bincount of anything but a 1-d integer array (NumPy may raise)")
+    if not isinstance(minlength, (int, np.integer)) or isinstance(minlength, bool) or minlength <= 0:
+        raise NotConvertible("np.bincount without a static positive minlength (its length would depend on the values)")
+    return (int(minlength),), op_table.result_dtype(np.bincount, np.zeros(1, x.dtype))
+
+
+def _bincount_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+    """``counts[k] = sum_i (x[i] == k)`` over (k, i), after a guard that ``0 <= x < minlength``
+    (NumPy raises on a negative value; a larger one lengthens the result)."""
+    x = op_table.cast(em, args["a"], _I64)
+    (length,), dtype = spec
+
+    def check(b: Body, a: list[str]) -> str:
+        low = b.cmp(_I64, ("", "sge", ""), a[0], b.constant(0, _I64))
+        high = b.cmp(_I64, ("", "slt", ""), a[0], b.constant(length, _I64))
+        return b.op("arith.andi", [b.op("arith.andi", [low, high], np.dtype(bool)), a[1]], np.dtype(bool))
+
+    ok = em.generic(1, (0,), [(x, ["d0"])], em.literal(np.array(True)), [], check)
+    em.guard(em.scalar_condition(ok), "raise", f"np.bincount values in [0, {length}) (else NumPy raises or makes more bins)")
+
+    def count(b: Body, a: list[str]) -> str:
+        hit = b.cmp(_I64, ("", "eq", ""), a[0], _loop_i64(b, 0))
+        one = b.cast(hit, np.dtype(bool), dtype)
+        return b.op("arith.addi", [a[1], one], dtype)
+
+    return em.generic(2, (1,), [(x, ["d1"])], em.filled((length,), dtype, 0), ["d0"], count)
+
+
+BINCOUNT = Op("bincount", np.bincount, _bincount_bind, _bincount_rule, _bincount_lower, no_grad="an integer result")
+registry.register(BINCOUNT)

@@ -42,7 +42,9 @@ _STORE_BACK = (("SWAP", "SWAP", "STORE_SUBSCR"), ("SWAP", "SWAP", "SWAP", "BUILD
 
 def inplace(tracer: "Tracer", frame: "Frame", offset: int, symbol: str, a: Any, b: Any) -> "Tensor | MaskedUpdate | None":
     """``a op= b`` on a non-heap array (None when ``a`` is not an array: Python rebinds)."""
-    if isinstance(a, np.ndarray):  # a constant the trace computed: NumPy updates it, aliases included
+    if isinstance(a, np.ndarray) and contains_tensor(b) and tracer.local_arrays.get(id(a)) is a:
+        a = as_graph_constant(tracer, a, f"in-place {symbol}")  # ``out = np.zeros(..); out += x``: now a graph value
+    elif isinstance(a, np.ndarray):  # a constant the trace computed: NumPy updates it, aliases included
         if contains_tensor(b):
             raise NotConvertible(f"in-place {symbol} of a traced value into a constant array")
         if symbol not in _INPLACE:
@@ -139,6 +141,8 @@ def as_graph_constant(tracer: "Tracer", array: np.ndarray, what: str) -> Tensor:
     (so that a graph value can be written into it)."""
     if found_in(tracer.heap.values.values(), array):
         raise NotConvertible(f"{what} into an array made from static values, also stored on the heap in this call")
+    if any(isinstance(v, np.ndarray) and v is not array and np.may_share_memory(v, array) for v in _walk(_roots(tracer))):
+        raise NotConvertible(f"{what} into an array made from static values that a view of it sees (NumPy updates both)")
     tensor = tracer.em.literal(array)
     tracer.em.provenance[tensor] = None
     substitute(tracer, array, tensor, what)  # type: ignore[arg-type]

@@ -20,7 +20,7 @@ import numpy as np
 from janus.frontend.ops import padding
 from janus.frontend.ops import vjp_numpy
 from janus.frontend.emitter import Body, Emitter
-from janus.frontend.ops.registry import BY_FUNCTION, METHODS, OPERATORS, OPS, Args, Op, Spec, register
+from janus.frontend.ops.registry import BY_FUNCTION, METHODS, OPERATORS, OPS, Args, Op, Spec, apply, register
 from janus.frontend.values import NotConvertible, Shape, Tensor, Weak, check_dtype, is_static
 
 # ---- operands: tensors and static values (Python scalars, NumPy constants) ---------------
@@ -317,21 +317,41 @@ def _dot_bind(a: Any, b: Any, out: Any = None) -> Args:
 
 
 def _matmul_rule(args: Args) -> Spec:
-    """N-d ``a`` with a 1-d or 2-d ``b`` (where matmul and dot agree) or 1-d/2-d operands."""
+    """N-d ``a`` with a 1-d or 2-d ``b`` (where matmul and dot agree), 1-d/2-d operands, or
+    (``matmul`` only) a stack of matrices ``b``, batch dims broadcast."""
     sa, sb = shape_of(args["a"]), shape_of(args["b"])
-    if args.get("out") is not None or not (1 <= len(sa) and 1 <= len(sb) <= 2):
+    batched = "out" not in args and len(sb) > 2
+    if args.get("out") is not None or not (1 <= len(sa) and 1 <= len(sb) and (batched or len(sb) <= 2)):
         raise NotConvertible(f"matmul of shapes {sa} and {sb} (only an N-d operand times a 1-d or 2-d one)")
-    if sa[-1] != sb[0]:
+    if sa[-1] != sb[-2 if batched else 0]:
         raise NotConvertible(f"matmul shapes {sa} and {sb} do not align")
     dtype = result_dtype(np.matmul, sample(args["a"]), sample(args["b"]))
     if dtype.kind == "b":
         raise NotConvertible("bool matmul is not supported")
+    if batched:
+        return broadcast_shapes(sa[:-2], sb[:-2]) + sa[-2:-1] + sb[-1:], dtype
     return sa[:-1] + sb[1:], dtype
+
+
+def _batched_matmul(em: Emitter, a: Tensor, b: Tensor, spec: Spec) -> Tensor:
+    """``a @ b`` over a stack of matrices ``b``: both broadcast to the batch dims, then one
+    einsum (``...xy,...yz->...xz``; a 1-d ``a`` is ``y``)."""
+    batch = spec[0][: len(spec[0]) - (2 if a.ndim > 1 else 1)]
+    if a.ndim > 1 and a.shape[:-2] != batch:
+        a = apply(em, OPS["broadcast_to"], [a, batch + a.shape[-2:]], {})
+    if b.shape[:-2] != batch:
+        b = apply(em, OPS["broadcast_to"], [b, batch + b.shape[-2:]], {})
+    letters = "abcdefghijklmnopqrstuvw"[: len(batch)]
+    rows = "x" if a.ndim > 1 else ""
+    subscripts = f"{letters}{rows}y,{letters}yz->{letters}{rows}z" if a.ndim > 1 else f"y,{letters}yz->{letters}z"
+    return apply(em, OPS["einsum"], [subscripts, a, b], {})
 
 
 def _matmul_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     """An N-d ``a`` is flattened to 2-d, multiplied and reshaped back (no batch dims on ``b``)."""
     a, b = (cast(em, args[k], spec[1]) for k in ("a", "b"))
+    if b.ndim > 2:
+        return _batched_matmul(em, a, b, spec)
     if a.ndim > 2:
         flat = em.reshape(a, (int(np.prod(a.shape[:-1])), a.shape[-1]))
         return em.reshape(_matmul_lower(em, {"a": flat, "b": b}, spec), spec[0])

@@ -4,6 +4,7 @@ non-heap objects (a module's are its globals, guarded as such), and iteration ov
 
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from janus.frontend.heap.access import HeapRef, holds_ref
+from janus.frontend.heap.rules import PARTIAL_PARTS, bind, spec_of
 from janus.frontend.ops import mutation, registry
 from janus.frontend.recursion import results as recursion_results
 from janus.frontend.recursion import trees
@@ -66,6 +68,8 @@ class Calls:
             return registry.apply(self.em, op, [fn.receiver, *args], kwargs, bind)
         if isinstance(fn, types.MethodType):  # a bound Python method: its function, self first
             return self.call(fn.__func__, [fn.__self__, *args], kwargs)
+        if isinstance(fn, HeapRef) and type(fn.obj) is functools.partial:  # one kept in an attribute
+            return self.call(*self.heap_partial(fn, args, kwargs))
         partial = builtin_calls.unwrap_partial(fn, args, kwargs)
         if partial is not None:
             return self.call(*partial)
@@ -78,6 +82,8 @@ class Calls:
         if isinstance(fn, types.FunctionType) and not fn.__module__.startswith("numpy"):
             closure = self.heap.closure(fn) if fn.__closure__ else ()
             return self.inline(fn.__code__, fn.__globals__, fn.__defaults__ or (), fn.__kwdefaults__ or {}, closure, args, kwargs)
+        if hashable(fn) and fn in STRUCTURAL_BUILTINS and any(map(_heap_container, args)):
+            return self.structural_on_heap(fn, args, kwargs)
         if holds_ref(args) or holds_ref(kwargs):
             raise NotConvertible(f"a heap object is passed to {getattr(fn, '__qualname__', type(fn).__name__)} (only inlined code may use it)")
         if hashable(fn) and fn in mutation.NUMPY_MUTATORS:
@@ -147,7 +153,7 @@ class Calls:
         if isinstance(obj, HeapRef):
             method = self.heap.method(obj, name)  # ``self.loss`` passed along (to janus.grad): bound here
             if method is not None:
-                return types.MethodType(method, obj)
+                return bind(method, obj.obj, obj)
             host = host_method(obj, name)  # a C method (a file's ``__exit__``): called, a segment boundary
             return host if host is not None else self.heap.read(obj, "attr", name)
         if isinstance(obj, Tensor):
@@ -202,10 +208,45 @@ class Calls:
         if isinstance(value, HeapRef) and type(value.obj) in (list, tuple):  # its length is part of its spec
             self.heap.lengths_used.add(value.path)
             return [self.heap.read(value, "item", i) for i in range(len(value.obj))]
+        if isinstance(value, HeapRef) and type(value.obj) is dict:  # its keys, which the version then assumes
+            return self.heap.dict_keys(value)
         try:
             return list(value)
         except TypeError as e:
             raise NotConvertible(f"iteration: {e}") from None
+
+
+    def heap_partial(self, ref: HeapRef, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, list, dict]:
+        """(function, args, kwargs) of a call of the heap ``functools.partial`` ``ref``: its
+        function, arguments and keywords read as heap locations (checked on every call)."""
+        func, bound, keywords = (self.heap.read(ref, "attr", part) for part in PARTIAL_PARTS)
+        named = {k: self.heap.read(keywords, "item", k) for k in self.heap.dict_keys(keywords)}
+        return func, [*self.iterate(bound), *args], {**named, **kwargs}
+
+    def structural_on_heap(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """``len``, ``zip``, ``enumerate``, ... of heap lists, tuples and dicts: their lengths
+        and keys, which the version then assumes (a dict's keys, a list's length)."""
+        if fn is len and len(args) == 1 and not kwargs:
+            ref = args[0]
+            if type(ref.obj) is dict:
+                return len(self.heap.dict_keys(ref))
+            self.heap.lengths_used.add(ref.path)
+            return len(ref.obj)
+        items = [self.iterate(a) if _heap_container(a) or isinstance(a, (Tensor, trees.SymChildren)) else a for a in args]
+        result = fn(*items, **kwargs)
+        generators.check_consumed(items, fn.__name__)
+        return result
+
+
+def _heap_container(value: Any) -> bool:
+    """Whether ``value`` is a heap dict (its keys), or a heap list or tuple of a model's
+    structure: not empty, every item an array or an object (layers, weights), read as
+    locations. A list of Python scalars (a log of rewards) is not: its length and values
+    change from call to call, and a version would assume them all (it runs in Python)."""
+    if not isinstance(value, HeapRef) or type(value.obj) not in (list, tuple, dict):
+        return False
+    items = value.obj if type(value.obj) is not dict else ()
+    return all(getattr(spec_of(item), "kind", None) in ("array", "object") for item in items) and (bool(items) or type(value.obj) is dict)
 
 
 class DictView:

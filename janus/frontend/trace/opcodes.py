@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 import operator
+import types
 from typing import Any, Callable
 
 import numpy as np
 
 from janus.frontend.heap.access import HeapRef
-from janus.frontend.heap.rules import LAZY_ITERATORS
+from janus.frontend.heap.rules import LAZY_ITERATORS, bind
 from janus.frontend.ops import indexing, mutation, registry
 from janus.frontend.recursion import results as recursion_results
 from janus.frontend.recursion import node_writes, trees
@@ -123,8 +124,11 @@ class Opcodes:
         """method of an array (op table), a local container or a heap object (inlined)"""
         obj = frame.stack.pop()
         method = self.heap.method(obj, ins.argval) if isinstance(obj, HeapRef) else None
-        if method is not None:  # CALL sees (function, self, args...)
+        if type(method) is types.FunctionType:  # CALL sees (function, self, args...)
             frame.stack.extend((method, obj))
+            return
+        if method is not None:  # a static or class method
+            frame.push_callable(bind(method, obj.obj, obj))
             return
         host = None if DictView.of(obj, ins.argval) else boundary.host_method(obj, ins.argval)
         if host is not None:  # called, a segment boundary (``trace.split``)
@@ -222,7 +226,7 @@ class Opcodes:
                 a += self.iterate(b)
                 frame.stack.append(a)
                 return
-            if isinstance(a, (Tensor, ArgumentList)) or isinstance(a, list) and contains_tensor(a):
+            if isinstance(a, (Tensor, ArgumentList)) and not isinstance(a, Weak) or isinstance(a, list) and contains_tensor(a):
                 raise NotConvertible(f"in-place {symbol} on an array or list of arrays (a heap write)")
             symbol = symbol[:-1]
         frame.stack.append(self.binary(symbol, a, b))

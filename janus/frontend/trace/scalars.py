@@ -12,7 +12,11 @@ by zero (which raises) fails a guard instead of producing inf.
 The other direction: ``float(t)``, ``int(t)``, ``t.item()`` of a graph value. The profiler
 records the Python value stored by the ``STORE_FAST`` right after such a call; a value
 that was always the same becomes that constant plus a ``janus.guard`` (kind ``value``)
-checking it, and a value that varied is ``NotConvertible``.
+checking it. A Python float that varied (a loss logged or returned each step) takes
+JANUS's value -> type step: the graph holds it as a ``Weak`` float64 (exact: every float32,
+float64, int64 or bool element converts to a Python float as ``float()`` does), as it holds
+a float argument that varied; an int that varied is ``NotConvertible`` (``int()`` of a
+float raises on NaN and inf, and Python ints do not wrap).
 """
 
 from __future__ import annotations
@@ -157,7 +161,8 @@ CONVERSIONS: dict[Any, type | None] = {int: int, float: float, "item": None}
 
 def to_python(tracer: "Tracer", frame: "Frame", call: Any, how: Any, t: Tensor) -> Any:
     """``int(t)``, ``float(t)`` or ``t.item()`` at the CALL instruction ``call``: the
-    constant the profile always saw there, under a value guard; NotConvertible if it varied."""
+    constant the profile always saw there, under a value guard; a float that varied as a
+    ``Weak`` graph value; NotConvertible for another value that varied."""
     offset = call.offset
     if t.size != 1:
         raise NotConvertible(f"conversion of an array of shape {t.shape} to a Python scalar")
@@ -168,6 +173,8 @@ def to_python(tracer: "Tracer", frame: "Frame", call: Any, how: Any, t: Tensor) 
     bc = frame.bc
     store = bc.at(bc.next_offset(offset))
     source = bc.source(offset)
+    if pytype is float and t.ndim == 0 and len(tracer.profile.values.get((bc.code, store.offset), ())) != 1:
+        return weak(op_table.cast(tracer.em, t, PYTHON_DTYPES[float]))  # varied, or not recorded: the type step
     if store.opname != "STORE_FAST":
         raise NotConvertible(f"{what} of an array value is only converted when stored in a local "
                              "(the profiler records values stored right after the call)")

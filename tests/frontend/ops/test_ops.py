@@ -122,10 +122,24 @@ def test_op_matches_numpy(name: str) -> None:
 
 
 @pytest.mark.parametrize("b", [rand(2, 4, 5), rand(1, 4, 5)])
-def test_matmul_batched_second_operand_falls_back(b: np.ndarray) -> None:
-    """A second operand with batch dims is not lowered (dot and matmul differ there)."""
+def test_dot_batched_second_operand_falls_back(b: np.ndarray) -> None:
+    """``np.dot`` with a stack of matrices second is not lowered (it is not matmul's batching)."""
     with pytest.raises(NotConvertible, match="matmul of shapes"):
-        OPS["matmul"].rule({"a": rand(2, 3, 4), "b": b})
+        OPS["dot"].rule({"a": rand(2, 3, 4), "b": b, "out": None})
+
+
+@pytest.mark.parametrize("a, b", [(rand(2, 3, 4), rand(2, 4, 5)), (rand(3, 4), rand(2, 4, 5)), (rand(1, 3, 4), rand(2, 2, 4, 5)),
+                                  (rand(4), rand(2, 4, 5)), (rand(2, 1, 3, 4), rand(3, 4, 2)), (rand(2, 3, 4, dtype=i64), rand(2, 4, 2))])
+def test_batched_matmul_matches_numpy(a: np.ndarray, b: np.ndarray) -> None:
+    """A stack of matrices second: batch dims broadcast, a 1-d first operand, int and float promotion."""
+    check_compiled(lambda x, y: x @ y, a, b)
+
+
+def test_batched_matmul_shapes_numpy_rejects_run_in_python() -> None:
+    with pytest.raises(NotConvertible, match="do not align"):
+        OPS["matmul"].rule({"a": rand(2, 3, 4), "b": rand(2, 5, 4)})
+    with pytest.raises(NotConvertible, match="broadcast"):
+        OPS["matmul"].rule({"a": rand(3, 3, 4), "b": rand(2, 4, 5)})
 
 
 def test_every_table_entry_is_exercised() -> None:
@@ -138,6 +152,7 @@ def test_every_table_entry_is_exercised() -> None:
     covered |= {"empty", "eye", "identity", "linspace", "tri"}
     covered |= set(UFUNC_NAMES) | set(CONFORMANCE_ONLY)  # tests/frontend/ops/test_conformance.py
     covered.add("gather")  # advanced indexing: tests/frontend/ops/test_advanced_indexing.py
+    covered.add("bincount")  # tests/frontend/ops/test_counting.py
     assert covered == set(OPS)
 
 

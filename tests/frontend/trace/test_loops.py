@@ -142,9 +142,27 @@ def test_value_guard_fires_when_the_value_changes():
     assert_same(jf(rand(3, seed=1), s), scale_by(rand(3, seed=1), s))
     s2 = np.full(2, 3.5, np.float32)
     assert_same(jf(x, s2), scale_by(x, s2))  # guard fails: Python's answer
+    assert "(value)" in janus.explain(jf)
+    # the float varied: regenerated with it as a graph value (a Python float), no value guard
+    assert_same(jf(x, s), scale_by(x, s))
+    s3 = np.full(2, -1.25, np.float32)
+    assert_same(jf(x, s3), scale_by(x, s3))
+    assert not only_version(jf).graph.guards and only_version(jf).calls == 2, janus.explain(jf)
+
+
+def scale_by_count(x, s):
+    k = int(s.max())
+    return x * k, k
+
+
+def test_an_int_that_varied_is_not_speculated_again():
+    x, s = rand(3), np.full(2, 2.0, np.float32)
+    jf = compiled(scale_by_count, x, s, warmup=2)
+    s2 = np.full(2, 3.0, np.float32)
+    assert_same(jf(x, s2), scale_by_count(x, s2))  # guard fails: Python's answer
+    assert_same(jf(x, s), scale_by_count(x, s))
     report = janus.explain(jf)
     assert "(value)" in report and "took different values when profiled" in report
-    assert_same(jf(x, s), scale_by(x, s))  # imperative for good, still right
 
 
 def test_value_used_as_a_trip_count_is_guarded():
