@@ -28,8 +28,8 @@ from janus.frontend.guards import MISS, EntryGuards, entry_guards
 from janus.frontend.heap.rules import HeapMiss
 from janus.frontend.profiler import Profile, profiling, run_profiled
 from janus.frontend.recursion import node_writes, trees
-from janus.frontend.relax import describe_position, leaf_labels, value_diff
-from janus.frontend.signature import describe_key, entry_key, key_and_leaves, leaf_shapes, shape_diff
+from janus.frontend.relax import describe_position, key_diff, leaf_labels
+from janus.frontend.signature import describe_key, entry_key, key_and_leaves, leaf_shapes
 from janus.frontend.speculation import FULL, Speculation, general_positions
 from janus.frontend.values import NotConvertible
 from janus.heap import HeapError
@@ -434,7 +434,7 @@ class JitFunction:
         relaxed version on this call, so later sizes hit it. Likewise for list lengths and
         int values (value -> type, see ``relax``)."""
         for known in [*self.versions, *self.warm]:
-            diff = shape_diff(known, key) or value_diff(known, key)
+            diff = key_diff(known, key)
             diff = diff - self.dynamic if diff else None  # relaxed dims that differ: equalities, kept exact
             if not diff or diff & self.unrelaxable:
                 continue
@@ -603,7 +603,7 @@ class JitFunction:
                                          cost=segments.CallCost(self.COST_CALLS) if timed else None)
             self.compiles += 1
             if relaxing is not None:  # exact versions this one serves are no longer reachable
-                for old in [k for k in self.versions if shape_diff(k, key) is not None or value_diff(k, key)]:
+                for old in [k for k in self.versions if key_diff(k, key)]:
                     del self.versions[old]
             self._event(f"compiled version {self.compiles} for {describe_args(self, key)}")
             if logs.guards.isEnabledFor(logging.INFO):
