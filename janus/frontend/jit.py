@@ -29,7 +29,7 @@ from janus.frontend.heap.rules import HeapMiss
 from janus.frontend.profiler import Profile, profiling, run_profiled
 from janus.frontend.recursion import node_writes, trees
 from janus.frontend.relax import describe_position, key_diff, leaf_labels
-from janus.frontend.signature import describe_key, entry_key, key_and_leaves, leaf_shapes
+from janus.frontend.signature import as_came, describe_key, entry_key, key_and_leaves, leaf_shapes
 from janus.frontend.speculation import FULL, Speculation, general_positions
 from janus.frontend.values import NotConvertible
 from janus.heap import HeapError
@@ -572,13 +572,17 @@ class JitFunction:
     def _run_profiled(self, key: Hashable, positional: tuple, args: tuple, kwargs: dict) -> Any:
         building = self.warm[key] + 1 >= self.warmup
         before = trees.snapshot(positional) if building else ()  # the trees as the key saw them
+        # a resume function's lists as they came (the trace's own, rebuilt per call: a loop's
+        # log grows with its iterations, which its key counts anyway); a caller's list that the
+        # call appends to keeps the check in ``_build`` (a version per length would not pay)
+        came = as_came(positional) if building and self.owner is not self else positional
         result = run_profiled(self.fn, args, kwargs, self.profile)
         self.warm[key] += 1
         if building:
             after = trees.snapshot(positional)
             trees.restore(before)  # the graph is traced on the trees as they came (node writes undone)
             try:
-                self._build(key, positional)
+                self._build(key, came)
             finally:
                 trees.restore(after)
         return result

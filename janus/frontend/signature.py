@@ -143,6 +143,22 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
                  for i, a in enumerate(args)), leaves
 
 
+def as_came(args: tuple) -> tuple:
+    """The arguments with their lists and tuples copied (items shared, aliases kept): what
+    the entry key saw, for a graph built after the profiled run appended to them (a resume
+    function's ``rewards`` list, a log passed in)."""
+    copies: dict[int, Any] = {}
+
+    def copy(value: Any) -> Any:
+        if type(value) not in (list, tuple):
+            return value
+        if id(value) not in copies:
+            copies[id(value)] = type(value)(copy(item) for item in value)
+        return copies[id(value)]
+
+    return tuple(copy(a) for a in args)
+
+
 def entry_key(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset()) -> Hashable:
     """The cache key of a call (see ``key_and_leaves``)."""
     return key_and_leaves(args, dynamic)[0]

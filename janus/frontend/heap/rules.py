@@ -192,9 +192,11 @@ def spec_of(value: Any) -> Spec | None:
 
 
 def method_of(obj: Any, name: str) -> types.FunctionType | None:
-    """The plain function ``obj.name`` binds (a method not shadowed by the instance), or None."""
+    """The plain function ``obj.name`` binds (a method not shadowed by the instance), or None
+    (also for an object without a ``__dict__``, ``np.errstate``: its slots are state heap
+    ops cannot see, so its methods run in Python, ``split.host_method``)."""
     cls = type(obj)
-    if not is_heap_object(obj) or cls.__getattribute__ is not object.__getattribute__:
+    if not is_heap_object(obj) or cls.__getattribute__ is not object.__getattribute__ or not hasattr(obj, "__dict__"):
         return None
     found = _class_attribute(cls, name)
     return found if type(found) is types.FunctionType and name not in vars(obj) else None
