@@ -21,6 +21,7 @@ from typing import Any, Callable, Hashable
 import numpy as np
 
 from janus.frontend import logs, segments
+from janus.frontend.fp_errors import errors_observed
 from janus.frontend.logs import SWITCH, ConversionError
 from janus.frontend.trace.versions import supported, unsupported_message
 from janus.frontend.generate import Argument, Graph, Record, Result, generate
@@ -346,7 +347,7 @@ class JitFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         quick = self._quick
-        if quick is not None and not kwargs and SWITCH.enabled and not profiling():
+        if quick is not None and not kwargs and SWITCH.enabled and not profiling() and not errors_observed():
             fast = self._fast_version
             if fast.guards.dynamic is self.dynamic:  # type: ignore[union-attr]  # set with ``_quick``
                 try:
@@ -355,7 +356,7 @@ class JitFunction:
                     return self._failed(fast, fast.key, args, args, kwargs, error)  # type: ignore[union-attr]
                 if result is not MISS:
                     return result
-        if not SWITCH.enabled:
+        if not SWITCH.enabled or errors_observed():  # np.errstate(...="raise"): NumPy raises, a graph would not
             return self.fn(*args, **kwargs)
         if self.imperative:
             return self._in_python(None, args, kwargs)
