@@ -21,6 +21,7 @@ from typing import Any, Callable, Hashable
 import numpy as np
 
 from janus.frontend import logs, segments
+from janus.frontend.fp_errors import errors_observed
 from janus.frontend.logs import SWITCH, ConversionError
 from janus.frontend.trace.versions import supported, unsupported_message
 from janus.frontend.generate import Argument, Graph, Record, Result, generate
@@ -28,8 +29,8 @@ from janus.frontend.guards import MISS, EntryGuards, entry_guards
 from janus.frontend.heap.rules import HeapMiss
 from janus.frontend.profiler import Profile, profiling, run_profiled
 from janus.frontend.recursion import node_writes, trees
-from janus.frontend.relax import describe_position, leaf_labels, value_diff
-from janus.frontend.signature import describe_key, entry_key, key_and_leaves, leaf_shapes, shape_diff
+from janus.frontend.relax import describe_position, key_diff, leaf_labels
+from janus.frontend.signature import as_came, describe_key, entry_key, key_and_leaves, leaf_shapes
 from janus.frontend.speculation import FULL, Speculation, general_positions
 from janus.frontend.values import NotConvertible
 from janus.heap import HeapError
@@ -346,7 +347,7 @@ class JitFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         quick = self._quick
-        if quick is not None and not kwargs and SWITCH.enabled and not profiling():
+        if quick is not None and not kwargs and SWITCH.enabled and not profiling() and not errors_observed():
             fast = self._fast_version
             if fast.guards.dynamic is self.dynamic:  # type: ignore[union-attr]  # set with ``_quick``
                 try:
@@ -355,7 +356,7 @@ class JitFunction:
                     return self._failed(fast, fast.key, args, args, kwargs, error)  # type: ignore[union-attr]
                 if result is not MISS:
                     return result
-        if not SWITCH.enabled:
+        if not SWITCH.enabled or errors_observed():  # np.errstate(...="raise"): NumPy raises, a graph would not
             return self.fn(*args, **kwargs)
         if self.imperative:
             return self._in_python(None, args, kwargs)
@@ -434,7 +435,7 @@ class JitFunction:
         relaxed version on this call, so later sizes hit it. Likewise for list lengths and
         int values (value -> type, see ``relax``)."""
         for known in [*self.versions, *self.warm]:
-            diff = shape_diff(known, key) or value_diff(known, key)
+            diff = key_diff(known, key)
             diff = diff - self.dynamic if diff else None  # relaxed dims that differ: equalities, kept exact
             if not diff or diff & self.unrelaxable:
                 continue
@@ -574,13 +575,17 @@ class JitFunction:
     def _run_profiled(self, key: Hashable, positional: tuple, args: tuple, kwargs: dict) -> Any:
         building = self.warm[key] + 1 >= self.warmup
         before = trees.snapshot(positional) if building else ()  # the trees as the key saw them
+        # a resume function's lists as they came (the trace's own, rebuilt per call: a loop's
+        # log grows with its iterations, which its key counts anyway); a caller's list that the
+        # call appends to keeps the check in ``_build`` (a version per length would not pay)
+        came = as_came(positional) if building and self.owner is not self else positional
         result = run_profiled(self.fn, args, kwargs, self.profile)
         self.warm[key] += 1
         if building:
             after = trees.snapshot(positional)
             trees.restore(before)  # the graph is traced on the trees as they came (node writes undone)
             try:
-                self._build(key, positional)
+                self._build(key, came)
             finally:
                 trees.restore(after)
         return result
@@ -605,7 +610,7 @@ class JitFunction:
                                          cost=segments.CallCost(self.COST_CALLS) if timed else None)
             self.compiles += 1
             if relaxing is not None:  # exact versions this one serves are no longer reachable
-                for old in [k for k in self.versions if shape_diff(k, key) is not None or value_diff(k, key)]:
+                for old in [k for k in self.versions if key_diff(k, key)]:
                     del self.versions[old]
             self._event(f"compiled version {self.compiles} for {describe_args(self, key)}")
             if logs.guards.isEnabledFor(logging.INFO):

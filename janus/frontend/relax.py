@@ -24,7 +24,7 @@ from typing import Any, Callable, Hashable
 
 
 from janus.frontend.trace.scalars import weak
-from janus.frontend.signature import is_namedtuple, record_node, relaxed_int, stack_items, walk
+from janus.frontend.signature import is_namedtuple, relaxed_int, stack_items, walk
 from janus.frontend.values import NotConvertible, Tensor
 
 Position = tuple[str, tuple[int, ...]]
@@ -62,33 +62,55 @@ def symbolic_argument(value: Any, path: tuple[int, ...], dynamic: frozenset, arg
     return walk(value, argument, on_tree=on_tree)
 
 
-def value_diff(a: Hashable, b: Hashable) -> set[Position] | None:
-    """The list/int positions where two entry keys differ, when they differ only in list
-    lengths (all items one array signature) and int values; otherwise None."""
-    diffs: set[Position] = set()
+def key_diff(a: Hashable, b: Hashable) -> set | None:
+    """The positions where two entry keys differ, when they differ only in array sizes
+    (``(array leaf, dim)``), list lengths (all items one array signature) and int or float
+    values (``("list" | "int" | "float", path)``); otherwise None. Both kinds may differ at
+    once (an episode's arrays and its length): array leaves are numbered as in the key
+    relaxed at these positions, where a relaxed int or list is one leaf."""
+    diffs: set = set()
+    leaf = 0
 
     def visit(x: tuple, y: tuple, path: tuple[int, ...]) -> bool:
+        nonlocal leaf
         if x == y:
+            leaf += _leaf_count(x)
             return True
         kinds = {x[0], y[0]}
-        if kinds <= {"static", "scalar"} and all(n[0] == "scalar" or n[1] == "int" for n in (x, y)):
-            diffs.add(("int", path))
-            return True
-        if kinds <= {"static", "scalar"} and all(n[:2] in (("scalar", "float"), ("static", "float")) for n in (x, y)):
-            diffs.add(("float", path))
-            return True
-        if kinds <= {"list", "stacked"} and all(n[1] for n in (x, y)):
-            items = {item for n in (x, y) for item in ((n[1],) if n[0] == "stacked" else n[1])}
-            if len(items) == 1 and next(iter(items))[0] == "array":
-                diffs.add(("list", path))
-                return True
-        sequence = x[0] in ("list", "tuple") or record_node(x)  # a record's kind names its class
-        if x[0] != y[0] or not sequence or len(x[1]) != len(y[1]):
+        if x[0] == y[0] == "array":
+            if x[1:3] != y[1:3] or len(x[3]) != len(y[3]):
+                return False
+            diffs.update((leaf, d) for d, (m, n) in enumerate(zip(x[3], y[3])) if m != n)
+        elif kinds <= {"static", "scalar"} and x[1] == y[1] and x[1] in ("int", "float"):
+            diffs.add((x[1], path))
+        elif kinds <= {"list", "stacked"} and all(n[1] for n in (x, y)) and _one_array_item(x, y):
+            diffs.add(("list", path))
+        elif x[0] != y[0] or x[0] in ("array", "static", "scalar", "stacked", "tree", "object") or len(x[1]) != len(y[1]):
             return False
-        return all(visit(p, q, path + (i,)) for i, (p, q) in enumerate(zip(x[1], y[1])))
+        else:
+            return all(visit(p, q, path + (i,)) for i, (p, q) in enumerate(zip(x[1], y[1])))
+        leaf += 1  # a relaxed int, float or list is one leaf, as an array is
+        return True
 
     same = len(a) == len(b) and all(visit(x, y, (i,)) for i, (x, y) in enumerate(zip(a, b)))  # type: ignore[arg-type]
     return diffs if same and diffs else None
+
+
+def _one_array_item(x: tuple, y: tuple) -> bool:
+    """Whether two list (or stacked) nodes hold items of one array signature."""
+    items = {item for n in (x, y) for item in ((n[1],) if n[0] == "stacked" else n[1])}
+    return len(items) == 1 and next(iter(items))[0] == "array"
+
+
+def _leaf_count(node: tuple) -> int:
+    """How many graph leaves a key node has (see ``signature.key_and_leaves``)."""
+    if node[0] in ("array", "stacked", "scalar"):
+        return 1
+    if node[0] == "tree":
+        return len(node[1].columns())
+    if node[0] in ("static", "object"):
+        return 0
+    return sum(_leaf_count(item) for item in node[1])
 
 
 def describe_position(position: tuple, names: list[str], leaves: list[str]) -> str:

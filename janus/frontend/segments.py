@@ -32,11 +32,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from janus.frontend.heap.access import HeapRef, HeapTracker
+from janus.frontend.heap.access import HeapCell, HeapRef, HeapTracker
 from janus.frontend.trace.branches import SymFunction, SymIter
+from janus.frontend.trace.exceptions import ErrorSettings
 from janus.frontend.trace.frame import ArgumentList, BoundTensorMethod
-from janus.frontend.trace.resume import (ATTRIBUTE, ITERATOR, VALUE, Box, ResumePoint, passed, resume_function,
-                                        unwinding_function)
+from janus.frontend.trace.resume import (ATTRIBUTE, ITERATOR, VALUE, Box, ResumePoint, cell_written, passed,
+                                        resume_function, unwinding_function)
 from janus.frontend.trace.split import (Deferred, HostMethod, SegmentEnd, attribute_receiver, container_method,
                                        method_receiver)
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor, hashable
@@ -154,6 +155,60 @@ class NewObject(Live):
 
 
 @dataclass(frozen=True, eq=False)
+class EnteredErrstate(Live):
+    """The ``np.errstate`` of a block the boundary is in (``exceptions.ErrorSettings``),
+    entered when the call's state is rebuilt, before the Python operation runs under it; the
+    resume function's ``with`` calls its real ``__exit__`` (or the unwinding function's, on
+    an exception), which restores the settings."""
+
+    settings: tuple[tuple[str, str], ...]
+
+    def build(self, env: Env) -> Any:
+        made = env.built.get(id(self))
+        if made is None:
+            made = env.built[id(self)] = np.errstate(**dict(self.settings))
+            made.__enter__()
+        return made
+
+
+@dataclass(frozen=True, eq=False)
+class NewCell(Live):
+    """A closure cell of the trace (``branches.Cell``), made once per call with its contents
+    (the resume function remakes the function's own cells the same way: nothing writes
+    either after the boundary, ``Planner.closure_cell``, so no one can tell them apart)."""
+
+    contents: Live
+
+    def build(self, env: Env) -> Any:
+        made = env.built.get(id(self))
+        if made is None:
+            made = env.built[id(self)] = types.CellType(self.contents.build(env))
+        return made
+
+
+@dataclass(frozen=True, eq=False)
+class MadeFunction(Live):
+    """A function the trace made (``MAKE_FUNCTION``: a lambda, an inner function), made again
+    from its code object with its rebuilt defaults and cells."""
+
+    code: types.CodeType
+    globals: dict
+    defaults: Live
+    kwdefaults: Live
+    cells: tuple[Live, ...]
+
+    def build(self, env: Env) -> Any:
+        made = env.built.get(id(self))
+        if made is None:
+            made = types.FunctionType(self.code, self.globals, self.code.co_name, self.defaults.build(env) or None,
+                                      tuple(c.build(env) for c in self.cells))
+            made.__kwdefaults__ = self.kwdefaults.build(env) or None
+            made.__qualname__ = self.code.co_qualname
+            env.built[id(self)] = made
+        return made
+
+
+@dataclass(frozen=True, eq=False)
 class Container(Live):
     """A list, tuple or dict of the trace, rebuilt once per call (aliases stay aliases)."""
 
@@ -240,13 +295,15 @@ class Planner:
         self.held: list[AccessPath] = []
         self.seen: dict[int, Live] = {}
         self.outputs: dict[str, Output] = {}
+        self.point: ResumePoint | None = None  # where the traced function resumes (``closure_cell``)
+        self.cell_names: dict[int, str] = {}  # id of a cell of the traced function -> its name
 
     def plan(self, value: Any) -> Live:
         known = self.seen.get(id(value))
         if known is not None:
             return known
         live = self._plan(value)
-        if isinstance(value, (list, dict, SymIter, HeapRef, Tensor, tuple, np.ndarray)) or self._made(value):
+        if isinstance(value, (list, dict, SymIter, HeapRef, Tensor, tuple, np.ndarray, SymFunction)) or self._made(value):
             self.seen[id(value)] = live
         return live
 
@@ -284,8 +341,12 @@ class Planner:
             return Method(self.plan(value.__func__), self.plan(value.__self__))
         if container_method(value):  # ``log.append`` of a list of the trace: on the rebuilt list
             return Attribute(self.plan(value.__self__), value.__name__)
-        if isinstance(value, SymFunction):  # its cells are the trace's: Python could not share them
-            raise NotConvertible("a function the traced code made (a lambda, an inner function) is live at the boundary")
+        if isinstance(value, ErrorSettings):
+            return EnteredErrstate(value.settings)
+        if isinstance(value, SymFunction):
+            return MadeFunction(value.code, value.globals, self.plan(value.defaults), self.plan(value.kwdefaults),
+                                tuple(self.closure_cell(value.code, name, cell)
+                                      for name, cell in zip(value.code.co_freevars, value.closure)))
         if type(value) is slice and contains_tensor([value.start, value.stop, value.step]):
             raise NotConvertible("a slice with graph values is live at the boundary")
         if isinstance(value, CONSTANT_TYPES) and not isinstance(value, np.ndarray) or hasattr(value, "janus_trace"):
@@ -301,6 +362,22 @@ class Planner:
         if slot[0] == ATTRIBUTE:  # a ``with`` block's ``__exit__``, looked up on the real manager
             return Boxed(self.plan(attribute_receiver(value)))
         return Boxed(self.plan(method_receiver(value)))
+
+    def closure_cell(self, code: types.CodeType, name: str, cell: Any) -> Live:
+        """Cell ``name`` of a function the trace made: the real cell of a free variable of the
+        traced function (``HeapCell``, shared as Python shares it), else a new one (``NewCell``),
+        which only holds when nothing rebinds the cell after the boundary: not the function,
+        not code defined in it, not the traced function from the boundary on."""
+        if isinstance(cell, HeapCell):
+            return Constant(cell.ref.obj)
+        owner = self.cell_names.get(id(cell))
+        if cell_written(code, name) or owner is not None and cell_written(self.point.code, owner, self.point.offset):
+            raise NotConvertible(f"a function the traced code made is live at the boundary, and its cell {name!r} "
+                                 "may be rebound after it (Python's function would see that, a copy would not)")
+        known = self.seen.get(id(cell))
+        if known is None:
+            known = self.seen[id(cell)] = NewCell(self.plan(cell.contents))
+        return known
 
     def remaining(self, iterator: SymIter) -> Live:
         """A ``for`` loop's iterator on the stack: the list of the items it has left (``resume``)."""
@@ -326,7 +403,9 @@ class Planner:
         for view, base in self.views:
             if self.provenance.get(base, view) is not None or base.name in self.outputs or base.name in self.inputs \
                     or base.name in self.heap.owners:
-                raise NotConvertible("a view of an array that is live at the boundary too (slice, reshape, transpose)")
+                raise NotConvertible("a view of an array that is live at the boundary too (slice, reshape, transpose): "
+                                     "a write through one shows through the other in Python, the resume "
+                                     "function's graph would take them as two inputs")
 
     def _held(self, path: AccessPath) -> Live:
         rebound = [p for p in self.heap.structures if p.slot == path.slot and path.steps[: len(p.steps)] == p.steps]
@@ -458,6 +537,7 @@ def plan_boundary(end: SegmentEnd, globals_: dict, closure: tuple | None, output
     """The ``Boundary`` of a trace that ended at ``end``; ``NotConvertible`` (the reason the
     tracer stopped, and why no split) when some live value cannot be rebuilt."""
     planner = Planner(output, inputs, scalar_inputs, heap, arguments, provenance, local_arrays)
+    planner.point, planner.cell_names = end.point, end.cell_names
     try:
         names = end.point.code.co_varnames
         baked = dict(end.point.constants)

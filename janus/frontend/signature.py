@@ -143,6 +143,22 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
                  for i, a in enumerate(args)), leaves
 
 
+def as_came(args: tuple) -> tuple:
+    """The arguments with their lists and tuples copied (items shared, aliases kept): what
+    the entry key saw, for a graph built after the profiled run appended to them (a resume
+    function's ``rewards`` list, a log passed in)."""
+    copies: dict[int, Any] = {}
+
+    def copy(value: Any) -> Any:
+        if type(value) not in (list, tuple):
+            return value
+        if id(value) not in copies:
+            copies[id(value)] = type(value)(copy(item) for item in value)
+        return copies[id(value)]
+
+    return tuple(copy(a) for a in args)
+
+
 def entry_key(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset()) -> Hashable:
     """The cache key of a call (see ``key_and_leaves``)."""
     return key_and_leaves(args, dynamic)[0]
@@ -168,36 +184,6 @@ def leaf_shapes(key: Hashable) -> list[tuple]:
     for node in key:  # type: ignore[attr-defined]
         visit(node)
     return shapes
-
-
-def shape_diff(a: Hashable, b: Hashable) -> set[tuple[int, int]] | None:
-    """The (array leaf, dim) positions where two keys differ, when they differ only in
-    array sizes (same structure, types, dtypes and ranks); otherwise None."""
-    diffs: set[tuple[int, int]] = set()
-    leaf = iter(range(1 << 30))
-
-    def same_but_sizes(x: tuple, y: tuple) -> bool:
-        if x[0] != y[0]:
-            return False
-        if x[0] == "array":
-            i = next(leaf)
-            if x[1:3] != y[1:3] or len(x[3]) != len(y[3]):
-                return False
-            diffs.update((i, d) for d, (m, n) in enumerate(zip(x[3], y[3])) if m != n)
-            return True
-        if x[0] in ("stacked", "scalar"):  # one leaf each, relaxed by value (see ``relax``)
-            next(leaf)
-            return x == y
-        if x[0] == "tree":
-            for _ in x[1].columns():
-                next(leaf)
-            return x == y
-        if x[0] in ("static", "object"):
-            return x == y
-        return len(x[1]) == len(y[1]) and all(same_but_sizes(p, q) for p, q in zip(x[1], y[1]))
-
-    same = len(a) == len(b) and all(same_but_sizes(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
-    return diffs if same and diffs else None
 
 
 def describe_key(key: Hashable) -> str:

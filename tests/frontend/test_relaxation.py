@@ -7,6 +7,8 @@ import importlib
 import numpy as np
 
 import janus
+from janus.frontend.relax import key_diff
+from janus.frontend.signature import entry_key
 from tests.helpers import assert_same, rand
 
 
@@ -80,3 +82,30 @@ def test_signatures_beyond_the_version_limit_run_imperatively(monkeypatch):
         assert_same(jf(rand(n, 3)), reshaping(rand(n, 3)))
     assert jf.compiles == 2 and len(jf.versions) == 2 and jf.profile.runs == profiled
     assert "2 versions are compiled already" in janus.explain(jf)
+
+
+def decayed(n, x):
+    total = x * 0.0
+    for _ in range(n):
+        total = total * 0.5 + x
+    return total
+
+
+def test_a_size_and_an_int_that_vary_together_are_relaxed_together():
+    """An episode's arrays and its length (``Agent.finish``'s resume function): the key
+    differs in a dim and an int at once; one relaxed version serves every length."""
+    jf = janus.jit(decayed, warmup=1)
+    for n in (3, 4, 5, 7, 2):
+        assert_same(jf(n, rand(n, 2, seed=n)), decayed(n, rand(n, 2, seed=n)))
+    assert jf.compiles == 2 and len(jf.versions) == 1
+    assert "n: int (any value), x: ndarray[float32, shape=(?, 2)]" in janus.explain(jf)
+
+
+def test_key_diff_numbers_array_leaves_as_the_relaxed_key_does():
+    """The int before the array becomes leaf 0 when relaxed, so the array's dim is leaf 1's."""
+    exact = [entry_key((n, rand(n, 2))) for n in (3, 4)]
+    assert key_diff(*exact) == {("int", (0,)), (1, 0)}
+    relaxed = entry_key((4, rand(4, 2)), frozenset(key_diff(*exact)))
+    assert relaxed == entry_key((9, rand(9, 2)), frozenset(key_diff(*exact)))
+    assert key_diff(exact[0], entry_key((3, rand(3, 2), "a"))) is None  # another structure
+    assert key_diff(exact[0], entry_key((3.0, rand(4, 2)))) is None  # another type

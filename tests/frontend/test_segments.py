@@ -24,6 +24,7 @@ import janus
 from janus.frontend.jit import CHEAPER_IN_PYTHON, JitFunction
 from janus.frontend.segments import CallCost
 from tests.helpers import assert_same, returns
+from tests.helpers.coexec import lockstep, segment_calls
 
 CALLS = 5
 
@@ -33,35 +34,6 @@ def no_cost_rule(monkeypatch):
     """Split versions stay compiled: the cost rule (timed, see its own tests) would run
     these tiny programs in Python, where they are faster."""
     monkeypatch.setattr(JitFunction, "COST_CALLS", 0)
-
-
-def segment_calls(jf) -> list[int]:
-    """Compiled calls per segment depth along the chain of resume functions (segment 1 first)."""
-    counts: list[int] = []
-    level, seen = [jf], set()
-    while level:
-        counts.append(sum(v.calls for f in level for v in f.versions.values()))
-        seen.update(map(id, level))
-        level = [v.resume for f in level for v in f.versions.values() if v.resume is not None and id(v.resume) not in seen]
-    return counts
-
-
-def lockstep(fn, states, argument_lists, capsys, warmup: int = 1):
-    """Run ``fn`` plainly on ``states[0]`` and jitted on ``states[1]``, call by call; the jit
-    function. ``argument_lists``: per call, a function of the state giving the arguments."""
-    jf = janus.jit(fn, warmup=warmup, fallback="silent")
-    for make in argument_lists:
-        outcomes = []
-        for f, state in ((fn, states[0]), (jf, states[1])):
-            try:
-                outcomes.append(("value", f(*make(state))))
-            except Exception as e:  # the Python part raises: the same type and message
-                outcomes.append(("raised", (type(e), str(e))))
-            outcomes.append(capsys.readouterr().out)
-        (kind, want), printed, (got_kind, got), got_printed = outcomes
-        assert (got_kind, got_printed) == (kind, printed)
-        assert_same(got, want) if kind == "value" else (got == want or pytest.fail(f"{got} != {want}"))
-    return jf
 
 
 # ---- printing, host randomness, opaque library calls ---------------------------------------
@@ -557,16 +529,37 @@ def test_a_split_inside_a_with_open_block(capsys, tmp_path):
     assert segment_calls(jf)[0] == len(calls) - 1 and sum(segment_calls(jf)[2:]), janus.explain(jf)
 
 
-def in_errstate(x):
+class Settings:
+    def __init__(self):
+        self.seen = []
+
+
+def in_errstate(x, state):
     y = x * 2.0
-    with np.errstate(divide="ignore"):
-        print("log", np.log(y).sum())  # Python code here would run without the settings
-    return y
+    with np.errstate(divide="ignore", over="warn"):
+        state.seen.append(np.geterr()["divide"])  # Python code in the block runs under the settings
+        z = np.log(y) + y.sum()
+        print("log", z.max())
+        if z[-1] > 20.0:
+            raise ValueError(f"too large: {z[-1]}")  # leaves the block: the settings are restored
+        w = z * 3.0
+    state.seen.append(np.geterr()["divide"])
+    return w
 
 
-def test_no_split_inside_an_errstate_block(capsys):
-    jf = lockstep(in_errstate, [None, None], [lambda s: (np.arange(2.0),)] * 3, capsys)
-    assert not jf.versions and "np.errstate's settings" in janus.explain(jf)
+def test_a_split_inside_an_errstate_block_runs_python_under_its_settings(capsys):
+    """The boundary enters the real ``np.errstate`` (the graph ignores floating-point
+    errors, as ``ignore``/``warn`` ask); its ``__exit__`` restores the caller's settings on
+    every way out."""
+    calls = [lambda s, i=i: (np.arange(3.0) + i, s) for i in (0, 1, 0, 1, 0, 1, 0, 1, 3)]
+    states = [Settings(), Settings()]
+    with np.errstate(divide="warn", over="ignore"):  # the caller's (one that asks to raise runs in Python)
+        jf = lockstep(in_errstate, states, calls, capsys)
+        after = np.geterr()
+    assert states[1].seen == states[0].seen and states[0].seen.count("ignore") == len(calls)
+    assert after["over"] == "ignore" and np.geterr()["over"] == "warn"
+    assert all(segment_calls(jf)[:3]), janus.explain(jf)  # the block's end is a boundary: Python exits it
+    assert "errstate.__exit__ runs in Python" in "".join(janus.explain(f) for f in jf.resumes.values())
 
 
 class Rows:
@@ -713,16 +706,31 @@ def test_cells_of_its_own_are_carried_across_boundaries(capsys):
     assert len(segment_calls(jf)) == 3 and all(segment_calls(jf)), janus.explain(jf)
 
 
-def closure_kept_past_a_boundary(x):
+def closure_kept_past_a_boundary(x, k):
     y = x * 2.0
-    f = lambda: y + 1.0  # noqa: E731  (live at the boundary: its cell is the trace's)
+    f = lambda z: y * z + k  # noqa: E731  (live at the boundary: made again from its code and cells)
+    g = lambda: [f(y)]  # noqa: E731  (a closure over a closure)
     print("y", y.sum())
+    return f(x), sorted(x, key=lambda v: -v), g()[0]  # a lambda the Python operation takes
+
+
+def test_a_closure_live_at_the_boundary_is_made_again_from_its_code_and_cells(capsys):
+    jf = lockstep(closure_kept_past_a_boundary, [None, None], [lambda s, i=i: (np.arange(3.0) + i, 2.0)
+                                                               for i in range(CALLS)], capsys)
+    assert segment_calls(jf)[0] == CALLS - 1, janus.explain(jf)
+
+
+def rebinding_a_closure_cell(x):
+    y = x * 2.0
+    f = lambda: y + 1.0  # noqa: E731
+    print("y", y.sum())
+    y = y * 3.0  # f sees the new y in Python: a function made again with y's value would not
     return f()
 
 
-def test_a_closure_live_at_the_boundary_says_why_it_does_not_split(capsys):
-    jf = lockstep(closure_kept_past_a_boundary, [None, None], [lambda s: (np.arange(2.0),)] * 3, capsys)
-    assert not jf.versions and "a lambda, an inner function" in janus.explain(jf)
+def test_a_closure_whose_cell_is_rebound_after_the_boundary_does_not_split(capsys):
+    jf = lockstep(rebinding_a_closure_cell, [None, None], [lambda s: (np.arange(2.0),)] * 3, capsys)
+    assert not jf.versions and "its cell 'y' may be rebound after it" in janus.explain(jf)
 
 
 def minibatches(x, size):  # a plain generator the trace could run eagerly, but a for loop takes it item by item

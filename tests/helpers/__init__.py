@@ -82,8 +82,8 @@ def rand(*shape: int, dtype: Any = np.float32, seed: int = 0) -> np.ndarray:
 
 
 def with_print(x):
-    """A call that runs wholly in Python: a print inside an ``np.errstate`` block (no segment
-    boundary there: its settings would not hold for the Python part)."""
-    with np.errstate(divide="ignore"):
-        print("side effect")
-    return x + 1.0
+    """A call that runs wholly in Python: a print while a view of the argument is live (no
+    segment boundary there: Python shares the buffer, two graph inputs could not)."""
+    head = x[:1]
+    print("side effect")
+    return x + head

@@ -156,13 +156,18 @@ def _no_exit(exc_type: Any, exc: Any, tb: Any) -> None:
     """``__exit__`` of a ``StaticContext``: nothing to undo."""
 
 
-def _settings_exit(exc_type: Any, exc: Any, tb: Any) -> None:
-    """``__exit__`` of a ``StaticContext`` that changes settings Python code in the block would
-    see (``np.errstate``): nothing to undo in a graph."""
+@dataclass(frozen=True)
+class ErrorSettings:
+    """The settings of an ``np.errstate`` block a graph runs (only ``"ignore"``/``"warn"``: a
+    graph reports no floating-point errors, so they change nothing in it). Its ``__exit__``
+    is what ``with`` leaves on the stack; a segment boundary inside the block enters the
+    real ``np.errstate`` in Python (``segments.EnteredErrstate``), so the Python part runs
+    under the settings and the real ``__exit__`` restores them where the block ends."""
 
+    settings: tuple[tuple[str, str], ...]
 
-#: exits whose block cannot hold a segment boundary -> why
-UNSPLITTABLE_EXITS = {_settings_exit: "np.errstate's settings would not hold for the Python part"}
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        """Nothing to undo in a graph."""
 
 
 @dataclass(frozen=True)
@@ -170,16 +175,14 @@ class StaticContext:
     """A context manager known to do nothing a graph can observe; ``with`` gives ``entered``."""
 
     entered: Any = None
-    #: the ``__exit__`` left on the stack: ``_settings_exit`` when the manager has effects on
-    #: Python code in the block (a segment boundary must not be there: ``UNSPLITTABLE_EXITS``)
-    exit: Callable[[Any, Any, Any], None] = _no_exit
+    exit: Callable[[Any, Any, Any], None] = _no_exit  # the ``__exit__`` left on the stack
 
 
 def _errstate(**settings: str) -> StaticContext:
     unsupported = {k: v for k, v in settings.items() if v not in ("ignore", "warn")}
     if unsupported:
         raise NotConvertible(f"np.errstate({unsupported}): a graph does not raise or report floating-point errors")
-    return StaticContext(exit=_settings_exit)
+    return StaticContext(exit=ErrorSettings(tuple(settings.items())).__exit__)
 
 
 #: constructors of context managers that do nothing in a graph -> their ``StaticContext``

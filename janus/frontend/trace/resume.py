@@ -123,6 +123,24 @@ def why_not_resumable(code: types.CodeType, offset: int) -> str | None:
     return None
 
 
+#: instructions that rebind or unbind a cell
+_CELL_WRITES = frozenset({"STORE_DEREF", "DELETE_DEREF"})
+
+
+def cell_written(code: types.CodeType, name: str, after: int | None = None) -> bool:
+    """Whether ``code`` (or a function or comprehension defined in it, through its free
+    variable) may rebind cell ``name``; with ``after`` (an offset), only at or after it:
+    a write before it counts when a jump from ``after`` on goes back to it (a loop)."""
+    instructions = list(dis.get_instructions(code))
+    writes = [i.offset for i in instructions if i.opname in _CELL_WRITES and i.argval == name]
+    if after is not None and writes:
+        back = min((i.argval for i in instructions if i.offset >= after and i.opcode in dis.hasjrel
+                    and isinstance(i.argval, int) and i.argval < i.offset), default=None)
+        writes = [w for w in writes if w >= after or back is not None and back <= w]
+    return bool(writes) or any(isinstance(c, types.CodeType) and name in c.co_freevars and cell_written(c, name)
+                               for c in code.co_consts)
+
+
 def resume_function(point: ResumePoint, globals_: dict, closure: tuple | None = None) -> types.FunctionType:
     """The function continuing ``point.code`` at ``point.offset`` (see the module docstring),
     with ``closure``: the cells of the function it continues, for its free variables."""

@@ -28,12 +28,12 @@ import numpy as np
 from janus.frontend.heap.access import HeapRef
 from janus.frontend.trace.branches import SymFunction, SymIter
 from janus.frontend.trace.bytecode import Instr
-from janus.frontend.trace.exceptions import UNSPLITTABLE_EXITS
+from janus.frontend.trace.exceptions import ErrorSettings
 from janus.frontend.trace.frame import MUTATORS, NULL, ArgumentList, BoundTensorMethod, Frame
 from janus.frontend.trace import resume
 from janus.frontend.trace.resume import ResumePoint, why_not_resumable
 from janus.frontend.trace.versions import DIALECT
-from janus.frontend.values import NotConvertible, hashable
+from janus.frontend.values import NotConvertible
 
 if TYPE_CHECKING:
     from janus.frontend.trace.interpreter import Tracer
@@ -49,12 +49,13 @@ class HostMethod:
 
     def describe(self) -> str:
         target = getattr(self.obj, "obj", self.obj)
-        return f"{type(target).__name__}.{self.name}"
+        return f"{'list' if isinstance(target, ArgumentList) else type(target).__name__}.{self.name}"
 
 
 def host_method(obj: Any, name: str) -> HostMethod | None:
     """The ``HostMethod`` a method load of ``obj.name`` makes (None: traced as before): a
-    method defined in C (or Cython) on the type of a heap object, or a mutator of a list argument."""
+    method defined in C (or Cython) on the type of a heap object, any method of a heap object
+    without a ``__dict__``, or a mutator of a list argument."""
     if isinstance(obj, ArgumentList):
         return HostMethod(obj, name) if name in MUTATORS else None
     target = obj.obj if isinstance(obj, HeapRef) else None
@@ -64,8 +65,9 @@ def host_method(obj: Any, name: str) -> HostMethod | None:
         found = inspect.getattr_static(type(target), name)
     except AttributeError:
         return None
-    if isinstance(found, (types.FunctionType, property, staticmethod, classmethod)) or hasattr(type(found), "__set__"):
-        return None
+    if isinstance(found, (types.FunctionType, property, staticmethod, classmethod)) and hasattr(target, "__dict__") \
+            or hasattr(type(found), "__set__"):
+        return None  # traced (an object without a ``__dict__``, ``np.errstate``, keeps state heap ops cannot see)
     return HostMethod(obj, name) if callable(found) else None
 
 
@@ -121,9 +123,6 @@ class SegmentEnd(Exception):
         # an argument's cell is passed as the argument (the resume function wraps it again)
         self.locals = {**frame.locals, **{n: frame.cells[n].contents for n in code.co_cellvars if n in code.co_varnames}}
         self.stack = list(frame.stack)
-        for value in self.stack:
-            if hashable(value) and value in UNSPLITTABLE_EXITS:
-                raise NotConvertible(UNSPLITTABLE_EXITS[value])
         self.source = frame.bc.source(ins.offset)
         self.line = frame.bc.at(ins.offset).line
         self.point = ResumePoint(code, real_next(code, offset),
@@ -132,6 +131,8 @@ class SegmentEnd(Exception):
                                  tuple((n, self.locals[n]) for n in code.co_varnames if _baked(self.locals.get(n))))
         #: the contents of the function's other cells, passed after the locals (``ResumePoint.passed_cells``)
         self.cells = [frame.cells[n].contents for n in self.point.passed_cells]
+        #: id of a cell of the function's own -> its name (a function made in the trace may hold it)
+        self.cell_names = {id(cell): name for name, cell in frame.cells.items() if name in code.co_cellvars}
 
     def describe(self) -> str:
         fn = self.fn
@@ -174,9 +175,12 @@ def method_receiver(value: Any) -> Any:
 
 def attribute_receiver(value: Any) -> Any:
     """The receiver of a bound method the resume function looks up again on it (a ``with``
-    block's ``__exit__``: ``ContextExit``, or a method of a heap object's class), or None."""
+    block's ``__exit__``: ``ContextExit``, ``np.errstate``'s, or a method of a heap object's
+    class), or None."""
     if isinstance(value, ContextExit):
         return value.manager
+    if isinstance(value, types.MethodType) and isinstance(value.__self__, ErrorSettings):
+        return value.__self__  # entered for real at the boundary (``segments.EnteredErrstate``)
     if isinstance(value, HostMethod):
         return value.obj
     if isinstance(value, types.MethodType) and isinstance(value.__self__, HeapRef):

@@ -207,3 +207,29 @@ def test_a_closure_with_cells_of_its_own_resumes():
     point = ResumePoint(step.__code__, _after(step, "CALL"), (), (VALUE,))
     rest = resume.resume_function(point, globals(), step.__closure__)
     assert rest(*_locals(step, x=-3), -6, 6) == step(-3)
+
+
+def closures_in_a_loop(xs):
+    made = []
+    for x in xs:
+        y = x * 2  # rebound on the next iteration, after a boundary below
+        made.append(lambda: y)
+        print(y)
+    z = len(made)
+    last = lambda: z  # noqa: E731
+    print(z)
+
+    def bump():
+        nonlocal z
+        z += 1
+    return made, last, bump
+
+
+def test_cell_written_sees_later_stores_loops_and_nonlocal_writes():
+    code = closures_in_a_loop.__code__
+    in_loop, after_loop = _after(closures_in_a_loop, "CALL", n=1), _after(closures_in_a_loop, "CALL", n=3)
+    assert resume.cell_written(code, "y", after=in_loop)  # the loop goes back to the store
+    assert not resume.cell_written(code, "y", after=after_loop)
+    assert resume.cell_written(code, "z", after=after_loop)  # bump's nonlocal write
+    lambda_code = next(c for c in code.co_consts if getattr(c, "co_name", "") == "<lambda>")
+    assert not resume.cell_written(lambda_code, "y")
