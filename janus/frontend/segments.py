@@ -438,6 +438,11 @@ class Boundary:
     then_seconds: float = 0.0  # in the resume function up to its own boundary, if any
     runs: int = 0
 
+    @property
+    def takes_result(self) -> bool:
+        """Whether the resume function takes the operation's result (not when it discards it)."""
+        return passed(self.point.slots[-1])
+
     def resume_function(self, point: ResumePoint | None = None) -> types.FunctionType:
         """The function continuing at ``point`` (by default the boundary's)."""
         return resume_function(point or self.point, self.globals, self.closure)
@@ -483,7 +488,7 @@ class Continuation:
                 if b.after_loop is not None and isinstance(raised, StopIteration):  # the loop is over
                     return b.after_loop.call_chained(*state[:-1])  # its iterator popped
                 return b.unwinding(*state, raised)  # into the handler around the operation, if any, in Python
-            return self.resume.call_chained(*state, value)
+            return self.resume.call_chained(*state, value) if b.takes_result else self.resume.call_chained(*state)
         finally:
             b.then_seconds += time.perf_counter() - ran
 

@@ -34,6 +34,7 @@ This module uses only the standard library (it is tested against bare interprete
 
 from __future__ import annotations
 
+import dataclasses
 import dis
 import inspect
 import sys
@@ -152,7 +153,8 @@ def unwinding_function(point: ResumePoint, globals_: dict, closure: tuple | None
                        line: int | None = None) -> types.FunctionType:
     """The function raising its last argument (instead of taking it as the operation's
     result) where the operation at ``line`` was called (see the module docstring)."""
-    return types.FunctionType(resume_code(point, raising=line or point.code.co_firstlineno), globals_,
+    thrown = dataclasses.replace(point, slots=(*point.slots[:-1], VALUE))  # the exception in the result's place
+    return types.FunctionType(resume_code(thrown, raising=line or point.code.co_firstlineno), globals_,
                               point.code.co_name, None, closure)
 
 

@@ -125,9 +125,10 @@ class SegmentEnd(Exception):
         self.stack = list(frame.stack)
         self.source = frame.bc.source(ins.offset)
         self.line = frame.bc.at(ins.offset).line
-        self.point = ResumePoint(code, real_next(code, offset),
+        after = real_next(code, offset)
+        self.point = ResumePoint(code, after,
                                  tuple(n for n in code.co_varnames if n not in self.locals),
-                                 (*_slots(self.stack), resume.VALUE),
+                                 (*_slots(self.stack), _result_slot(code, after)),
                                  tuple((n, self.locals[n]) for n in code.co_varnames if _baked(self.locals.get(n))))
         #: the contents of the function's other cells, passed after the locals (``ResumePoint.passed_cells``)
         self.cells = [frame.cells[n].contents for n in self.point.passed_cells]
@@ -217,6 +218,18 @@ def _slots(stack: list) -> list:
             name = value.name if isinstance(value, HostMethod) else value.__name__
             slots[beside], slots[i] = resume.ABSORBED, (resume.METHOD, name)
     return slots
+
+
+def _result_slot(code: types.CodeType, after: int) -> Any:
+    """The operation's result: passed (``VALUE``), or, when the next instruction discards it
+    (``POP_TOP``: a logger's returned line), a None put back for it, so that a value nobody
+    reads never enters the resume function's entry key."""
+    return (resume.CONSTANT, None) if _opnames(code)[after] == "POP_TOP" else resume.VALUE
+
+
+@lru_cache(maxsize=None)
+def _opnames(code: types.CodeType) -> dict[int, str]:
+    return {i.offset: i.opname for i in dis.get_instructions(code)}
 
 
 @lru_cache(maxsize=None)
