@@ -11,7 +11,9 @@ small static arrays are copied into the function's stages with one assignment ea
 argument list, holding the stages' views, is built once), scalars pushed, the VM function
 invoked, stored results copied out, other results pulled by their converters, and the
 call timed for the driver choice only while that choice can still change
-(``DriverChoice.quiet``). Anything else (a busy scratch: another thread's or a reentrant
+(``DriverChoice.quiet``). A recursion entry with a host twin invokes the export its
+``EntryChoice`` names, timed (the choice sees a call when it asks for it or when the call
+was slow). Anything else (a busy scratch: another thread's or a reentrant
 call; a host module; the driver choice comparing drivers) goes to ``run_inputs``, which
 does the same work slower. A function that writes the heap gets no caller: its commit
 belongs to ``results``.
@@ -74,6 +76,7 @@ class _Source:
             "List": rt.VmVariantList, "traffic": function.traffic, "transfer": scratch.transfer,
             "choice": function.choice, "perf_counter": perf_counter, "MIN": MIN_SECONDS,
             "acquire": runner.lock.acquire, "release": runner.lock.release, "scratch_results": scratch.results,
+            "paths": function.entry_choice, "exports": (runner.function, runner.host_twin),
         }
         inputs = function._info.inputs
         self.staged = [i for i, kind in enumerate(inputs) if not _scalar(kind)]
@@ -150,13 +153,16 @@ class _Source:
     def call(self) -> list[str]:
         """The invoke (timed when the driver choice is open; a failed guard as ``GuardFailure``)
         and the results."""
-        timed = self.function.choice is not None
-        lines = (["started = perf_counter()"] if timed else []) + [
-            "try:", "    invoke(function, arguments, out)", "except RuntimeError as e:",
+        twin = self.runner.host_twin is not None
+        timed = self.function.choice is not None or twin
+        lines = (["path = paths.path"] if twin else []) + (["started = perf_counter()"] if timed else []) + [
+            "try:", f"    invoke({'exports[path]' if twin else 'function'}, arguments, out)", "except RuntimeError as e:",
             "    failure = from_error(e, NAME)", "    if failure is None:", "        raise",
             "    raise failure from e"]
         if timed:
             lines.append("elapsed = perf_counter() - started")
+        if twin:
+            lines += ["paths.left -= 1", "if paths.left <= 0 or elapsed > paths.limit:", "    paths.record(path, elapsed)"]
         if any(isinstance(k, TensorType) and i not in self.function._info.storage
                for i, k in enumerate(self.function._results)):
             lines.insert(0, "transfer.pinned.clear()")
