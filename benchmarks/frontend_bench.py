@@ -184,7 +184,22 @@ def per_call_table() -> dict[str, dict[str, Any]]:
         calls, copied, shared = (now - then for now, then in zip((traffic.calls, traffic.copied, traffic.shared), before))
         table[name] = {"us": us, "python": python, "bytes": f"{copied // calls} copied, {shared // calls} shared "
                                                             f"(before: {(copied + shared) // calls} copied)"}
+    table["janus.jit dispatch + entry checks (linear, 3 positional arrays)"] = entry_cost()
     return table
+
+
+def entry_cost() -> dict[str, Any]:
+    """What ``janus.jit`` adds to the runtime's generated call for ``linear``'s arguments:
+    the fused call's entry guards and result rebuild, and ``JitFunction.__call__``."""
+    args = CASES[0][2][0]
+    jf = janus.jit(linear)
+    for _ in range(3):
+        jf(*args)
+    (version,) = jf.versions.values()
+    caller = version.call.__self__.caller()  # the runtime's generated call (what the fused call runs)
+    leaves = list(args)
+    total, runtime = per_call(jf, [args]), per_call(caller, [(leaves,)])
+    return {"us": (total - runtime) * 1e6, "python": 0.0, "bytes": "(the janus.jit part of the one-dispatch call)"}
 
 
 def compare(base: str, rounds: int) -> str:

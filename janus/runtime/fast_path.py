@@ -71,7 +71,7 @@ class _Source:
         self.function, self.runner = function, runner
         scratch = runner.scratch
         self.scope: dict[str, Any] = {
-            "slow": function.run_inputs, "ACTIVE": host_modules.active, "invoke": runner.invoke,
+            "slow": function.run_inputs, "HOSTS": host_modules.ACTIVE, "invoke": runner.invoke,
             "function": runner.function, "from_error": GuardFailure.from_error, "NAME": function.name,
             "List": rt.VmVariantList, "traffic": function.traffic, "transfer": scratch.transfer,
             "choice": function.choice, "perf_counter": perf_counter, "MIN": MIN_SECONDS,
@@ -108,7 +108,7 @@ class _Source:
     def entry(self) -> list[str]:
         """Hand the call to ``run_inputs`` unless it is a steady one; unpack the inputs."""
         n = len(self.function._info.inputs)
-        lines = [f"if len(inputs) != {n} or ACTIVE(){' or choice.compared' if self.function.choice else ''}:",
+        lines = [f"if len(inputs) != {n} or HOSTS{' or choice.compared' if self.function.choice else ''}:",
                  "    return slow(inputs)"]
         if n:
             lines.append(f"{''.join(f'x{i}, ' for i in range(n))}= inputs")
