@@ -214,9 +214,10 @@ def compare(base: str, rounds: int) -> str:
             runs[label].append(json.loads(out.stdout.splitlines()[-1]))
     rows = ["| per call | before (µs) | after (µs) | plain Python (µs) | after: bytes per call |", "|---|---:|---:|---:|---|"]
     for name in runs["after"][0]:
-        before, after = (statistics.median(run[name]["us"] for run in runs[label]) for label in ("before", "after"))
+        before, after = (f"{statistics.median(run[name]['us'] for run in runs[label]):.1f}" if name in runs[label][0]
+                         else "n/a" for label in ("before", "after"))  # a row the base does not have
         python = statistics.median(run[name]["python"] for run in runs["after"])
-        rows.append(f"| {name} | {before:.1f} | {after:.1f} | {python:.1f} | {runs['after'][-1][name]['bytes']} |")
+        rows.append(f"| {name} | {before} | {after} | {python:.1f} | {runs['after'][-1][name]['bytes']} |")
     return "\n".join(rows) + f"\n(medians of {rounds} alternate runs each; CPU time of this process, best of {REPEATS})"
 
 

@@ -16,8 +16,9 @@ twin call ``REJECT_FACTOR`` times slower than the dispatch median ends its trial
 costs at most one slow call. Settled on the twin, a call that slow (the arguments now
 recurse deeper, or the machine was busy) starts a new trial. Settled on the dispatch
 export, a new trial starts after ``EXPLORE_EVERY`` calls, twice as many after each trial
-that ends there (up to ``MAX_EXPLORE_EVERY``): one noisy trial does not decide for good,
-and a deep recursion pays one slow call per interval at most.
+that ends there, and at least as many as keep the last trial's extra time under
+``EXPLORE_COST`` of the calls' (up to ``MAX_EXPLORE_EVERY``): one noisy trial does not
+decide for good, and a deep recursion pays one slow call per interval at most.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ REJECT_FACTOR = 2.0
 #: calls on the dispatch export before the next trial, at first and at most
 EXPLORE_EVERY = 16
 MAX_EXPLORE_EVERY = 1024
+#: the share of the dispatch calls' time that trials of a slower twin may add
+EXPLORE_COST = 0.01
 DISPATCH, HOST = 0, 1
 
 
@@ -76,20 +79,23 @@ class EntryChoice:
         if path == DISPATCH and dispatch and median(dispatch) >= HOST_MAX_SECONDS:
             self._settle(DISPATCH)
         elif path == HOST and seconds > REJECT_FACTOR * median(dispatch):  # its warm-up call too
-            self._settle(DISPATCH)
+            self._settle(DISPATCH, seconds)
         elif len(dispatch) >= WINDOW and len(host) >= WINDOW:
-            self._settle(HOST if median(host) < MARGIN * median(dispatch) else DISPATCH)
+            self._settle(HOST if median(host) < MARGIN * median(dispatch) else DISPATCH, median(host))
         else:  # the twin only once a dispatch call was timed: its limit is known
             self.path = HOST if path == DISPATCH and dispatch else DISPATCH
 
-    def _settle(self, path: int) -> None:
+    def _settle(self, path: int, host: float = 0.0) -> None:
+        """Take ``path`` from now on (``host``: the twin's time in the trial, seconds)."""
         self.path = path
+        dispatch = median(self.times[DISPATCH])
         if path == HOST:
-            self.left, self.limit = 1 << 62, REJECT_FACTOR * median(self.times[DISPATCH])
+            self.left, self.limit = 1 << 62, REJECT_FACTOR * dispatch
             self.interval = EXPLORE_EVERY
         else:
             self.left, self.limit = self.interval, math.inf
-            self.interval = min(2 * self.interval, MAX_EXPLORE_EVERY)
+            paying = math.ceil(max(host - dispatch, 0.0) / (EXPLORE_COST * dispatch))  # calls that pay for the trial
+            self.interval = min(max(2 * self.interval, paying), MAX_EXPLORE_EVERY)
 
     def _trial(self) -> None:
         """Time both exports again."""
