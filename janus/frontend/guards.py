@@ -19,6 +19,7 @@ those matched, on every call, and raise ``HeapMiss`` with the reason.
 from __future__ import annotations
 
 import functools
+from math import copysign
 import types
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ import numpy as np
 
 from janus.frontend.heap.rules import HeapMiss, Spec, class_makes_heap_object, is_heap_object, method_of, resolve
 from janus.frontend.recursion.trees import is_tree, plainly_not_tree
-from janus.frontend.signature import STATIC_TYPES, describe_key, record_node, relaxed_int
+from janus.frontend.signature import RELAXED_INT_BOUND, STATIC_TYPES, describe_key, record_node
 from janus.frontend.trace.frame import NULL, resolve_global
 from janus.heap import AccessPath
 
@@ -145,9 +146,9 @@ class GuardBuilder:
         #: argument index -> the exact class its ``TYPE_MATCH`` guard checks (with ``is_heap_object``)
         self.typed: dict[int, type] = {}
         #: the names the compiled conditions use
-        self.scope: dict[str, Any] = {"NULL": NULL, "resolve_global": resolve_global, "relaxed_int": relaxed_int,
+        self.scope: dict[str, Any] = {"NULL": NULL, "resolve_global": resolve_global,
                                       "is_heap_object": is_heap_object, "is_tree": is_tree, "plain": plainly_not_tree,
-                                      "asarray": np.asarray, "method_of": method_of, "MISSING": _MISSING,
+                                      "asarray": np.asarray, "copysign": copysign, "method_of": method_of, "MISSING": _MISSING,
                                       "OGA": object.__getattribute__, "OSA": object.__setattr__}
 
     def _bind(self, value: Any) -> str:
@@ -176,13 +177,14 @@ class GuardBuilder:
     def CONSTANT_MATCH(self, i: int, typ: type, value: Any) -> None:
         """A Python scalar, string or None of this type and value: a constant of the graph."""
         a, v = f"a{i}", self._bind(value)
+        sign = f" and copysign(1.0, {a}) == {copysign(1.0, value)}" if typ is float and value == 0.0 else ""  # -0.0 == 0.0
         self.guards.append(Guard("CONSTANT_MATCH", f"{self._arg(i)}: {typ.__name__} == {value!r}",
-                                 f"type({a}) is {self._bind(typ)} and ({a} is {v} or {a} == {v})"))
+                                 f"type({a}) is {self._bind(typ)} and ({a} is {v} or {a} == {v}{sign})"))
 
     def RELAXED_INT(self, i: int) -> None:
         """An int of any value in the range an i64 graph input takes (``signature.relaxed_int``)."""
         self.guards.append(Guard("RELAXED_INT", f"{self._arg(i)}: any int within ±2**62 (an i64 input)",
-                                 f"type(a{i}) is int and relaxed_int(a{i})", f"a{i}"))
+                                 f"type(a{i}) is int and {-RELAXED_INT_BOUND} < a{i} < {RELAXED_INT_BOUND}", f"a{i}"))
 
     def TYPE_MATCH(self, i: int, typ: type) -> None:
         """An object passed by reference, of exactly this type (which alone tells

@@ -256,7 +256,8 @@ class CompiledFunction:
                 transfer = scratch.transfer
                 transfer.pinned.clear()
                 items = self._items(args, transfer)
-                if items != scratch.items:  # the same stages, handed views and scalars: the same list
+                if items != scratch.items or 0.0 in items:  # the same stages, views and scalars: the same list
+                    # (a zero is pushed again: -0.0 == 0.0)
                     scratch.arguments, scratch.items = self._arguments(items, transfer), items
                 return self._call(runner, scratch.arguments, scratch.results, transfer)
             finally:

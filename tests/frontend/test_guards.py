@@ -60,6 +60,24 @@ def test_constant_match():
     assert version.calls == 0
 
 
+def times(x, s):
+    return x * s
+
+
+@pytest.mark.parametrize("first, then", [(0.0, -0.0), (-0.0, 0.0)], ids=["0.0 then -0.0", "-0.0 then 0.0"])
+def test_constant_match_tells_negative_zero_from_zero(first, then):
+    """``-0.0 == 0.0``, yet a product's sign follows it: neither the entry key nor the guard
+    takes one for the other."""
+    x = rand(3)
+    jf = compiled(times, x, first)
+    version = only_version(jf)
+    assert version.guards.match((x, first)) is not None and version.guards.match((x, then)) is None
+    for s in (then, first, then):
+        got = jf(x, s)
+        assert_same(got, times(x, s))
+        assert np.array_equal(np.signbit(got), np.signbit(times(x, s)))
+
+
 def shift(x, n):
     return x + n
 
