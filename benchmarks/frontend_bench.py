@@ -184,7 +184,22 @@ def per_call_table() -> dict[str, dict[str, Any]]:
         calls, copied, shared = (now - then for now, then in zip((traffic.calls, traffic.copied, traffic.shared), before))
         table[name] = {"us": us, "python": python, "bytes": f"{copied // calls} copied, {shared // calls} shared "
                                                             f"(before: {(copied + shared) // calls} copied)"}
+    table["janus.jit dispatch + entry checks (linear, 3 positional arrays)"] = entry_cost()
     return table
+
+
+def entry_cost() -> dict[str, Any]:
+    """What ``janus.jit`` adds to the runtime's generated call for ``linear``'s arguments:
+    the fused call's entry guards and result rebuild, and ``JitFunction.__call__``."""
+    args = CASES[0][2][0]
+    jf = janus.jit(linear)
+    for _ in range(3):
+        jf(*args)
+    (version,) = jf.versions.values()
+    caller = version.call.__self__.caller()  # the runtime's generated call (what the fused call runs)
+    leaves = list(args)
+    total, runtime = per_call(jf, [args]), per_call(caller, [(leaves,)])
+    return {"us": (total - runtime) * 1e6, "python": 0.0, "bytes": "(the janus.jit part of the one-dispatch call)"}
 
 
 def compare(base: str, rounds: int) -> str:
@@ -199,9 +214,10 @@ def compare(base: str, rounds: int) -> str:
             runs[label].append(json.loads(out.stdout.splitlines()[-1]))
     rows = ["| per call | before (µs) | after (µs) | plain Python (µs) | after: bytes per call |", "|---|---:|---:|---:|---|"]
     for name in runs["after"][0]:
-        before, after = (statistics.median(run[name]["us"] for run in runs[label]) for label in ("before", "after"))
+        before, after = (f"{statistics.median(run[name]['us'] for run in runs[label]):.1f}" if name in runs[label][0]
+                         else "n/a" for label in ("before", "after"))  # a row the base does not have
         python = statistics.median(run[name]["python"] for run in runs["after"])
-        rows.append(f"| {name} | {before:.1f} | {after:.1f} | {python:.1f} | {runs['after'][-1][name]['bytes']} |")
+        rows.append(f"| {name} | {before} | {after} | {python:.1f} | {runs['after'][-1][name]['bytes']} |")
     return "\n".join(rows) + f"\n(medians of {rounds} alternate runs each; CPU time of this process, best of {REPEATS})"
 
 

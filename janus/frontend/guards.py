@@ -19,16 +19,18 @@ those matched, on every call, and raise ``HeapMiss`` with the reason.
 from __future__ import annotations
 
 import functools
+from math import copysign
 import types
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Sequence
+from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from janus.frontend.heap.rules import I64_MAX, I64_MIN, VARYING_SCALARS, HeapMiss, Method, Spec, is_heap_object, method_of, resolve
+from janus.frontend.heap.rules import (I64_MAX, I64_MIN, VARYING_SCALARS, HeapMiss, Method, Spec, class_makes_heap_object,
+                                       is_heap_object, method_of, resolve)
 from janus.frontend.recursion.trees import is_tree, plainly_not_tree
-from janus.frontend.signature import STATIC_TYPES, describe_key, record_node, relaxed_int
+from janus.frontend.signature import RELAXED_INT_BOUND, STATIC_TYPES, describe_key, record_node
 from janus.frontend.trace.frame import NULL, resolve_global
 from janus.heap import AccessPath
 
@@ -144,10 +146,12 @@ class GuardBuilder:
         self.dynamic, self.names = dynamic, list(names)
         self.guards: list[Guard] = []
         self.heap: list[HeapGuard] = []
+        #: argument index -> the exact class its ``TYPE_MATCH`` guard checks (with ``is_heap_object``)
+        self.typed: dict[int, type] = {}
         #: the names the compiled conditions use
-        self.scope: dict[str, Any] = {"NULL": NULL, "resolve_global": resolve_global, "relaxed_int": relaxed_int,
+        self.scope: dict[str, Any] = {"NULL": NULL, "resolve_global": resolve_global,
                                       "is_heap_object": is_heap_object, "is_tree": is_tree, "plain": plainly_not_tree,
-                                      "asarray": np.asarray, "method_of": method_of, "MISSING": _MISSING,
+                                      "asarray": np.asarray, "copysign": copysign, "method_of": method_of, "MISSING": _MISSING,
                                       "OGA": object.__getattribute__, "OSA": object.__setattr__}
 
     def _bind(self, value: Any) -> str:
@@ -176,20 +180,24 @@ class GuardBuilder:
     def CONSTANT_MATCH(self, i: int, typ: type, value: Any) -> None:
         """A Python scalar, string or None of this type and value: a constant of the graph."""
         a, v = f"a{i}", self._bind(value)
+        sign = f" and copysign(1.0, {a}) == {copysign(1.0, value)}" if typ is float and value == 0.0 else ""  # -0.0 == 0.0
         self.guards.append(Guard("CONSTANT_MATCH", f"{self._arg(i)}: {typ.__name__} == {value!r}",
-                                 f"type({a}) is {self._bind(typ)} and ({a} is {v} or {a} == {v})"))
+                                 f"type({a}) is {self._bind(typ)} and ({a} is {v} or {a} == {v}{sign})"))
 
     def RELAXED_INT(self, i: int) -> None:
         """An int of any value in the range an i64 graph input takes (``signature.relaxed_int``)."""
         self.guards.append(Guard("RELAXED_INT", f"{self._arg(i)}: any int within ±2**62 (an i64 input)",
-                                 f"type(a{i}) is int and relaxed_int(a{i})", f"a{i}"))
+                                 f"type(a{i}) is int and {-RELAXED_INT_BOUND} < a{i} < {RELAXED_INT_BOUND}", f"a{i}"))
 
     def TYPE_MATCH(self, i: int, typ: type) -> None:
-        """An object passed by reference, of exactly this type; what the graph reads from it
-        is a heap guard of its own."""
+        """An object passed by reference, of exactly this type (which alone tells
+        ``is_heap_object`` where it can: ``rules.class_makes_heap_object``); what the graph
+        reads from it is a heap guard of its own."""
         a = f"a{i}"
+        self.typed[i] = typ
+        heap_object = "" if class_makes_heap_object(typ) else f" and is_heap_object({a})"
         self.guards.append(Guard("TYPE_MATCH", f"{self._arg(i)}: {typ.__qualname__} object (exact type)",
-                                 f"type({a}) is {self._bind(typ)} and is_heap_object({a}) and (plain({a}) or not is_tree({a}))"))
+                                 f"type({a}) is {self._bind(typ)}{heap_object} and (plain({a}) or not is_tree({a}))"))
 
     def KEY_MATCH(self, i: int, node: tuple) -> None:
         """A nested argument (list, tuple, tree, stacked list): only the key walk checks it."""
@@ -272,12 +280,17 @@ class GuardBuilder:
         inputs = "leaves"
         if heap is not None:
             sources, reads = heap
-            checks = heap_checks(self.heap, self._bind, "MISS")
+            # objects passed as arguments: their guards checked the exact class and is_heap_object already
+            arguments = {slot: (f"a{ref}", self.typed[ref]) for slot, (kind, ref) in enumerate(sources)
+                         if kind == "arg" and ref in self.typed}
+            checks = heap_checks(self.heap, self._bind, "MISS", arguments)
             if checks is None or any(path not in checks[1] for path in reads):
                 return None
             lines, located = checks
-            objects = ", ".join(f"a{ref}" if kind == "arg" else self._bind(ref) for kind, ref in sources)
-            body += [f"objects = [{objects}]", *lines]
+            if len(arguments) < len(sources):
+                objects = ", ".join(f"a{ref}" if kind == "arg" else self._bind(ref) for kind, ref in sources)
+                body.append(f"objects = [{objects}]")
+            body += lines
             inputs = f"[*leaves, {', '.join(located[path] for path in reads)}]" if reads else inputs
         scope = {**self.scope, **names, "run": run, "MISS": MISS}
         return _compile("call", "args", body + [f"results = run({inputs})", *finish], scope)
@@ -294,8 +307,8 @@ def _compile(name: str, params: str, body: list[str], scope: dict[str, Any]) -> 
 MISS = object()
 
 
-def heap_checks(guards: Sequence[HeapGuard], bind: Callable[[Any], str], miss: str = "None"
-                ) -> tuple[list[str], dict[AccessPath, str]] | None:
+def heap_checks(guards: Sequence[HeapGuard], bind: Callable[[Any], str], miss: str = "None",
+                arguments: Mapping[int, tuple[str, type]] | None = None) -> tuple[list[str], dict[AccessPath, str]] | None:
     """The body of ``EntryGuards.heap_match`` but its ``return``: each location guard's
     resolution and spec check, each method guard, as straight-line code (``bind`` names a
     constant) returning ``miss`` when one fails, and the variable holding each location's
@@ -305,8 +318,13 @@ def heap_checks(guards: Sequence[HeapGuard], bind: Callable[[Any], str], miss: s
     ``__slots__`` (and ``__setattr__`` when written) as plain; per attribute, nothing of
     that name on the class (``rules.attribute_problem`` would look further) and, when
     read, the instance's own. "On the class" is ``hasattr``, or the same answer from the
-    dicts of the class's MRO (``_ClassLookup``: no exception raised per absent name)."""
+    dicts of the class's MRO (``_ClassLookup``: no exception raised per absent name).
+    ``arguments``: object slots held by argument variables whose entry guards already
+    checked the exact class and ``is_heap_object`` (slot -> variable, class): those checks
+    are not repeated (the fused call)."""
+    arguments = arguments or {}
     names: dict[AccessPath, str] = {}
+    checked: dict[str, type] = {}  # variables whose exact class and is_heap_object hold already
     specs: dict[AccessPath, Spec] = {}
     lines: list[str] = []
     lookups: dict[str, _ClassLookup] = {}  # the objects whose class is checked, by variable
@@ -320,7 +338,10 @@ def heap_checks(guards: Sequence[HeapGuard], bind: Callable[[Any], str], miss: s
         if not isinstance(guard, HeapLocation):
             continue
         path, spec, v = guard.path, guard.spec, f"v{len(names)}"
-        if not path.steps:
+        if not path.steps and path.slot in arguments:
+            v, cls = arguments[path.slot]
+            checked[v] = cls
+        elif not path.steps:
             lines.append(f"{v} = objects[{path.slot}]")
         else:
             kind, name = path.steps[-1]
@@ -334,13 +355,15 @@ def heap_checks(guards: Sequence[HeapGuard], bind: Callable[[Any], str], miss: s
                 c = bind(cls)
                 setattr_plain = f" or {c}.__setattr__ is not OSA" if parent in written_under else ""
                 lines.extend(f"{line}: return {miss}" if line.startswith("if ") else line for line in lookup.prologue)
-                lines.append(f"if not is_heap_object({p}) or {c}.__getattribute__ is not OGA"
+                heap_object = "" if checked.get(p) is cls else f"not is_heap_object({p}) or "
+                lines.append(f"if {heap_object}{c}.__getattribute__ is not OGA"
                              f" or {lookup.has('__getattr__')} or {lookup.has('__slots__')}{setattr_plain}: return {miss}")
                 lines.append(f"d{p} = vars({p})")
             lines.append(f"if {lookup.has(name)}: return {miss}")
             lines.append(f"{v} = None" if spec.kind == "write" else f"{v} = d{p}.get({name!r}, MISSING)")
         names[path], specs[path] = v, spec
-        condition = _spec_condition(spec, v, bind)
+        same_object = spec.kind == "object" and spec.length is None and checked.get(v) is spec.type_
+        condition = None if same_object else _spec_condition(spec, v, bind)
         if condition is not None:
             lines.append(f"if not ({condition}): return {miss}")
     return lines, names

@@ -27,7 +27,7 @@ from janus.frontend.trace.versions import supported, unsupported_message
 from janus.frontend.generate import Argument, Graph, Record, Result, generate
 from janus.frontend.guards import MISS, EntryGuards, entry_guards
 from janus.frontend.heap.rules import HeapMiss
-from janus.frontend.profiler import Profile, profiling, run_profiled
+from janus.frontend.profiler import RUNNING, Profile, profiling, run_profiled
 from janus.frontend.recursion import node_writes, trees
 from janus.frontend.relax import describe_position, key_diff, leaf_labels
 from janus.frontend.signature import as_came, describe_key, entry_key, key_and_leaves, leaf_shapes
@@ -347,7 +347,7 @@ class JitFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         quick = self._quick
-        if quick is not None and not kwargs and SWITCH.enabled and not profiling() and not errors_observed():
+        if quick is not None and not kwargs and SWITCH.enabled and not RUNNING and not errors_observed():
             fast = self._fast_version
             if fast.guards.dynamic is self.dynamic:  # type: ignore[union-attr]  # set with ``_quick``
                 try:

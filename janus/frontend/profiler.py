@@ -249,22 +249,24 @@ class _Monitoring:
         monitoring.free_tool_id(self.tool)
 
 
-_running: list[Profile] = []  # the profiled runs in progress, innermost last
+#: the profiled runs in progress, innermost last (read as a truth value on every jit call:
+#: ``profiling()`` without the call)
+RUNNING: list[Profile] = []
 
 
 def profiling() -> bool:
     """Whether a profiled run is in progress: jit functions it calls (itself, when
     recursive) then run as plain Python, observed as part of that run."""
-    return bool(_running)
+    return bool(RUNNING)
 
 
 def run_profiled(fn: Callable, args: tuple, kwargs: dict, profile: Profile) -> Any:
     """Call ``fn(*args, **kwargs)`` imperatively, adding what it did to ``profile``."""
     observer = _Observer(profile)
-    _running.append(profile)
+    RUNNING.append(profile)
     try:
         with (_Monitoring if DIALECT.monitoring else _SetTrace)(observer):
             return fn(*args, **kwargs)
     finally:
-        _running.pop()
+        RUNNING.pop()
         profile.runs += 1

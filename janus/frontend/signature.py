@@ -12,6 +12,7 @@ for the graph cache and the arrays to pass, in order, to the compiled function.
 from __future__ import annotations
 
 from functools import lru_cache
+from math import copysign
 from typing import Any, Callable, Hashable
 
 import numpy as np
@@ -71,9 +72,13 @@ def stack_items(items: list) -> tuple[tuple, np.ndarray] | None:
     return ("array", "ndarray", name, first.shape), np.stack(items)
 
 
+#: a relaxed int lies strictly between -RELAXED_INT_BOUND and RELAXED_INT_BOUND
+RELAXED_INT_BOUND = 1 << 62
+
+
 def relaxed_int(value: int) -> bool:
     """Whether a Python int can be a relaxed (int64) graph input, with room for arithmetic."""
-    return -(1 << 62) < value < 1 << 62
+    return -RELAXED_INT_BOUND < value < RELAXED_INT_BOUND
 
 
 @lru_cache(maxsize=64)
@@ -89,7 +94,8 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
     """The cache key of a call and its arrays in graph-argument order, in one pass (the
     per-call path of ``janus.jit``); NotConvertible when an argument cannot be specialized.
 
-    Nodes: ``("array", type, dtype, shape)``, ``("static", type, value)``,
+    Nodes: ``("array", type, dtype, shape)``, ``("static", type, value)`` (``-0.0`` with a
+    fourth item: it equals ``0.0``),
     ``("list" | "tuple", items)``, ``(("namedtuple", type), items)``, ``("tree", trees.TreeKind)`` (its arrays are leaves, of
     a length the key does not hold), ``("object", type)`` (top-level heap objects). Dims in ``dynamic`` (array leaf, dim) are relaxed:
     their size is replaced by a symbol ``s0``, ``s1``... numbered by first appearance
@@ -127,6 +133,8 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
                 leaves.append(stacked[1])
                 return ("stacked", stacked[0])
         if typ in STATIC_TYPES:
+            if typ is float and v == 0.0 and copysign(1.0, v) < 0:  # -0.0 == 0.0, yet 1 / -0.0 is -inf
+                return ("static", "float", v, "negative zero")
             return ("static", typ.__name__, v)
         if typ is list or typ is tuple:
             return (typ.__name__, tuple(node(item, None if path is None else path + (i,)) for i, item in enumerate(v)))

@@ -31,19 +31,19 @@ class HostModule(Protocol):
 
 
 _REGISTERED: dict[str, HostModule] = {}
-#: ``_REGISTERED``'s modules (read on every compiled call)
-_ACTIVE: tuple[HostModule, ...] = ()
+#: ``_REGISTERED``'s modules, one list updated in place (generated calls test its truth
+#: value, without a call)
+ACTIVE: list[HostModule] = []
 
 
 def register(module: HostModule) -> None:
     """Make ``module`` available to contexts loaded from now on (idempotent per name)."""
-    global _ACTIVE
     _REGISTERED.setdefault(module.name, module)
-    _ACTIVE = tuple(_REGISTERED.values())
+    ACTIVE[:] = _REGISTERED.values()
 
 
-def active() -> tuple[HostModule, ...]:
-    return _ACTIVE
+def active() -> list[HostModule]:
+    return ACTIVE
 
 
 def serial_only() -> bool:

@@ -27,7 +27,9 @@ from iree import runtime as rt
 from janus.runtime import drivers, fast_path, host_modules
 from janus.runtime.artifact import Artifact, FunctionInfo
 from janus.runtime.compiler import DEFAULT_FILENAME, ModuleLike, compile_module
+from janus.passes.recursion.recursion_to_dispatch import HOST_SUFFIX
 from janus.runtime.drivers import DriverChoice, median
+from janus.runtime.entry_choice import EntryChoice
 from janus.runtime.errors import GuardFailure
 from janus.runtime.targets import get_target
 from janus.runtime.values import SCALAR_TYPES, Scratch, StoredResult, Traffic, Transfer, UnsupportedType
@@ -145,6 +147,8 @@ class Runner:
     #: the stages, transfer and lists calls reuse, one call at a time (whoever holds ``lock``)
     scratch: Scratch
     lock: threading.Lock
+    #: the function's twin calling the host machines instead of dispatches (``entry_choice``), or None
+    host_twin: rt.VmFunction | None
 
     @classmethod
     def of(cls, function: "CompiledFunction", driver: str) -> "Runner":
@@ -153,8 +157,9 @@ class Runner:
         device = loaded.context.config.device
         scratch = Scratch(device, host, function.traffic, len(function._inputs), len(function._results),
                           not function._info.writes_arguments, function._outputs)
+        twin = loaded.vm_module.lookup_function(function.name + HOST_SUFFIX) if function.entry_choice else None
         return cls(driver, loaded.context.vm_context.invoke, loaded.vm_module.lookup_function(function.name),
-                   device, host, scratch, threading.Lock())
+                   device, host, scratch, threading.Lock(), twin)
 
 
 class CompiledFunction:
@@ -185,6 +190,10 @@ class CompiledFunction:
         self._scalars_only = all(isinstance(kind, SCALAR_TYPES) for kind in (*info.inputs, *info.results))
         #: bytes copied and shared over the calls (``janus.explain``, benchmarks)
         self.traffic = Traffic()
+        #: the timed choice between this function and its host twin (``entry_choice``), when it has one;
+        #: the steady calls of ``fast_path`` make it, the general path takes the dispatch export
+        twin = module.artifact.functions.get(info.name + HOST_SUFFIX)
+        self.entry_choice = EntryChoice() if self._scalars_only and twin and twin.inputs == info.inputs else None
         self._runners = [Runner.of(self, module.driver)]
         #: the running choice of driver, when the module has a second one to compare with
         self.choice = DriverChoice() if module.parallel_driver else None
@@ -247,7 +256,8 @@ class CompiledFunction:
                 transfer = scratch.transfer
                 transfer.pinned.clear()
                 items = self._items(args, transfer)
-                if items != scratch.items:  # the same stages, handed views and scalars: the same list
+                if items != scratch.items or 0.0 in items:  # the same stages, views and scalars: the same list
+                    # (a zero is pushed again: -0.0 == 0.0)
                     scratch.arguments, scratch.items = self._arguments(items, transfer), items
                 return self._call(runner, scratch.arguments, scratch.results, transfer)
             finally:
@@ -319,7 +329,8 @@ class CompiledFunction:
 
     def describe_driver(self) -> str:
         """Where the calls run and why, and the bytes they move, for ``janus.explain``."""
-        return f"{self._where()}; {self.traffic.describe()}"
+        recursion = f"; {self.entry_choice.describe()}" if self.entry_choice else ""
+        return f"{self._where()}{recursion}; {self.traffic.describe()}"
 
     def _where(self) -> str:
         choice = self.choice

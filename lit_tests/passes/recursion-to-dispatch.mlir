@@ -7,9 +7,12 @@
 // on a program counter, a switch over the machine's blocks, the stack in a tensor.
 // Guards inside record their id (+1) in the last result; one janus.guard per guard
 // after the dispatch re-raises it. A full stack (-1) redoes the call on the host
-// machine, kept under a new name.
+// machine, kept under a new name. The public function gets a twin calling the host
+// machine (the runtime times both: shallow recursions are cheaper on the host).
 // CHECK-LABEL: func.func @fact(%arg0: i64) -> i64
 // CHECK-NEXT: call @fact.state_machine(%arg0) <no_inline>
+// CHECK-LABEL: func.func @fact.host(%arg0: i64) -> i64
+// CHECK-NEXT: call @fact.state_machine.host(%arg0) <no_inline>
 // CHECK-LABEL: func.func private @fact.state_machine(%arg0: i64) -> i64
 // CHECK: %[[IN:.+]] = tensor.from_elements %arg0 : tensor<1xi64>
 // CHECK: %[[R:.+]]:2 = linalg.generic {{.+}} ins(%[[IN]] : tensor<1xi64>) outs(%{{.+}}, %{{.+}} : tensor<1xi64>, tensor<1xi32>)
@@ -47,6 +50,8 @@
 // dispatch, the stack-depth guard (limit 1048576 entries) is implied by the overflow
 // check of the 3072-entry stack and left out; a smaller limit is checked.
 // READY-LABEL: func.func @fact(%arg0: i64) -> i64
+// READY: func.func @fact.host(%arg0: i64) -> i64
+// READY-NEXT: call @fact.state_machine.host(%arg0)
 // READY: linalg.generic
 // READY-NOT: 1048576
 // READY: linalg.yield
@@ -93,4 +98,32 @@ func.func @sum_rows(%t: tensor<?x4xf32>, %n: index) -> tensor<?x4xf32> {
     scf.yield %a : tensor<?x4xf32>
   }
   return %r : tensor<?x4xf32>
+}
+
+// -----
+
+// Only a public function with scalar arguments and results gets a twin: the runtime
+// times the twin against the dispatch on calls of scalars only.
+// CHECK-LABEL: func.func @scale(
+// CHECK: call @down(
+// CHECK-NOT: func.func @scale.host
+// CHECK-LABEL: func.func private @down(
+func.func @scale(%t: tensor<4xi64>, %n: i64) -> tensor<4xi64> {
+  %f = "janus.invoke"(%n) {callee = @down} : (i64) -> i64
+  %s = tensor.splat %f : tensor<4xi64>
+  %r = arith.muli %t, %s : tensor<4xi64>
+  return %r : tensor<4xi64>
+}
+func.func private @down(%n: i64) -> i64 {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %base = arith.cmpi sle, %n, %c0 : i64
+  %r = scf.if %base -> (i64) {
+    scf.yield %c0 : i64
+  } else {
+    %n1 = arith.subi %n, %c1 : i64
+    %d = "janus.invoke"(%n1) {callee = @down} : (i64) -> i64
+    scf.yield %d : i64
+  }
+  return %r : i64
 }

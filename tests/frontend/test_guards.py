@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import janus
-from janus.frontend.guards import EntryGuards, GuardBuilder
-from janus.frontend.heap.rules import HeapMiss
+from janus.frontend.guards import MISS, EntryGuards, GuardBuilder
+from janus.frontend.heap.rules import HeapMiss, class_makes_heap_object, is_heap_object
 from janus.frontend.jit import JitFunction, Version
 from janus.frontend.signature import entry_key
 from tests.helpers import assert_same, compiled, rand
@@ -58,6 +58,24 @@ def test_constant_match():
         assert version.guards.match((x, mode)) is None
         assert_same(jf(x, mode), pick(x, mode))
     assert version.calls == 0
+
+
+def times(x, s):
+    return x * s
+
+
+@pytest.mark.parametrize("first, then", [(0.0, -0.0), (-0.0, 0.0)], ids=["0.0 then -0.0", "-0.0 then 0.0"])
+def test_constant_match_tells_negative_zero_from_zero(first, then):
+    """``-0.0 == 0.0``, yet a product's sign follows it: neither the entry key nor the guard
+    takes one for the other."""
+    x = rand(3)
+    jf = compiled(times, x, first)
+    version = only_version(jf)
+    assert version.guards.match((x, first)) is not None and version.guards.match((x, then)) is None
+    for s in (then, first, then):
+        got = jf(x, s)
+        assert_same(got, times(x, s))
+        assert np.array_equal(np.signbit(got), np.signbit(times(x, s)))
 
 
 def shift(x, n):
@@ -280,6 +298,78 @@ def test_compiled_heap_checks_pass_exactly_where_the_guards_do(change) -> None:
     want, got = one_by_one(version, objects), version.guards.heap_match(objects)
     assert got is None if want is None else got is None or (got.keys() == want.keys() and all(
         got[k] is want[k] for k in want))
+
+
+def reader_class() -> type:
+    class Reader:
+        def __init__(self) -> None:
+            self.W, self.b, self.scale = rand(3, 3), rand(3, seed=1), 0.5
+
+        @janus.jit
+        def forward(self, x):
+            return np.tanh(x @ self.W + self.b)
+
+    return Reader
+
+
+READER_CHANGES = {
+    "none": lambda cls, obj: None,
+    "the object's class swapped": lambda cls, obj: setattr(obj, "__class__", type("Other", (cls,), {})),
+    "a property on the class": lambda cls, obj: setattr(cls, "W", property(lambda self: rand(3, 3))),
+    "__getattr__ on the class": lambda cls, obj: setattr(cls, "__getattr__", lambda self, name: 0),
+    "an attribute deleted": lambda cls, obj: delattr(obj, "b"),
+    "a float instead of an array": lambda cls, obj: setattr(obj, "b", 0.5),
+    "another shape": lambda cls, obj: setattr(obj, "b", rand(2, 3)),
+    "a tree node in an attribute": lambda cls, obj: setattr(obj, "root", Link(Link())),
+}
+
+
+@pytest.mark.parametrize("change", list(READER_CHANGES.values()), ids=list(READER_CHANGES))
+def test_the_fused_call_checks_an_object_argument_once_and_misses_where_the_guards_do(change) -> None:
+    """The fused call of a version reading ``self`` checks its class and ``is_heap_object``
+    in the argument guard only (not again in the heap checks), and still misses exactly
+    where the argument and heap guards, run one by one, do; the call then gives plain
+    Python's answer."""
+    cls = reader_class()
+    obj, x = cls(), rand(2, 3, seed=2)
+    for _ in range(4):
+        obj.forward(x)
+    version = only_version(cls.forward)
+    assert version.quick is not None
+    calls = version.calls
+    change(cls, obj)
+    objects = version.graph.heap.objects((obj, x))
+    hit = version.guards.match((obj, x)) is not None and one_by_one(version, objects) is not None
+    got = version.quick((obj, x))
+    assert (got is not MISS) == hit and version.calls == calls + hit
+    if hit:
+        assert_same(got, cls.forward.fn(obj, x))
+    try:
+        want = cls.forward.fn(obj, x)
+    except AttributeError:
+        with pytest.raises(AttributeError):
+            obj.forward(x)
+    else:
+        assert_same(obj.forward(x), want)
+
+
+class Disguised:
+    """Its instances say they are arrays (``isinstance`` consults ``__class__``)."""
+
+    @property
+    def __class__(self):
+        return np.ndarray
+
+
+@pytest.mark.parametrize("value", [Scale(), {}, np.random.default_rng(0), Disguised(), rand(2), [1], Scale, apply],
+                         ids=["plain object", "dict", "Generator", "a __class__ property", "array", "list", "class",
+                              "function"])
+def test_the_exact_class_tells_is_heap_object_only_where_it_decides_it(value) -> None:
+    """``TYPE_MATCH`` drops ``is_heap_object`` where the exact class decides it; where the
+    class says it does (True), every instance agrees."""
+    if class_makes_heap_object(type(value)):
+        assert is_heap_object(value)
+    assert class_makes_heap_object(type(value)) == (type(value) in (Scale, dict, np.random.Generator))
 
 
 def sgd(params, g):

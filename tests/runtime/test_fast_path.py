@@ -110,6 +110,29 @@ def test_a_failed_guard_is_a_guard_failure_and_the_module_stays_usable(module: C
     assert call([6]) == [12]
 
 
+def test_the_same_ints_reuse_the_argument_list_and_new_ones_are_pushed(module: CompiledModule) -> None:
+    """The last call's argument list is passed again only for equal ints; ``np.int64``
+    converts and ``True`` is refused as ``results`` does; a failed guard in between
+    changes nothing."""
+    function = module["count"]
+    call = function.caller()
+    for n in [3, 3, 4, 3, np.int64(3), 4, 4, 1, 0]:
+        assert call([n]) == function.results([n]) == [2 * int(n)]
+    with pytest.raises(TypeError, match="argument 0 of @count"):
+        call([True])
+    with pytest.raises(GuardFailure):
+        call([-2])
+    assert call([4]) == [8] and call([-0]) == [0]
+
+
+def test_floats_always_push_their_own_bits(module: CompiledModule) -> None:
+    """``-0.0 == 0.0``: a float argument is pushed on every call, never taken from the last list."""
+    call = module["affine"].caller()
+    x, w = np.ones(4, np.float32), np.ones(4, np.float32)
+    for s in (0.0, -0.0, 0.0, -0.0):
+        assert np.array_equal(np.signbit(call([x, w, s, 0])[2:3]), np.signbit([s]))
+
+
 def test_an_input_out_of_range_is_named_as_results_names_it(module: CompiledModule) -> None:
     with pytest.raises(OverflowError, match="argument 0 of @count"):
         module["count"].caller()([1 << 70])

@@ -317,3 +317,17 @@ def test_lower_leaves_its_input_module_unchanged() -> None:
     assert str(module) == before
     assert '"janus.guard"(' in before
     assert '"janus.guard"(' not in str(lowered) and "cf.assert" in str(lowered)
+
+
+def test_a_call_after_one_with_zero_pushes_negative_zero() -> None:
+    """The argument list is reused when a call pushes the same items; ``-0.0 == 0.0`` must
+    not count as the same item (the product's sign would be lost)."""
+    module = CompiledModule.from_mlir("""
+    func.func @scale(%x: tensor<3xf32>, %s: f32) -> tensor<3xf32> {
+      %e = tensor.from_elements %s, %s, %s : tensor<3xf32>
+      %r = arith.mulf %x, %e : tensor<3xf32>
+      return %r : tensor<3xf32>
+    }""")
+    x = np.ones(3, np.float32)
+    for s in (0.0, -0.0, -0.0, 0.0):
+        assert np.array_equal(np.signbit(module["scale"](x, s)), np.signbit(x * np.float32(s)))

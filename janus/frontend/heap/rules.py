@@ -63,6 +63,17 @@ def is_heap_object(value: Any) -> bool:
             or typ in HOST_OBJECTS)
 
 
+def class_makes_heap_object(cls: type) -> bool:
+    """Whether ``is_heap_object`` holds for every instance of exactly ``cls``, known from the
+    class alone (an entry guard that checks the exact class need not call it): where no
+    class of its MRO defines ``__class__`` (which ``isinstance`` would consult per instance).
+    No ``__bases__`` assignment can make a plain class a subclass of ``_NOT_OBJECTS``
+    (their layouts differ), and assigning ``__class__`` changes the exact class."""
+    if any("__class__" in vars(klass) for klass in cls.__mro__ if klass is not object):
+        return False
+    return cls is dict or bool(cls.__flags__ & _HEAPTYPE) and not issubclass(cls, _NOT_OBJECTS) or cls in HOST_OBJECTS
+
+
 _MISSING = object()
 #: what a ``functools.partial`` calls (read-only members): locations the version checks
 PARTIAL_PARTS = ("func", "args", "keywords")

@@ -185,8 +185,12 @@ def plainly_not_tree(value: Any) -> bool:
     as a node class whose attributes all hold builtin values or arrays."""
     attributes = getattr(value, "__dict__", None)
     cls = type(value)
-    return (type(attributes) is dict and cls not in _NODE_CLASSES and not _annotated_recursive(cls)
-            and _PLAIN_ATTRIBUTES.issuperset(map(type, attributes.values())))
+    if type(attributes) is not dict or cls in _NODE_CLASSES or _annotated_recursive(cls):
+        return False
+    for v in attributes.values():  # a loop: half the time of ``issuperset(map(type, ...))``
+        if type(v) not in _PLAIN_ATTRIBUTES:
+            return False
+    return True
 
 
 def _reach(root: Any) -> tuple[dict[type, list[Any]], dict[int, int]]:

@@ -334,7 +334,7 @@ def _wrapper(attributes: dict[str, ir.Attribute], ip: ir.InsertionPoint) -> ir.O
     return fn
 
 
-def _is_public(fn: ir.Operation) -> bool:
+def is_public(fn: ir.Operation) -> bool:
     return "sym_visibility" not in fn.attributes or fn.attributes["sym_visibility"].value == "public"
 
 
@@ -381,7 +381,7 @@ def _eliminate(module_op: ir.Operation, max_stack_entries: int) -> None:
     entries: set[str] = set()
     for scc in cycles(graph):
         called_from_outside = {c for caller, callees in graph.items() if caller not in scc for c in callees}
-        scc_entries = [n for n in scc if n in called_from_outside or _is_public(fns[n])]
+        scc_entries = [n for n in scc if n in called_from_outside or is_public(fns[n])]
         machines = [_StateMachine(fns, scc, e, max_stack_entries, guard_ids).build() for e in scc_entries]
         originals = {e: {name: fns[e].attributes[name] for name in fns[e].attributes} for e in scc_entries}
         for n in scc:
