@@ -33,6 +33,7 @@ from typing import Any, Callable
 import numpy as np
 
 from janus.frontend.heap.access import HeapCell, HeapRef, HeapTracker
+from janus.frontend.signature import is_namedtuple
 from janus.frontend.trace.branches import SymFunction, SymIter
 from janus.frontend.trace.exceptions import ErrorSettings
 from janus.frontend.trace.frame import ArgumentList, BoundTensorMethod
@@ -210,7 +211,7 @@ class MadeFunction(Live):
 
 @dataclass(frozen=True, eq=False)
 class Container(Live):
-    """A list, tuple or dict of the trace, rebuilt once per call (aliases stay aliases)."""
+    """A list, tuple, NamedTuple or dict of the trace, rebuilt once per call (aliases stay aliases)."""
 
     kind: type
     items: tuple[tuple[Any, Live], ...]  # (key or index, item)
@@ -219,7 +220,12 @@ class Container(Live):
         made = env.built.get(id(self))
         if made is None:
             items = [(k, v.build(env)) for k, v in self.items]
-            made = dict(items) if self.kind is dict else self.kind(v for _, v in items)
+            if self.kind is dict:
+                made = dict(items)
+            elif self.kind in (list, tuple):
+                made = self.kind(v for _, v in items)
+            else:  # a NamedTuple: its fields
+                made = self.kind(*(v for _, v in items))
             env.built[id(self)] = made
         return made
 
@@ -321,7 +327,7 @@ class Planner:
             return self._held(value.path)
         if isinstance(value, ArgumentList):
             return self.arguments[id(value)]
-        if type(value) in (list, tuple):
+        if type(value) in (list, tuple) or is_namedtuple(value):
             return Container(type(value), tuple((i, self.plan(v)) for i, v in enumerate(value)))
         if type(value) is dict:
             return Container(dict, tuple((k, self.plan(v)) for k, v in value.items()))

@@ -237,6 +237,8 @@ def test_logreg_updates_match_python_with_logging(capsys):
     quiet = [v for v in update.versions.values() if v.graph.boundary is None]
     assert len(quiet) == 1 and quiet[0].calls >= 4, janus.explain(update)
     assert "relaxing (state[2])" in janus.explain(update)  # the step counter, a namedtuple field, is an int input
+    logging = [v for v in update.versions.values() if v.graph.boundary is not None]  # the state live at the split
+    assert len(logging) == 1 and logging[0].calls >= 1, janus.explain(update)
 
 
 def test_a_partial_rebound_on_the_trainer_is_not_stale():
