@@ -91,7 +91,7 @@ class _Source:
         body += [f"    s{i}[...] = x{i}" for i in self.staged]
         body += [f"    {line}" for line in self.argument_list()]
         body += ["    out = scratch_results"] + [f"    {line}" for line in self.call()] + ["finally:", "    release()"]
-        body += [f"traffic.calls += 1"] + ([f"traffic.copied += {self.copied}"] if self.copied else [])
+        body += ["traffic.calls += 1"] + ([f"traffic.copied += {self.copied}"] if self.copied else [])
         if self.function.choice is not None:  # a timed call, recorded only while it may change the choice
             body += ["if elapsed >= MIN or not choice.quiet:", "    choice.record(0, elapsed)"]
         body.append("return values")
