@@ -102,6 +102,8 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
             passthrough[id(t)] = len(inputs)
         inputs.append(t)
         tracer.em.define(t)
+        if isinstance(a, np.generic):  # immutable: ``total += loss`` rebinds the name, as a local value's update
+            tracer.em.provenance[t] = None
         for d, size in enumerate(shape):
             if isinstance(size, str):
                 tracer.em.bind_dim(size, t, d)

@@ -37,15 +37,30 @@ from janus.frontend.signature import is_namedtuple
 from janus.frontend.trace.branches import SymFunction, SymIter
 from janus.frontend.trace.exceptions import ErrorSettings
 from janus.frontend.trace.frame import ArgumentList, BoundTensorMethod
+from janus.frontend.trace.liveness import live_locals
 from janus.frontend.trace.resume import (ATTRIBUTE, ITERATOR, VALUE, Box, ResumePoint, cell_written, passed,
                                         resume_function, unwinding_function)
 from janus.frontend.trace.split import (Deferred, HostMethod, SegmentEnd, attribute_receiver, container_method,
-                                       method_receiver)
+                                       foreign_method, method_receiver)
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor, hashable
 from janus.heap import AccessPath
 
 #: Python operations that never write into their arguments: a copy of a view is as good
 READ_ONLY = frozenset({float, int, bool, str, repr, format, print, len, abs, round, hash})
+#: the methods of a NumPy RNG that write an array argument (the others only read theirs: ``p=`` of ``choice``)
+RNG_WRITERS = frozenset({"shuffle", "permuted"})
+
+
+def reads_only(fn: Any) -> bool:
+    """Whether the operation ``fn`` never writes its array arguments (a view among them need
+    not share its base's buffer): a ``READ_ONLY`` builtin or a sampling method of an RNG."""
+    if hashable(fn) and fn in READ_ONLY:
+        return True
+    if isinstance(fn, HostMethod):
+        receiver, name = getattr(fn.obj, "obj", None), fn.name
+    else:
+        receiver, name = getattr(fn, "__self__", None), getattr(fn, "__name__", "")
+    return isinstance(receiver, (np.random.RandomState, np.random.Generator)) and name not in RNG_WRITERS
 #: values a boundary passes on as they are: immutable, or code and namespaces baked into the trace
 CONSTANT_TYPES = (bool, int, float, complex, str, bytes, type(None), slice, range, type(Ellipsis), np.generic, np.dtype,
                   types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc,
@@ -343,7 +358,7 @@ class Planner:
                 return Computed(value.fn, tuple(map(self.plan, value.args)))
             finally:
                 self.passive = outer
-        if isinstance(value, types.MethodType):
+        if isinstance(value, types.MethodType) and not foreign_method(value):
             return Method(self.plan(value.__func__), self.plan(value.__self__))
         if container_method(value):  # ``log.append`` of a list of the trace: on the rebuilt list
             return Attribute(self.plan(value.__self__), value.__name__)
@@ -355,7 +370,8 @@ class Planner:
                                       for name, cell in zip(value.code.co_freevars, value.closure)))
         if type(value) is slice and contains_tensor([value.start, value.stop, value.step]):
             raise NotConvertible("a slice with graph values is live at the boundary")
-        if isinstance(value, CONSTANT_TYPES) and not isinstance(value, np.ndarray) or hasattr(value, "janus_trace"):
+        if isinstance(value, CONSTANT_TYPES) and not isinstance(value, np.ndarray) or hasattr(value, "janus_trace") \
+                or foreign_method(value):
             return Constant(value)  # jit and grad functions are baked into traces too
         raise NotConvertible(f"a {type(value).__name__} is live at the boundary")
 
@@ -552,11 +568,12 @@ def plan_boundary(end: SegmentEnd, globals_: dict, closure: tuple | None, output
     try:
         names = end.point.code.co_varnames
         baked = dict(end.point.constants)
-        local_values = [planner.plan(end.locals[n]) if n in end.locals and n not in baked else Constant(None)
-                        for n in names]
+        live = live_locals(end.point.code, end.point.offset)  # a dead local is not rebuilt: None in its place
+        local_values = [planner.plan(end.locals[n]) if n in end.locals and n not in baked and n in live
+                        else Constant(None) for n in names]
         cells = [planner.plan(v) for v in end.cells]
         stack = [planner.passed(v, slot) for v, slot in zip(end.stack, end.point.slots) if passed(slot)]
-        planner.passive = hashable(end.fn) and end.fn in READ_ONLY  # last: views seen only here are not checked
+        planner.passive = reads_only(end.fn)  # last: views seen only here are not checked
         call = (planner.plan(end.fn), tuple(map(planner.plan, end.args)),
                 tuple((k, planner.plan(v)) for k, v in end.kwargs.items()))
         planner.check_views()

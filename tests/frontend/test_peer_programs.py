@@ -16,6 +16,7 @@ import pytest
 import janus
 from janus.frontend.jit import JitFunction
 from tests.helpers import assert_same
+from tests.helpers.peer_state import same_tree
 from tests.helpers.peer_programs import adam, attention, conv, gru, kmeans, layers, logreg, mlp_dict
 
 
@@ -28,27 +29,6 @@ def fully_compiled(jf: JitFunction, calls: int) -> None:
     """One version, no segment boundary, that ran ``calls`` compiled calls."""
     version = only_version(jf)
     assert version.graph.boundary is None and version.calls == calls, janus.explain(jf)
-
-
-def same_tree(got: Any, want: Any) -> None:
-    """``assert_same`` through the attributes of plain objects too."""
-    if hasattr(want, "__dict__") and not isinstance(want, (np.ndarray, np.generic, type)):
-        assert type(got) is type(want)
-        same_tree(vars(got), vars(want))
-    elif isinstance(want, np.random.Generator):
-        assert got.bit_generator.state == want.bit_generator.state
-    elif isinstance(want, dict):
-        assert list(got) == list(want)
-        for k in want:
-            same_tree(got[k], want[k])
-    elif isinstance(want, (list, tuple)):
-        assert type(got) is type(want) and len(got) == len(want)
-        for g, w in zip(got, want):
-            same_tree(g, w)
-    elif type(want) is float:  # a Python float from float32 work: its rounding, as for arrays
-        assert type(got) is float and got == pytest.approx(want, rel=1e-5)
-    else:
-        assert_same(got, want)
 
 
 # ---- an MLP classifier, parameters in a dict -------------------------------------------------

@@ -359,11 +359,29 @@ class HeapTracker:
             if not np.can_cast(result.dtype, a.dtype, "same_kind"):
                 raise NotConvertible(f"in-place {symbol} on {label} cannot cast {result.dtype} to {a.dtype}")
             result = op_table.cast(self.tracer.em, result, a.dtype)
-        mutation.substitute(self.tracer, a, result, f"in-place {symbol} on {label}")  # ``param -= g`` in a loop
-        self.owners[result.name] = path
+        return self._update(path, a, result, f"in-place {symbol} on {label}")
+
+    def update_in_place(self, a: Any, updated: Callable[[str], Tensor], verb: str) -> bool:
+        """A write into an array read from the heap (``W[i] -= g``, ``np.add.at(W, idx, g)``):
+        ``updated(what)`` is the array after it, written back to its location and into the very
+        array at commit. False when ``a`` is not such an array."""
+        path = self.owners.get(a.name) if isinstance(a, Tensor) else None
+        if path is None or self.values.get(path) is not a:
+            return False
+        what = f"{verb} on {self.labels[path]}"
+        if any(_holds(v, a) for p, v in self.values.items() if p != path):
+            raise NotConvertible(f"{what}, which the traced code also refers to elsewhere")
+        mutation.check_views(self.tracer, a, what)
+        self._update(path, a, updated(what), what)
+        return True
+
+    def _update(self, path: AccessPath, old: Tensor, new: Tensor, what: str) -> Tensor:
+        """``new`` in the place of ``old``, the array at ``path``, updated in place at commit."""
+        mutation.substitute(self.tracer, old, new, what)  # ``param -= g`` in a loop
+        self.owners[new.name] = path
         self.mutated[path] = None
-        self.write(*self.parents[path], result)
-        return result
+        self.write(*self.parents[path], new)
+        return new
 
     # ---- the result -------------------------------------------------------------------
     def structure_outputs(self, output: Callable[[Tensor], int]) -> None:

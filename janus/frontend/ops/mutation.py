@@ -87,15 +87,18 @@ def with_out(tracer: "Tracer", op: Any, args: list[Any], kwargs: dict[str, Any])
 
 def setitem(tracer: "Tracer", target: Tensor, key: Any, value: Any, what: str = "item assignment") -> None:
     """``target[key] = value`` on an array local to the trace."""
+    replace(tracer, target, assigned(tracer, target, key, value, what), what)
+
+
+def assigned(tracer: "Tracer", target: Tensor, key: Any, value: Any, what: str = "item assignment") -> Tensor:
+    """The array ``target`` would be after ``target[key] = value``."""
     if isinstance(target, Weak):
         raise NotConvertible(f"{what} on a Python scalar")
     if _is_mask(target, key):
-        updated = _masked(tracer, target, key, value)
-    elif advanced.is_advanced(key):
-        updated = advanced.scatter(tracer, target, key, value)
-    else:
-        updated = _insert(tracer, target, key, value)
-    replace(tracer, target, updated, what)
+        return _masked(tracer, target, key, value)
+    if advanced.is_advanced(key):
+        return advanced.scatter(tracer, target, key, value)
+    return _insert(tracer, target, key, value)
 
 
 def fill(tracer: "Tracer", target: Any, args: list[Any], kwargs: dict[str, Any]) -> None:
@@ -428,7 +431,9 @@ class _AddAt:
             target = as_graph_constant(tracer, target, "np.add.at")
         if not isinstance(target, Tensor) or isinstance(target, Weak) or not advanced.is_advanced(key):
             raise NotConvertible("np.add.at into a traced array with integer-array indices only")
-        replace(tracer, target, advanced.scatter(tracer, target, key, value, accumulate=True), "np.add.at")
+        scattered = lambda what: advanced.scatter(tracer, target, key, value, accumulate=True)  # noqa: E731
+        if not tracer.heap.update_in_place(target, scattered, "np.add.at"):
+            replace(tracer, target, scattered("np.add.at"), "np.add.at")
 
 
 ADD_AT = _AddAt()

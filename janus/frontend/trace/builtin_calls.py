@@ -165,10 +165,20 @@ def _tuple_new(tracer: "Tracer", args: list, kwargs: dict) -> tuple:
     return tuple.__new__(cls, _items(tracer, iterable))
 
 
+def _dataclass_replace(tracer: "Tracer", args: list, kwargs: dict) -> Any:
+    """``dataclasses.replace(record, **changes)``: a new record of the trace, the other fields shared."""
+    (obj,) = args
+    if record_type(type(obj)) != "dataclass" or not set(kwargs) <= set(_field_names(obj)):
+        raise NotConvertible(f"dataclasses.replace() of a {type(obj).__name__} (only a plain dataclass of the trace "
+                             "with changes to its fields)")
+    return type(obj)(**{**dict(record_fields(obj)), **kwargs})
+
+
 #: callables whose calls the trace runs itself: handler(tracer, args, kwargs)
 HANDLERS: dict[Any, Callable[["Tracer", list, dict], Any]] = {
     sum: _sum, map: _map, filter: _filter, dict: _dict, getattr: _getattr, hasattr: _hasattr, isinstance: _isinstance,
     functools.partial: _partial, functools.reduce: _reduce, tuple.__new__: _tuple_new,
+    dataclasses.replace: _dataclass_replace,
     **{getattr(operator, name): _operator(symbol) for name, symbol in {
         "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**", "matmul": "@",
         "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}.items()},

@@ -202,6 +202,8 @@ class Opcodes:
         frame.stack.append(fn)
 
     def binary(self, symbol: str, a: Any, b: Any) -> Any:
+        if symbol == "%" and type(a) is str and self.splitting and (contains_tensor(b) or isinstance(b, boundary.Deferred)):
+            return boundary.Deferred(operator.mod, (a, b))  # ``"loss %.4f" % (loss,)``: text made at a boundary
         if not (isinstance(a, Tensor) or isinstance(b, Tensor)):
             return self.local_result(_PY_OPERATORS[symbol](a, b), [a, b])
         if symbol not in registry.OPERATORS:
@@ -347,7 +349,10 @@ class Opcodes:
         if isinstance(container, HeapRef):
             return self.heap.write(container, "item", key, value)
         if isinstance(container, Tensor):
-            return mutation.setitem(self, container, key, value)
+            if not self.heap.update_in_place(container, lambda what: mutation.assigned(self, container, key, value, what),
+                                             "item assignment"):
+                mutation.setitem(self, container, key, value)
+            return
         if self.local_arrays.get(id(container)) is container:
             return mutation.setitem_local_array(self, container, key, value)
         if not isinstance(container, (list, dict)) or isinstance(container, ArgumentList) or contains_tensor(key):

@@ -173,8 +173,8 @@ def to_python(tracer: "Tracer", frame: "Frame", call: Any, how: Any, t: Tensor) 
     bc = frame.bc
     store = bc.at(bc.next_offset(offset))
     source = bc.source(offset)
-    if pytype is float and t.ndim == 0 and len(tracer.profile.values.get((bc.code, store.offset), ())) != 1:
-        return weak(op_table.cast(tracer.em, t, PYTHON_DTYPES[float]))  # varied, or not recorded: the type step
+    if t.ndim == 0 and len(tracer.profile.values.get((bc.code, store.offset), ())) != 1 and _exact_in_graph(pytype, t):
+        return weak(op_table.cast(tracer.em, t, PYTHON_DTYPES[pytype]))  # varied, or not recorded: the type step
     if store.opname != "STORE_FAST":
         raise NotConvertible(f"{what} of an array value is only converted when stored in a local "
                              "(the profiler records values stored right after the call)")
@@ -193,6 +193,13 @@ def to_python(tracer: "Tracer", frame: "Frame", call: Any, how: Any, t: Tensor) 
     tracer.guards.append((gid, "value", source))
     tracer.guard_sites[gid] = site
     return value
+
+
+def _exact_in_graph(pytype: type, t: Tensor) -> bool:
+    """Whether ``pytype(t)`` is exactly a graph scalar of ``pytype``: any float; an int only
+    from integers or bools that fit int64 (``int(np.argmax(p))``; ``int`` of a float may
+    leave int64, where Python's int keeps growing)."""
+    return pytype is float or pytype is int and (t.dtype.kind in "ib" or t.dtype.kind == "u" and t.dtype.itemsize < 8)
 
 
 def _holds(em: Emitter, t: Tensor, pytype: type, value: Any) -> Tensor:

@@ -150,9 +150,17 @@ class SegmentEnd(Exception):
 BAKED = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc, type(np.stack))
 
 
+def foreign_method(value: Any) -> bool:
+    """A C or Cython method bound to an object the trace reached through a module
+    (``np.random.choice``: the legacy global ``RandomState``'s): the real bound method, a
+    constant of the trace like the module it came from; its call runs in Python."""
+    return isinstance(value, types.MethodType) and not isinstance(value.__func__, types.FunctionType)
+
+
 def _baked(value: Any) -> bool:
     """Put back as a constant (jit and grad functions too); hashable, as the resume point that holds it."""
-    if not (isinstance(value, BAKED) and not container_method(value) or hasattr(value, "janus_trace")):
+    if not (isinstance(value, BAKED) and not container_method(value) or hasattr(value, "janus_trace")
+            or foreign_method(value)):
         return False
     try:
         hash(value)
