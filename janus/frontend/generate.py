@@ -275,5 +275,5 @@ def _outputs(value: Any, output: Callable[[Tensor], Any]) -> Any:
     if type(value) in (bool, int, float, str, type(None)) or isinstance(value, (np.generic, np.ndarray)):
         return value
     if isinstance(value, Deferred):
-        raise NotConvertible("returning the f-string field of an array value (its text is made only for a call that runs in Python)")
+        raise NotConvertible("returning text made from an array value (an f-string field, % formatting) (its text is made only for a call that runs in Python)")
     raise NotConvertible(f"returning a {type(value).__name__} is not supported")

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import janus
-from janus.frontend.jit import JitFunction
+from janus.frontend.jit import CHEAPER_IN_PYTHON, JitFunction
 from tests.helpers.peer_programs import char_rnn, mlp_nets, mlp_train, pong_pg, seq2seq, skipgram, window_cnn
 from tests.helpers.peer_state import restore, same_tree, snapshot
 
@@ -28,10 +28,13 @@ def compiled(jf: JitFunction) -> None:
 
 
 def split(jf: JitFunction, operation: str) -> None:
-    """A version ending at ``operation`` (run in Python between compiled segments) ran compiled calls."""
+    """A version ending at ``operation`` (run in Python between compiled segments) ran compiled
+    calls, and what follows each boundary is compiled too, unless it does no array work."""
     versions = [v for v in jf.versions.values() if v.graph.boundary is not None and v.calls >= 1]
     assert versions and not jf.fallbacks, janus.explain(jf)
     assert f"python: {operation} at" in janus.explain(jf)
+    for version in jf.split_versions():
+        assert set(version.resume.fallbacks.values()) <= {CHEAPER_IN_PYTHON}, janus.explain(jf)
 
 
 def run_both(module: Any, names: tuple[str, ...], steps: Callable[[Callable], Any], fn: Callable,
