@@ -234,3 +234,14 @@ def test_a_dead_view_after_a_loop_does_not_stop_a_split(n, capsys):
         same_tree(got, total(x, n))
         assert printed == capsys.readouterr().out
     split(jf, "print")
+
+
+def test_int_of_a_float_array_that_varies_is_not_a_graph_int():
+    def scaled(x):
+        n = int(x.sum() * 1e10)  # leaves int64 for large sums: Python's int keeps growing
+        return n * 3
+
+    jf = janus.jit(scaled, warmup=1, fallback="silent")
+    for x in (np.ones(2), np.full(2, 2.0), np.full(2, 1e12)):
+        assert jf(x) == scaled(x) and type(jf(x)) is int
+    assert "int runs in Python" in janus.explain(jf)  # a boundary: Python converts it
