@@ -38,8 +38,9 @@ them show a median of at least ``MIN_SECONDS`` (looked at after a call of at lea
 ``MIN_SECONDS``; when a later driver-0 call brings that median under ``MIN_SECONDS``
 again, the slow calls were a blip and all comparison is forgotten). Then the trial: one
 warm-up call on driver 1 (its thread pool starts; not timed), then calls alternate
-between the drivers until ``PAIRS`` ratios are in (each call after the warm-up with its
-predecessor: both orders alike), or one driver-1 call takes ``REJECT_FACTOR`` times
+between the drivers until the median of ``PAIRS`` ratios is known (each call after the
+warm-up with its predecessor: both orders alike; ``PAIRS // 2 + 1`` on one side of the
+threshold decide it), or one driver-1 call takes ``REJECT_FACTOR`` times
 driver 0's median rate (a recursive model's hundreds of tiny dispatches: 3 ms on local-sync,
 100 ms on local-task). Driver 1 is chosen when the median ratio (driver 1 over driver 0)
 is below ``MARGIN``, and left again when it is above 1. Now and then one call goes to
@@ -137,7 +138,7 @@ class DriverChoice:
         if not self.tried:
             if driver == 1 and rate > REJECT_FACTOR * median(self.rates[0]):
                 self._end_trial(0)
-            elif len(self.ratios) == PAIRS:
+            elif self._decided():
                 self._end_trial(self._preferred())
             return
         if driver != self.current:  # an exploration: its ratio with the next call is still to come
@@ -158,8 +159,17 @@ class DriverChoice:
 
     def _preferred(self) -> int:
         """The driver the ratios favour, given the current one (hysteresis: ``MARGIN`` to 1)."""
-        ratio = median(self.ratios)
-        return int(ratio < MARGIN) if self.current == 0 else int(ratio <= 1.0)
+        return int(self._favours_1(median(self.ratios)))
+
+    def _favours_1(self, ratio: float) -> bool:
+        return ratio < MARGIN if self.current == 0 else ratio <= 1.0
+
+    def _decided(self) -> bool:
+        """Whether the median of ``PAIRS`` ratios is known: more than half of them are in,
+        on one side of the threshold (the rest cannot move it; a trial whose driver 1
+        is clearly faster or slower ends after ``PAIRS // 2 + 1`` ratios)."""
+        ones = sum(map(self._favours_1, self.ratios))
+        return len(self.ratios) == PAIRS or max(ones, len(self.ratios) - ones) > PAIRS // 2
 
     def _end_trial(self, chosen: int) -> None:
         self.tried = True
