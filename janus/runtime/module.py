@@ -157,7 +157,7 @@ class Runner:
         host = driver in HOST_DRIVERS
         device = loaded.context.config.device
         scratch = Scratch(device, host, function.traffic, len(function._inputs), len(function._results),
-                          not function._info.writes_arguments, function._outputs)
+                          not function._info.writes_arguments, function._outputs, function._module.artifact.alignment)
         twin = loaded.vm_module.lookup_function(function.name + HOST_SUFFIX) if function.entry_choice else None
         return cls(driver, loaded.context.vm_context.invoke, loaded.vm_module.lookup_function(function.name),
                    device, host, scratch, threading.Lock(), twin)
@@ -272,7 +272,7 @@ class CompiledFunction:
             finally:
                 lock.release()
         transfer = Transfer(runner.device, runner.host, self.traffic, share=not self._info.writes_arguments,
-                            outputs=self._outputs)
+                            outputs=self._outputs, alignment=self._module.artifact.alignment)
         return self._call(runner, self._arguments(self._items(args, transfer), transfer),
                           rt.VmVariantList(len(self._results)), transfer)
 
