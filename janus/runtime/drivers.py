@@ -33,8 +33,9 @@ varies between calls, the tree's node arrays; 1 when none varies), and every com
 exactly as their times did. Only ``MIN_SECONDS`` looks at plain seconds (it asks whether a
 call is long enough for the second driver's per-call cost not to matter).
 
-The policy, per function: every call is timed (seconds, and seconds per unit of work). Calls go to driver 0 until ``WINDOW`` of
-them show a median of at least ``MIN_SECONDS`` (looked at after a call of at least
+The policy, per function: every call is timed (its seconds, and its seconds per unit of
+work: its rate). Calls go to driver 0 until ``WINDOW`` of them show a median of at least
+``MIN_SECONDS`` (looked at after a call of at least
 ``MIN_SECONDS``; when a later driver-0 call brings that median under ``MIN_SECONDS``
 again, the slow calls were a blip and all comparison is forgotten). Then the trial: one
 warm-up call on driver 1 (its thread pool starts; not timed), then calls alternate
@@ -93,7 +94,7 @@ class DriverChoice:
         #: whether the calls were slow enough to try driver 1 (from then on, for good)
         self.compared = False
         self.warm = False  # whether driver 1 made its warm-up call
-        self.tried = False  # whether the trial (the first ``PAIRS`` ratios, or a rejection) is over
+        self.tried = False  # whether the trial (until the median of ``PAIRS`` ratios is known, or a rejection) is over
         self.exploring = False  # whether the last call was an exploration (on the other driver)
         self.last = 0  # the driver of the last call
         self.last_rate: float | None = None  # its rate (None: a warm-up, not timed)

@@ -128,7 +128,8 @@ def test_equal_work_decides_as_plain_seconds() -> None:
     plain, weighted = DriverChoice(), DriverChoice()
     for step in range(3000):
         load = 1.0 + (rng.random() < 0.2) * rng.random() * 3
-        seconds = (27 * MS * load * rng.uniform(0.9, 1.1), (19 if step < 1500 else 32) * MS * load * rng.uniform(0.8, 1.2))
+        task = (19 if step < 1500 else 32) * MS  # local-task faster, then slower
+        seconds = (27 * MS * load * rng.uniform(0.9, 1.1), task * load * rng.uniform(0.8, 1.2))
         driver = plain.next()
         assert weighted.next() == driver
         plain.record(driver, seconds[driver])
