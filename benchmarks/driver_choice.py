@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import random
 import statistics
 from contextlib import contextmanager
@@ -48,13 +49,13 @@ class Alternating:
     current = 0
 
     def __init__(self) -> None:
-        self.log: list[tuple[int, float]] = []
+        self.log: list[tuple[int, float, float]] = []
 
     def next(self) -> int:
         return len(self.log) % 2
 
-    def record(self, driver: int, seconds: float) -> None:
-        self.log.append((driver, seconds))
+    def record(self, driver: int, seconds: float, work: float = 1.0) -> None:
+        self.log.append((driver, seconds, work))
 
 
 @contextmanager
@@ -82,8 +83,12 @@ class SingleDriver(Exception):
     target, or a host module that must run serially: ``host_modules.serial_only``)."""
 
 
-def trace(model: str, size: str, pairs: int) -> list[tuple[float, float]]:
-    """(local-sync, local-task) seconds of consecutive calls of ``model``'s slowest function."""
+#: one call of a trace: its seconds and its work (``DriverChoice.record``)
+Call = tuple[float, float]
+
+
+def trace(model: str, size: str, pairs: int) -> list[tuple[Call, Call]]:
+    """(local-sync, local-task) calls, consecutive, of ``model``'s slowest function."""
     spec = MODELS[model]
     with fresh_jit(spec.modules), alternating() as choices:
         workload = spec.build(size)  # type: ignore[arg-type]
@@ -93,23 +98,25 @@ def trace(model: str, size: str, pairs: int) -> list[tuple[float, float]]:
                 raise SingleDriver(f"{model}: no compiled function has a second driver to compare")
             workload.step(step)
             step += 1
-    log = max((c.log for c in choices), key=lambda log: sum(s for _, s in log))[4:]  # past both warm-ups
-    return [(log[i][1], log[i + 1][1]) for i in range(0, len(log) - 1, 2)]
+    log = max((c.log for c in choices), key=lambda log: sum(s for _, s, _ in log))[4:]  # past both warm-ups
+    return [(log[i][1:], log[i + 1][1:]) for i in range(0, len(log) - 1, 2)]
 
 
-def replay(policy: type, calls: list[tuple[float, float]], start: int) -> tuple[int, float]:
-    """The driver ``policy`` ends on and the median of its steady call times, starting at ``start``."""
+def replay(policy: type, calls: list[tuple[Call, Call]], start: int) -> tuple[int, float]:
+    """The driver ``policy`` ends on and the median of its steady call times, starting at
+    ``start`` (each call's work passed to a policy that takes it)."""
     choice: Any = policy()
+    weighs = "work" in inspect.signature(choice.record).parameters
     times = []
     for k in range(CALLS):
         driver = choice.next() if choice.compared else 0
-        seconds = calls[(start + k) % len(calls)][driver]
-        choice.record(driver, seconds)
+        seconds, work = calls[(start + k) % len(calls)][driver]
+        choice.record(driver, seconds, work) if weighs else choice.record(driver, seconds)
         times.append(seconds)
     return choice.current, statistics.median(times[SKIPPED:])
 
 
-def summary(name: str, policy: type, calls: list[tuple[float, float]]) -> str:
+def summary(name: str, policy: type, calls: list[tuple[Call, Call]]) -> str:
     ends, medians = zip(*(replay(policy, calls, start) for start in range(len(calls))))
     deciles = statistics.quantiles(medians, n=10)
     return (f"| {name} | {100 * sum(ends) / len(ends):.0f}% | {1e3 * statistics.median(medians):.2f} | "
@@ -138,10 +145,11 @@ def main() -> None:
         except SingleDriver as e:
             print(f"### {e}\n")
             continue
-        sync, task = zip(*calls)
+        sync, task = ([seconds for seconds, _ in driver] for driver in zip(*calls))
         print(f"### {model}: {len(calls)} pairs; median call local-sync {1e3 * statistics.median(sync):.2f} ms, "
               f"local-task {1e3 * statistics.median(task):.2f} ms, median ratio "
-              f"{statistics.median(t / s for s, t in calls):.2f}\n")
+              f"{statistics.median(t / s for (s, _), (t, _) in calls):.2f}, per unit of work "
+              f"{statistics.median((t / v) / (s / w) for (s, w), (t, v) in calls):.2f}\n")
         shuffled = random.Random(0).sample(calls, len(calls))
         print("| policy | order | replays ending on local-task | median step ms | 10-90% | min - max |\n"
               "|---|---|---:|---:|---:|---:|")

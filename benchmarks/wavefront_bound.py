@@ -59,8 +59,9 @@ with tensor results does not convert to stream in iree-compile 3.13, and ``scf.i
 the table as result copies it in every branch. docs/lowering.md has the details.
 
 ``--aligned`` passes 64-byte-aligned copies of the parameters: NumPy's own arrays are
-16-byte aligned, which the runtime cannot hand to compiled code in place, so the 2.5 MB
-embedding is copied on every call (``runtime/values.py``, ``ALIGNMENT``).
+16-byte aligned, which the runtime could not hand to compiled code assuming IREE's 64, so
+the 2.5 MB embedding was copied on every call; the CPU preset's code now assumes 16
+(``runtime/targets.py``, ``import_alignment``) and takes them in place either way.
 """
 
 from __future__ import annotations

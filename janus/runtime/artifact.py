@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from janus.heap import HeapManifest
-from janus.runtime.values import ValueType, from_json, to_json
+from janus.runtime.values import ALIGNMENT, ValueType, from_json, to_json
 
 #: Bumped whenever the sidecar layout changes (2: signature types in their JSON form).
 MANIFEST_VERSION = 3
@@ -57,6 +57,9 @@ class Artifact:
     #: Name of the target preset (``janus.runtime.targets``) it was compiled for.
     target: str
     functions: Mapping[str, FunctionInfo]
+    #: the byte alignment its code assumes of argument buffers (``targets.import_alignment``;
+    #: IREE's default where a sidecar does not say): arrays aligned so are imported in place
+    alignment: int = ALIGNMENT
 
     def manifest(self) -> dict[str, Any]:
         """The JSON sidecar's content."""
@@ -64,6 +67,7 @@ class Artifact:
             "janus_manifest": MANIFEST_VERSION,
             "target": self.target,
             "functions": {name: info.to_json() for name, info in self.functions.items()},
+            "alignment": self.alignment,
         }
 
     def save(self, path: str | Path) -> None:
@@ -90,7 +94,7 @@ class Artifact:
             raise ValueError(f"unsupported janus manifest version {manifest.get('janus_manifest')!r}")
         try:
             functions = {name: FunctionInfo.from_json(name, f) for name, f in manifest["functions"].items()}
-            return cls(vmfb, manifest["target"], functions)
+            return cls(vmfb, manifest["target"], functions, int(manifest.get("alignment", ALIGNMENT)))
         except (KeyError, TypeError, ValueError) as e:
             raise ValueError(f"malformed janus manifest: {type(e).__name__}: {e}") from None
 

@@ -22,7 +22,7 @@ from janus.runtime.errors import CompileError
 from janus.heap import HeapManifest
 from janus.runtime.contractions import wants_data_tiling
 from janus.runtime.result_storage import add_result_storage, exported, storage_results
-from janus.runtime.targets import Target, get_target
+from janus.runtime.targets import Target, get_target, import_alignment
 from janus.runtime.values import INDEX_ARRAY, UnsupportedType, ValueType, scalar_type, tensor_type
 from janus.diagnostics import STRING_BUFFER, Diagnostic, from_mlir_error, located
 
@@ -90,7 +90,8 @@ def compile_module(
     flags = preset.compile_flags(extra_flags, chosen)
     text = lowered.operation.get_asm(enable_debug_info=True)
     return cache.cached(text, flags, target, lambda: Artifact(
-        compile_tuned(text, preset, extra_flags, chosen, filename), target, public_functions(lowered)))
+        compile_tuned(text, preset, extra_flags, chosen, filename), target, public_functions(lowered),
+        import_alignment(flags)))
 
 
 def module_flags(preset: Target, lowered: ir.Module) -> tuple[str, ...]:

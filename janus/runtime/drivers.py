@@ -21,20 +21,34 @@ moment), and on the median of ``PAIRS`` such ratios; it switches only when that 
 is past the margin on the other side (hysteresis), never from one driver's slow spell
 alone: a lasting slowdown of the chosen driver starts a new comparison instead.
 
-The policy, per function: every call is timed. Calls go to driver 0 until ``WINDOW`` of
-them show a median of at least ``MIN_SECONDS`` (looked at after a call of at least
+Why per unit of work: consecutive calls need not do the same work (a recursive model's
+calls each get another tree: RNTN's trees have 31 to 95 nodes, in three shapes taken in
+turn), and the ratio of two calls' wall times then says more about their trees than about
+the drivers (RNTN, full size: 1.29 over consecutive calls for local-task over local-sync,
+while local-task ran its trees in 82 ms and local-sync in 144 ms at the median). So each
+call's time is divided by its ``work``, a size the runtime sees in the call's inputs (the
+caller's measure: ``CompiledFunction`` counts the elements of the inputs whose length
+varies between calls, the tree's node arrays; 1 when none varies), and every comparison
+(the ratios, a rejection, a slowdown) is of those rates; calls of equal work compare
+exactly as their times did. Only ``MIN_SECONDS`` looks at plain seconds (it asks whether a
+call is long enough for the second driver's per-call cost not to matter).
+
+The policy, per function: every call is timed (its seconds, and its seconds per unit of
+work: its rate). Calls go to driver 0 until ``WINDOW`` of them show a median of at least
+``MIN_SECONDS`` (looked at after a call of at least
 ``MIN_SECONDS``; when a later driver-0 call brings that median under ``MIN_SECONDS``
 again, the slow calls were a blip and all comparison is forgotten). Then the trial: one
 warm-up call on driver 1 (its thread pool starts; not timed), then calls alternate
-between the drivers until ``PAIRS`` ratios are in (each call after the warm-up with its
-predecessor: both orders alike), or one driver-1 call takes ``REJECT_FACTOR`` times
-driver 0's median (a recursive model's hundreds of tiny dispatches: 3 ms on local-sync,
+between the drivers until the median of ``PAIRS`` ratios is known (each call after the
+warm-up with its predecessor: both orders alike; ``PAIRS // 2 + 1`` on one side of the
+threshold decide it), or one driver-1 call takes ``REJECT_FACTOR`` times
+driver 0's median rate (a recursive model's hundreds of tiny dispatches: 3 ms on local-sync,
 100 ms on local-task). Driver 1 is chosen when the median ratio (driver 1 over driver 0)
 is below ``MARGIN``, and left again when it is above 1. Now and then one call goes to
 the other driver, giving two new ratios with its neighbours: after ``EXPLORE_EVERY``
 calls, then twice as many each time the choice stood (up to ``MAX_EXPLORE_EVERY``), back
-to ``EXPLORE_EVERY`` when it changed. When the chosen driver's median of its last
-``WINDOW`` calls grows past ``SLOWDOWN`` times what it was when chosen, the trial runs
+to ``EXPLORE_EVERY`` when it changed. When the chosen driver's median rate of its
+last ``WINDOW`` calls grows past ``SLOWDOWN`` times what it was when chosen, the trial runs
 again on fresh ratios.
 """
 
@@ -67,23 +81,25 @@ MAX_EXPLORE_EVERY = 1024
 class DriverChoice:
     """The running choice between driver 0 (the preset's) and driver 1 for one function."""
 
-    __slots__ = ("times", "ratios", "compared", "warm", "tried", "exploring", "last", "last_seconds", "current",
-                 "chosen_median", "calls", "interval", "explore_at", "quiet")
+    __slots__ = ("times", "rates", "ratios", "compared", "warm", "tried", "exploring", "last", "last_rate",
+                 "current", "chosen_median", "calls", "interval", "explore_at", "quiet")
 
     def __init__(self) -> None:
         #: the last call times of each driver (seconds), at most ``WINDOW``
         self.times: tuple[deque[float], deque[float]] = (deque(maxlen=WINDOW), deque(maxlen=WINDOW))
-        #: driver 1's time over driver 0's, for the last ``PAIRS`` consecutive calls on different drivers
+        #: the same calls' seconds per unit of work
+        self.rates: tuple[deque[float], deque[float]] = (deque(maxlen=WINDOW), deque(maxlen=WINDOW))
+        #: driver 1's rate over driver 0's, for the last ``PAIRS`` consecutive calls on different drivers
         self.ratios: deque[float] = deque(maxlen=PAIRS)
         #: whether the calls were slow enough to try driver 1 (from then on, for good)
         self.compared = False
         self.warm = False  # whether driver 1 made its warm-up call
-        self.tried = False  # whether the trial (the first ``PAIRS`` ratios, or a rejection) is over
+        self.tried = False  # whether the trial (until the median of ``PAIRS`` ratios is known, or a rejection) is over
         self.exploring = False  # whether the last call was an exploration (on the other driver)
         self.last = 0  # the driver of the last call
-        self.last_seconds: float | None = None  # its time (None: a warm-up, not timed)
+        self.last_rate: float | None = None  # its rate (None: a warm-up, not timed)
         self.current = 0  # the driver most calls go to
-        self.chosen_median = 0.0  # the current driver's median call when it was chosen
+        self.chosen_median = 0.0  # the current driver's median rate when it was chosen
         self.calls = 0
         self.interval = EXPLORE_EVERY
         self.explore_at = 0  # the call count at which the other driver runs next
@@ -98,16 +114,19 @@ class DriverChoice:
             return 1 - self.last if self.warm else 1
         return 1 - self.current if self.calls >= self.explore_at else self.current
 
-    def record(self, driver: int, seconds: float) -> None:
-        """The call ``next`` chose took ``seconds``."""
+    def record(self, driver: int, seconds: float, work: float = 1.0) -> None:
+        """The call ``next`` chose took ``seconds`` for ``work`` (any positive measure of the
+        call's size, the same for every call of one function; equal for calls of equal work)."""
         self.calls += 1
-        previous, previous_seconds = self.last, self.last_seconds
-        self.last, self.last_seconds = driver, seconds
+        previous, previous_rate = self.last, self.last_rate
+        rate = seconds / work
+        self.last, self.last_rate = driver, rate
         if driver == 1 and not self.warm:
-            self.warm, self.last_seconds = True, None
+            self.warm, self.last_rate = True, None
             return
-        times = self.times[driver]
+        times, rates = self.times[driver], self.rates[driver]
         times.append(seconds)
+        rates.append(rate)
         if not self.compared:  # the median only after a slow call: fast calls pay no sort
             self.compared = seconds >= MIN_SECONDS and len(times) == WINDOW and median(times) >= MIN_SECONDS
             self.quiet = not self.compared and len(times) == WINDOW and max(times) < MIN_SECONDS
@@ -115,12 +134,12 @@ class DriverChoice:
         if driver == 0 and median(times) < MIN_SECONDS:  # the slow calls were a blip: start over
             self._forget_comparison()
             return
-        if previous != driver and previous_seconds is not None:
-            self.ratios.append(seconds / previous_seconds if driver == 1 else previous_seconds / seconds)
+        if previous != driver and previous_rate is not None:
+            self.ratios.append(rate / previous_rate if driver == 1 else previous_rate / rate)
         if not self.tried:
-            if driver == 1 and seconds > REJECT_FACTOR * median(self.times[0]):
+            if driver == 1 and rate > REJECT_FACTOR * median(self.rates[0]):
                 self._end_trial(0)
-            elif len(self.ratios) == PAIRS:
+            elif self._decided():
                 self._end_trial(self._preferred())
             return
         if driver != self.current:  # an exploration: its ratio with the next call is still to come
@@ -132,24 +151,33 @@ class DriverChoice:
             before, self.current = self.current, self._preferred()
             if self.current != before:
                 self.interval = EXPLORE_EVERY
-                self.chosen_median = median(self.times[self.current])
+                self.chosen_median = median(self.rates[self.current])
             else:
                 self.interval = min(2 * self.interval, MAX_EXPLORE_EVERY)
             self.explore_at = self.calls + self.interval
-        elif len(times) == WINDOW and median(times) > SLOWDOWN * self.chosen_median:
+        elif len(rates) == WINDOW and median(rates) > SLOWDOWN * self.chosen_median:
             self._start_trial()
 
     def _preferred(self) -> int:
         """The driver the ratios favour, given the current one (hysteresis: ``MARGIN`` to 1)."""
-        ratio = median(self.ratios)
-        return int(ratio < MARGIN) if self.current == 0 else int(ratio <= 1.0)
+        return int(self._favours_1(median(self.ratios)))
+
+    def _favours_1(self, ratio: float) -> bool:
+        return ratio < MARGIN if self.current == 0 else ratio <= 1.0
+
+    def _decided(self) -> bool:
+        """Whether the median of ``PAIRS`` ratios is known: more than half of them are in,
+        on one side of the threshold (the rest cannot move it; a trial whose driver 1
+        is clearly faster or slower ends after ``PAIRS // 2 + 1`` ratios)."""
+        ones = sum(map(self._favours_1, self.ratios))
+        return len(self.ratios) == PAIRS or max(ones, len(self.ratios) - ones) > PAIRS // 2
 
     def _end_trial(self, chosen: int) -> None:
         self.tried = True
         if chosen != self.current:
             self.interval = EXPLORE_EVERY
         self.current = chosen
-        self.chosen_median = median(self.times[chosen])
+        self.chosen_median = median(self.rates[chosen])
         self.explore_at = self.calls + self.interval
 
     def _start_trial(self) -> None:
@@ -165,6 +193,7 @@ class DriverChoice:
         self.compared = self.tried = self.quiet = self.exploring = False
         self.current = 0
         self.times[1].clear()
+        self.rates[1].clear()
         self.ratios.clear()
         self.interval = EXPLORE_EVERY
 

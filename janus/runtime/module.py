@@ -32,7 +32,8 @@ from janus.runtime.drivers import DriverChoice, median
 from janus.runtime.entry_choice import EntryChoice
 from janus.runtime.errors import GuardFailure
 from janus.runtime.targets import get_target
-from janus.runtime.values import SCALAR_TYPES, Scratch, StoredResult, Traffic, Transfer, UnsupportedType
+from janus.runtime.values import (SCALAR_TYPES, IndexArrayType, Scratch, StoredResult, TensorType, Traffic, Transfer,
+                                  UnsupportedType)
 
 #: the drivers whose device memory is the host's: arrays are shared with compiled code, not copied
 HOST_DRIVERS = frozenset({"local-sync", "local-task"})
@@ -156,7 +157,7 @@ class Runner:
         host = driver in HOST_DRIVERS
         device = loaded.context.config.device
         scratch = Scratch(device, host, function.traffic, len(function._inputs), len(function._results),
-                          not function._info.writes_arguments, function._outputs)
+                          not function._info.writes_arguments, function._outputs, function._module.artifact.alignment)
         twin = loaded.vm_module.lookup_function(function.name + HOST_SUFFIX) if function.entry_choice else None
         return cls(driver, loaded.context.vm_context.invoke, loaded.vm_module.lookup_function(function.name),
                    device, host, scratch, threading.Lock(), twin)
@@ -197,6 +198,8 @@ class CompiledFunction:
         self._runners = [Runner.of(self, module.driver)]
         #: the running choice of driver, when the module has a second one to compare with
         self.choice = DriverChoice() if module.parallel_driver else None
+        #: the inputs whose size may differ between calls (a relaxed dim, a tree's index array): a call's work
+        self._sized = tuple(i for i, kind in enumerate(info.inputs) if _varies(kind))
 
     def __call__(self, *args: Any, objects: Sequence[object] = ()) -> Any:
         """Results as NumPy arrays or Python scalars: one value, a tuple, or None."""
@@ -239,8 +242,14 @@ class CompiledFunction:
         runner = self._runners[0] if driver == 0 else self._runner(driver)
         started = perf_counter()
         results = self._run(runner, inputs)
-        choice.record(driver, perf_counter() - started)
+        choice.record(driver, perf_counter() - started, self._work(inputs) if self._sized else 1.0)
         return results
+
+    def _work(self, inputs: Sequence[Any]) -> float:
+        """The call's size for the driver choice: the elements of the inputs whose size
+        varies (a tree's node arrays, a sequence's steps), at least 1 (inputs the call
+        converted: each is an array)."""
+        return float(max(1, sum(inputs[i].size for i in self._sized)))
 
     def _run(self, runner: Runner, args: Sequence[Any]) -> list[Any]:
         """Push ``args`` to ``runner``'s device, invoke, pull every result; with the
@@ -263,7 +272,7 @@ class CompiledFunction:
             finally:
                 lock.release()
         transfer = Transfer(runner.device, runner.host, self.traffic, share=not self._info.writes_arguments,
-                            outputs=self._outputs)
+                            outputs=self._outputs, alignment=self._module.artifact.alignment)
         return self._call(runner, self._arguments(self._items(args, transfer), transfer),
                           rt.VmVariantList(len(self._results)), transfer)
 
@@ -337,7 +346,8 @@ class CompiledFunction:
         if choice is None or not choice.compared:
             return f"runs on {self.driver}" + (f" (calls under {drivers.MIN_SECONDS * 1e3:g} ms)" if choice else "")
         timed = [f"{r.driver} {1e3 * median(t):.3g} ms" for r, t in zip(self._runners, choice.times) if t]
-        ratio = (f"; {self._runners[1].driver}/{self._runners[0].driver} over consecutive calls "
+        per = " per element of the inputs whose size varies" if self._sized else ""
+        ratio = (f"; {self._runners[1].driver}/{self._runners[0].driver} over consecutive calls{per} "
                  f"{median(choice.ratios):.2f}" if choice.ratios else "")
         return f"runs on {self.driver} (median call: {', '.join(timed)}{ratio})"
 
@@ -350,3 +360,8 @@ class CompiledFunction:
         inputs = ", ".join(t.text for t in self._info.inputs[: self._arity])
         results = ", ".join(t.text for t in self._info.results[: self._returned])
         return f"<CompiledFunction @{self.name}({inputs}) -> ({results})>"
+
+
+def _varies(kind: Any) -> bool:
+    """Whether an input of this type may have another size at the next call."""
+    return isinstance(kind, IndexArrayType) or isinstance(kind, TensorType) and None in kind.shape

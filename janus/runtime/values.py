@@ -22,7 +22,8 @@ _ARG_USAGE = rt.BufferUsage.DEFAULT
 _IMPORT_MEMORY = rt.MemoryType.DEVICE_LOCAL | rt.MemoryType.HOST_VISIBLE
 _STAGE_USAGE = rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING
 #: IREE's CPU kernels assume their buffers start at a multiple of this (bindings are
-#: declared ``alignment(64)``): an imported array that does not crashes the dispatch
+#: declared ``alignment(64)``) unless compiled with another ``--iree-stream-resource-min-offset-alignment``
+#: (``targets.import_alignment``): an imported array that does not crashes the dispatch
 ALIGNMENT = 64
 #: arrays below this size are copied both ways rather than shared: importing an array
 #: (reading its address included) costs ~0.9 us and wrapping a result buffer ~1.1 us more
@@ -71,11 +72,13 @@ class Transfer:
     ``stages`` the function's stages per input slot (None: this call allocates, as while
     another thread's call uses them)."""
 
-    __slots__ = ("device", "host", "traffic", "pinned", "stages", "share", "outputs")
+    __slots__ = ("device", "host", "traffic", "pinned", "stages", "share", "outputs", "alignment")
 
     def __init__(self, device: rt.HalDevice, host: bool, traffic: Traffic, stages: list[Stage | None] | None = None,
-                 share: bool = True, outputs: "tuple[TensorType, ...]" = ()) -> None:
+                 share: bool = True, outputs: "tuple[TensorType, ...]" = (), alignment: int = ALIGNMENT) -> None:
         self.device, self.host, self.traffic, self.stages = device, host, traffic, stages
+        #: the byte alignment the compiled code assumes of its argument buffers: an array imported in place starts there
+        self.alignment = alignment
         self.pinned: list[tuple[int, int]] = []
         #: arguments may be passed without a copy (host memory, and code that never writes them)
         self.share = host and share
@@ -93,8 +96,8 @@ class Scratch:
     __slots__ = ("transfer", "items", "arguments", "results")
 
     def __init__(self, device: rt.HalDevice, host: bool, traffic: Traffic, inputs: int, results: int,
-                 share: bool = True, outputs: "tuple[TensorType, ...]" = ()) -> None:
-        self.transfer = Transfer(device, host, traffic, [None] * inputs if host else None, share, outputs)
+                 share: bool = True, outputs: "tuple[TensorType, ...]" = (), alignment: int = ALIGNMENT) -> None:
+        self.transfer = Transfer(device, host, traffic, [None] * inputs if host else None, share, outputs, alignment)
         self.items: list[Any] | None = None
         self.arguments = rt.VmVariantList(inputs)
         self.results = rt.VmVariantList(results)
@@ -197,7 +200,8 @@ class TensorType:
 
     def arg(self, value: Any, transfer: Transfer, slot: int) -> rt.HalBufferView:
         """Pass ``value``'s memory itself where IREE can read it (a result array handed out
-        on this device, or a large aligned writable C-contiguous one on a CPU driver), else
+        on this device, or a large writable C-contiguous one on a CPU driver, aligned as the
+        compiled code assumes: ``Transfer.alignment``), else
         a C-contiguous copy (into the slot's stage where the call has one). Code that may
         write its arguments gets copies (``Transfer.share``); a misaligned, read-only or
         strided array is never read in place. A Python scalar for a 0-d tensor (a heap
@@ -214,7 +218,7 @@ class TensorType:
                 transfer.pinned.append((handed.start, handed.end))
                 transfer.traffic.shared += nbytes
                 return handed.view
-            if value.flags.c_contiguous and value.flags.writeable and (start := address(value)) % ALIGNMENT == 0:
+            if value.flags.c_contiguous and value.flags.writeable and (start := address(value)) % transfer.alignment == 0:
                 buffer = transfer.device.allocator.import_host_allocation(value, _IMPORT_MEMORY, _ARG_USAGE)
                 transfer.pinned.append((start, start + nbytes))
                 transfer.traffic.shared += nbytes

@@ -39,9 +39,10 @@ def test_slow_calls_try_the_second_driver_and_keep_the_faster() -> None:
     assert choice.compared and choice.next() == 1
     choice.record(1, 80 * MS)  # its warm-up call (thread pool start) is not counted
     assert not choice.times[1] and not choice.ratios
-    # alternating, so that both drivers are timed under the same load; each call with its predecessor is one ratio
-    assert run(choice, PAIRS + 1, (5 * MS, 2 * MS)) == [0, 1] * (PAIRS // 2) + [0, 1]
-    assert choice.tried and list(choice.ratios) == [0.4] * PAIRS and choice.current == 1
+    # alternating, so that both drivers are timed under the same load; each call with its predecessor is one
+    # ratio; once more than half of PAIRS are below the margin, their median is known
+    assert run(choice, PAIRS // 2 + 2, (5 * MS, 2 * MS)) == [0, 1, 0, 1, 0]
+    assert choice.tried and list(choice.ratios) == [0.4] * (PAIRS // 2 + 1) and choice.current == 1
     picks = run(choice, EXPLORE_EVERY * 7, (5 * MS, 2 * MS))
     # the other driver is re-timed now and then, half as often each time the choice stands
     assert [i for i, d in enumerate(picks) if d == 0] == [EXPLORE_EVERY, 3 * EXPLORE_EVERY + 2]
@@ -61,25 +62,134 @@ def test_a_tie_keeps_the_first_driver() -> None:
     assert choice.tried and choice.current == 0
 
 
-def run_at(choice: DriverChoice, calls: int, seconds: Callable[[int, int], float]) -> list[int]:
-    """``calls`` calls, the i-th (from 0) on driver d taking ``seconds(i, d)``; the drivers they went to."""
+def run_at(choice: DriverChoice, calls: int, seconds: Callable[[int, int], float],
+           work: Callable[[int], float] = lambda i: 1.0, start: int = 0) -> list[int]:
+    """``calls`` calls, the i-th (from ``start``) doing ``work(i)`` and taking ``seconds(i, d)``
+    on driver d; the drivers they went to."""
     picks = []
-    for i in range(calls):
+    for i in range(start, start + calls):
         picks.append(choice.next())
-        choice.record(picks[-1], seconds(i, picks[-1]))
+        choice.record(picks[-1], seconds(i, picks[-1]), work(i))
     return picks
 
 
+#: RNTN's data set: trees of 31 to 95 nodes, balanced, moderate and linear in turn (a
+#: linear tree has as many levels as leaves: more launches per node)
+TREE_NODES = [int(n) for n in np.random.default_rng(3).integers(15, 48, 60) * 2 + 1]
+SHAPE_COST = (0.8, 1.0, 1.3)
+
+
+def tree_seconds(per_node: tuple[float, float]) -> Callable[[int, int], float]:
+    """Call ``i`` on driver d: its tree's nodes times ``per_node[d]``, times its shape's cost."""
+    return lambda i, d: TREE_NODES[i % len(TREE_NODES)] * per_node[d] * SHAPE_COST[i % 3]
+
+
+def tree_work(i: int) -> float:
+    return TREE_NODES[i % len(TREE_NODES)]
+
+
+@pytest.mark.parametrize("start", range(0, 12))
+@pytest.mark.parametrize("per_node, expected", [((1.75 * MS, 1.0 * MS), 1), ((1.0 * MS, 1.2 * MS), 0)])
+def test_calls_over_different_trees_compare_per_node(start: int, per_node: tuple[float, float], expected: int) -> None:
+    """RNTN: each call gets another tree, so two consecutive calls' times differ by their
+    trees more than by their drivers; per node, the faster driver wins from any start
+    in the data set, and stays chosen through the explorations."""
+    choice = DriverChoice()
+    run_at(choice, WINDOW + TRIAL_CALLS, tree_seconds(per_node), tree_work, start)
+    assert choice.tried and choice.current == expected
+    picks = run_at(choice, 6 * EXPLORE_EVERY, tree_seconds(per_node), tree_work, start + WINDOW + TRIAL_CALLS)
+    assert choice.current == expected and picks.count(1 - expected) <= 4  # explorations only, no new trial
+
+
+@pytest.mark.parametrize("small_on_sync", [True, False])
+def test_trees_of_two_sizes_in_step_with_the_alternation_do_not_decide(small_on_sync: bool) -> None:
+    """The worst case for times of consecutive calls: one driver always gets the small tree
+    (31 nodes), the other the large one (95). Local-task at 1.0 ms a node against
+    local-sync's 1.75 is chosen either way; on plain seconds, with the small trees on
+    local-sync, local-sync was (1.75 * 31 = 54 ms against 95)."""
+    nodes = (31, 95) if small_on_sync else (95, 31)  # even calls run on local-sync in the trial
+
+    def seconds(i: int, d: int) -> float:
+        return nodes[i % 2] * (1.75 * MS, 1.0 * MS)[d]
+
+    choice = DriverChoice()
+    run_at(choice, WINDOW + TRIAL_CALLS, seconds, lambda i: nodes[i % 2])
+    assert choice.tried and choice.current == 1
+    assert drivers.median(choice.ratios) == pytest.approx(1.0 / 1.75)
+    unweighted = DriverChoice()
+    run_at(unweighted, WINDOW + TRIAL_CALLS, seconds)
+    assert unweighted.current == (0 if small_on_sync else 1)
+
+
+def test_equal_work_decides_as_plain_seconds() -> None:
+    """Calls of one size (a fixed-shape step): whatever their work measure, every choice is
+    the one their seconds alone make, through busy spells, rejections and explorations."""
+    rng = np.random.default_rng(5)
+    plain, weighted = DriverChoice(), DriverChoice()
+    for step in range(3000):
+        load = 1.0 + (rng.random() < 0.2) * rng.random() * 3
+        task = (19 if step < 1500 else 32) * MS  # local-task faster, then slower
+        seconds = (27 * MS * load * rng.uniform(0.9, 1.1), task * load * rng.uniform(0.8, 1.2))
+        driver = plain.next()
+        assert weighted.next() == driver
+        plain.record(driver, seconds[driver])
+        weighted.record(driver, seconds[driver], 37.0)
+        assert (weighted.tried, weighted.current, weighted.calls) == (plain.tried, plain.current, plain.calls)
+    assert plain.current == 0
+
+
+def test_bigger_trees_are_no_slowdown() -> None:
+    """A run of large trees after small ones makes the chosen driver's calls longer, not
+    slower per node: no new trial."""
+    choice = DriverChoice()
+    run_at(choice, WINDOW + TRIAL_CALLS, lambda i, d: 40 * (1.75 * MS, 1.0 * MS)[d], lambda i: 40)
+    assert choice.current == 1
+    nodes = [31] * 5 + [95] * 8
+    picks = run_at(choice, len(nodes), lambda i, d: nodes[i] * (1.75 * MS, 1.0 * MS)[d], lambda i: nodes[i])
+    assert picks == [1] * len(nodes) and choice.tried
+
+
+@pytest.mark.parametrize("trees", [False, True])
 @pytest.mark.parametrize("spell_start", range(WINDOW, WINDOW + TRIAL_CALLS))
-def test_a_busy_spell_during_the_trial_does_not_decide(spell_start: int) -> None:
+def test_a_busy_spell_during_the_trial_does_not_decide(spell_start: int, trees: bool) -> None:
     """Another process holding a core for a few calls slows both drivers alike: the ratios
     of consecutive calls hardly see it (two of them straddle the spell's ends, one up,
     one down), whichever calls of the trial it hits. With each driver's median compared
-    with the other's, a spell over one driver's calls decided the choice."""
+    with the other's, a spell over one driver's calls decided the choice. The same with
+    calls over different trees (``trees``: times and work scaled by each tree's nodes)."""
+    nodes = tree_work if trees else lambda i: 1.0
     for base, expected in (((27 * MS, 20 * MS), 1), ((27 * MS, 26 * MS), 0)):
         choice = DriverChoice()
-        run_at(choice, WINDOW + TRIAL_CALLS, lambda i, d: base[d] * (1.6 if spell_start <= i < spell_start + 4 else 1.0))
+        for i in range(WINDOW + TRIAL_CALLS):  # until the trial ends (a spell after it is no part of it)
+            run_at(choice, 1, lambda i, d: nodes(i) * base[d] * (1.6 if spell_start <= i < spell_start + 4 else 1.0),
+                   nodes, i)
+            if choice.tried:
+                break
         assert choice.tried and choice.current == expected
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_trial_ends_as_soon_as_its_median_is_known(seed: int, monkeypatch) -> None:
+    """Ending the trial when more than half of ``PAIRS`` ratios are on one side chooses
+    what the median of all ``PAIRS`` would have (the calls after it change nothing), in
+    fewer calls when the drivers differ clearly."""
+    rng = np.random.default_rng(seed)
+    ratio = rng.uniform(0.6, 1.3)
+    seconds = [(20 * MS * rng.uniform(0.8, 1.5), 20 * MS * ratio * rng.uniform(0.8, 1.5)) for _ in range(40)]
+
+    def trial(choice: DriverChoice) -> int:
+        """The calls until the first trial ends."""
+        calls = 0
+        while not choice.tried:
+            calls += len(run_at(choice, 1, lambda i, d: seconds[i][d], start=calls))
+        return calls
+
+    early = DriverChoice()
+    early_calls = trial(early)
+    monkeypatch.setattr(DriverChoice, "_decided", lambda self: len(self.ratios) == PAIRS)
+    full = DriverChoice()
+    full_calls = trial(full)
+    assert early.current == full.current and early_calls <= full_calls
 
 
 def test_a_slow_spell_of_the_chosen_driver_alone_does_not_switch() -> None:
@@ -110,8 +220,8 @@ def test_a_lasting_slowdown_of_the_chosen_driver_compares_both_again() -> None:
     assert choice.current == 1
     # the other core got busy: local-task 32 ms, slower than local-sync but not REJECT_FACTOR times
     assert run(choice, 2, (27 * MS, 32 * MS)) == [1, 1] and not choice.tried
-    # alternating again (the first call's ratio is with the last local-task call) until PAIRS ratios are in
-    assert run(choice, PAIRS, (27 * MS, 32 * MS)) == [0, 1] * (PAIRS // 2) + [0]
+    # alternating again (the first call's ratio is with the last local-task call) until the median is known
+    assert run(choice, PAIRS // 2 + 1, (27 * MS, 32 * MS)) == [0, 1] * ((PAIRS // 2 + 1) // 2)
     assert choice.tried and choice.current == 0 and choice.chosen_median == 27 * MS
 
 
@@ -245,3 +355,40 @@ def test_a_quiet_choice_skips_only_records_that_change_nothing() -> None:
         assert (skipping.compared, skipping.current) == (every.compared, every.current)
         compared |= every.compared
     assert skipped > 3000 and compared  # most calls skipped; the slow spell compared the drivers
+
+
+SUMS = """
+func.func @sums(%a: tensor<?x256xf32>, %b: tensor<256x256xf32>) -> tensor<256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %a, %c0 : tensor<?x256xf32>
+  %e = tensor.empty(%rows) : tensor<?x256xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x256xf32>) -> tensor<?x256xf32>
+  %ab = linalg.matmul ins(%a, %b : tensor<?x256xf32>, tensor<256x256xf32>) outs(%init : tensor<?x256xf32>) -> tensor<?x256xf32>
+  %e1 = tensor.empty() : tensor<256xf32>
+  %init1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<256xf32>) -> tensor<256xf32>
+  %sum = linalg.reduce ins(%ab : tensor<?x256xf32>) outs(%init1 : tensor<256xf32>) dimensions = [0]
+    (%x: f32, %acc: f32) { %s = arith.addf %x, %acc : f32
+      linalg.yield %s : f32 }
+  return %sum : tensor<256xf32>
+}
+"""
+
+
+def test_a_call_s_work_is_the_size_of_its_varying_inputs(monkeypatch) -> None:
+    """A relaxed dim: each call's rate is its time per element of that input (the static
+    one, the same at every call, is left out), and the results match NumPy on both drivers."""
+    monkeypatch.setattr(drivers, "MIN_SECONDS", 0.0)
+    monkeypatch.setattr(drivers, "REJECT_FACTOR", float("inf"))
+    monkeypatch.setattr(drivers, "SLOWDOWN", float("inf"))
+    fn = CompiledModule(compile_module(SUMS, "cpu", pipeline="canonicalize"))["sums"]
+    rng = np.random.default_rng(2)
+    b = rng.standard_normal((256, 256)).astype(np.float32) / 16
+    for rows in [8, 64, 16, 128, 32] * 3:
+        a = rng.standard_normal((rows, 256)).astype(np.float32) / 16
+        np.testing.assert_allclose(fn(a, b), (a @ b).sum(axis=0), rtol=1e-4, atol=1e-4)
+        driver = fn.choice.last
+        if fn.choice.last_rate is not None:
+            assert fn.choice.rates[driver][-1] == pytest.approx(fn.choice.times[driver][-1] / (rows * 256))
+    assert fn.choice.tried and len(fn.choice.ratios) > PAIRS // 2
+    assert " over consecutive calls per element of the inputs whose size varies " in fn.describe_driver()

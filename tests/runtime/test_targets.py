@@ -7,6 +7,7 @@ import pytest
 from tests.helpers import GUARD_PIPELINE, compile_test_module
 
 from janus.runtime import DEFAULT_PIPELINE, get_target
+from janus.runtime.targets import import_alignment
 
 #: Executable format IREE embeds in a .vmfb, per target preset.
 EXECUTABLE_FORMATS = {"cpu": b"embedded-elf-", "vulkan": b"vulkan-spirv-fb", "cuda": b"cuda-nvptx-fb"}
@@ -33,6 +34,7 @@ def test_presets() -> None:
         "--iree-hal-target-device=local",
         "--iree-hal-local-target-device-backends=llvm-cpu",
         "--iree-llvmcpu-target-cpu=host",
+        "--iree-stream-resource-min-offset-alignment=16",
     ]
     assert "--iree-hal-target-device=vulkan" in vulkan.compile_flags()
     assert "--iree-vulkan-target=vp_android_baseline_2022" in vulkan.compile_flags()
@@ -52,6 +54,12 @@ def test_extra_flags_replace_the_preset_flags_they_name_or_refine() -> None:
     assert [f for f in features if f.startswith("--iree-vulkan-target-features")] == [
         "--iree-vulkan-target-features=spirv:v1.6,cap:Shader"
     ]
+
+
+def test_the_import_alignment_is_the_last_flag_s_or_iree_s_default() -> None:
+    assert import_alignment(get_target("cpu").compile_flags()) == 16
+    assert import_alignment(get_target("cpu").compile_flags(["--iree-stream-resource-min-offset-alignment=64"])) == 64
+    assert import_alignment(get_target("cuda").compile_flags()) == 64
 
 
 def test_unknown_target() -> None:

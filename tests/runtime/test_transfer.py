@@ -13,6 +13,7 @@ import pytest
 from tests.helpers.arrays import placed
 
 from janus.runtime import CompiledModule
+from janus.runtime.artifact import Artifact
 from janus.runtime.values import SHARE_MIN_BYTES
 
 N = SHARE_MIN_BYTES // 4  # float32 elements of an array large enough to import
@@ -95,12 +96,40 @@ def test_a_large_aligned_array_is_imported_without_a_copy(module: CompiledModule
     np.testing.assert_array_equal(out, 2 * ramp())
 
 
+@pytest.mark.parametrize("offset", [16, 32, 48])
+def test_an_array_at_numpy_s_alignment_is_imported_without_a_copy(module: CompiledModule, offset: int) -> None:
+    """The CPU preset's code assumes 16-byte aligned buffers (``targets.import_alignment``),
+    as NumPy's own arrays are: imported in place, and what the caller changes in place
+    between calls is what the next call reads."""
+    assert module.artifact.alignment == 16
+    scale, a = module["scale"], placed(ramp(), offset)
+    copied = scale.traffic.copied
+    np.testing.assert_array_equal(scale(a, 2.0), 2 * ramp())
+    a += 1
+    np.testing.assert_array_equal(scale(a, 2.0), 2 * (ramp() + 1))
+    np.copyto(a[: N // 2], 0)
+    np.negative(a, out=a)
+    np.testing.assert_array_equal(scale(a, 1.0), -np.where(np.arange(N) < N // 2, 0, ramp() + 1))
+    assert scale.traffic.copied == copied
+
+
+def test_code_assuming_iree_s_alignment_gets_a_copy(module: CompiledModule) -> None:
+    """A module whose manifest does not say its alignment (an older sidecar) assumes IREE's
+    64 bytes: a 16-byte aligned array is copied for it, not imported (the dispatch would crash)."""
+    older = CompiledModule(Artifact.from_manifest(module.artifact.vmfb, {
+        key: value for key, value in module.artifact.manifest().items() if key != "alignment"}), driver="local-sync")
+    assert older.artifact.alignment == 64
+    scale = older["scale"]
+    np.testing.assert_array_equal(scale(placed(ramp(), 16), 2.0), 2 * ramp())
+    assert scale.traffic.copied == ramp().nbytes
+
+
 @pytest.mark.parametrize("make", [
     lambda: placed(ramp(), 4),  # misaligned: imported, the dispatch would crash
-    lambda: placed(ramp(), 32),
+    lambda: placed(ramp(), 40),
     lambda: np.repeat(ramp(), 2)[::2],  # strided
     lambda: _read_only(placed(ramp(), 0)),
-], ids=["misaligned-4", "misaligned-32", "strided", "read-only"])
+], ids=["misaligned-4", "misaligned-40", "strided", "read-only"])
 def test_arrays_iree_cannot_read_in_place_are_copied(module: CompiledModule, make) -> None:
     scale = module["scale"]
     copied = scale.traffic.copied
@@ -166,3 +195,37 @@ def test_a_call_pushing_the_same_items_reuses_its_argument_list_and_sees_new_con
     for factor in (2.0, 2.0, 3.0, 3.0):  # the scalar changes the list; the same stage and scalar reuse it
         small[0] = factor
         np.testing.assert_array_equal(scale(small, factor), small * factor)
+
+
+class Layer:
+    """A parameter the compiled call reads from the heap (as RNTN's ``V``), at ``offset``
+    bytes past a multiple of 64."""
+
+    def __init__(self, offset: int) -> None:
+        rng = np.random.default_rng(4)
+        self.W = placed(rng.standard_normal((64, 96)).astype(np.float32), offset)
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return np.tanh(x @ self.W)
+
+
+@pytest.mark.parametrize("offset", [16, 4])
+def test_a_heap_parameter_changed_between_calls_is_seen(offset: int) -> None:
+    """Imported in place (16 bytes past 64) or copied (4): each call reads the parameter as
+    the caller left it, changed in place, through a view, by ``np.copyto`` or ``out=``,
+    as plain Python does."""
+    import janus
+
+    jitted, plain = Layer(offset), Layer(offset)
+    forward = janus.jit(Layer.forward, warmup=1)
+    x = np.random.default_rng(5).standard_normal((8, 64)).astype(np.float32)
+    changes = [lambda W: None, lambda W: W.__imul__(0.5), lambda W: W[:, 10:20].__iadd__(1.0),
+               lambda W: np.copyto(W[3], 2.0), lambda W: np.subtract(W, 0.25, out=W), lambda W: None]
+    for change in changes:
+        change(jitted.W)
+        change(plain.W)
+        np.testing.assert_allclose(forward(jitted, x), plain.forward(x), rtol=1e-5, atol=1e-6)
+    (version,) = forward.versions.values()
+    traffic = version.call.__self__.traffic
+    assert traffic.calls == len(changes) - 1
+    assert (traffic.shared >= jitted.W.nbytes * traffic.calls) == (offset == 16)
