@@ -260,6 +260,51 @@ def test_method_compiles_with_self_attributes_as_heap_reads():
     assert version.calls == 2 and "heap self.W: ndarray[float32" in janus.explain(Model.forward)
 
 
+class _Stepper:
+    """A model whose method is jitted from outside, as ``step = janus.jit(model.step)``."""
+
+    def __init__(self, seed: int) -> None:
+        self.W = rand(3, 3, seed=seed)
+        self.steps = 0
+
+    def step(self, x, lr=0.5, scale=2.0):
+        self.W -= lr * np.outer(x, x @ self.W)
+        self.steps += 1
+        return (x @ self.W) * scale
+
+
+def test_a_bound_method_jitted_from_outside_compiles_with_its_object():
+    plain, jitted = _Stepper(1), _Stepper(1)
+    step = janus.jit(jitted.step)
+    for i in range(5):
+        x = rand(3, seed=10 + i)
+        assert_same(step(x), plain.step(x))
+    assert_same(jitted.W, plain.W)
+    assert jitted.steps == plain.steps == 5
+    report = janus.explain(step)
+    assert "compiled: self: _Stepper object" in report and "\nimperative:" not in report, report
+
+
+def test_a_bound_method_counts_static_arguments_after_self():
+    plain, jitted = _Stepper(2), _Stepper(2)
+    step = janus.jit(jitted.step, static_argnums=1)  # ``lr``: argument 1 of the bound method
+    for lr in (0.5, 0.5, 0.25, 0.25, 0.25):
+        x = rand(3, seed=3)
+        assert_same(step(x, lr), plain.step(x, lr))
+    assert_same(jitted.W, plain.W)
+    assert len(step.func.specializations) == 2
+
+
+def test_jit_of_a_decorated_method_bound_to_its_object_is_that_method():
+    class Model:
+        @janus.jit
+        def forward(self, x):
+            return x * 2.0
+
+    m = Model()
+    assert janus.jit(m.forward).func is Model.forward
+
+
 def test_unsupported_interpreter_warns_and_runs_imperatively(monkeypatch):
     monkeypatch.setattr(jit_module, "supported", lambda: False)
     jf = janus.jit(linear)
