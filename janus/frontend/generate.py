@@ -118,7 +118,8 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
         return node
 
     code = fn.__code__
-    names = code.co_varnames[: code.co_argcount]
+    variadic = bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount + variadic]  # ``JitFunction._bind``'s order
     def sequence(typ: type, items: list) -> Any:
         return (ArgumentList if typ is list else typ)(items)
 
@@ -127,8 +128,8 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
         else relax.symbolic_argument(a, (i,), relaxed, argument, sequence, tree)
         for i, a in enumerate(args)
     ]
-    if code.co_kwonlyargcount or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or len(names) != len(symbolic):
-        raise NotConvertible("keyword-only or variadic parameters are not supported")
+    if len(names) != len(symbolic):
+        raise NotConvertible(f"{len(symbolic)} arguments for {len(names)} parameters")
     closure = tracer.heap.closure(fn) if fn.__closure__ else ()
     tracer.tree_state.regions.append(id(tracer.em.lines))
     tracer.splitting = split
