@@ -70,6 +70,9 @@ class Calls:
             return self.call(fn.__func__, [fn.__self__, *args], kwargs)
         if isinstance(fn, HeapRef) and type(fn.obj) is functools.partial:  # one kept in an attribute
             return self.call(*self.heap_partial(fn, args, kwargs))
+        call = self.heap.method(fn, "__call__") if isinstance(fn, HeapRef) else None
+        if type(call) is types.FunctionType:  # a layer object called (``layer(x)``): its class's ``__call__``
+            return self.call(call, [fn, *args], kwargs)
         partial = builtin_calls.unwrap_partial(fn, args, kwargs)
         if partial is not None:
             return self.call(*partial)
