@@ -11,7 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 from janus.frontend import relax, scalar_abi, segments, speculation
-from janus.frontend.heap.rules import is_heap_object
+from janus.frontend.signature import by_reference
 from janus.frontend.profiler import Profile
 from janus.frontend.recursion import node_writes, trees
 from janus.frontend.recursion.invoke import SIMPLIFY
@@ -124,7 +124,7 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
         return (ArgumentList if typ is list else typ)(items)
 
     symbolic = [
-        tracer.heap.argument(i, names[i], a) if is_heap_object(a) and not trees.is_tree(a) and i < len(names)
+        tracer.heap.argument(i, names[i], a) if by_reference(a) and i < len(names)
         else relax.symbolic_argument(a, (i,), relaxed, argument, sequence, tree)
         for i, a in enumerate(args)
     ]

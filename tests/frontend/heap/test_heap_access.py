@@ -445,3 +445,35 @@ def test_dict_get_reads_a_present_key_and_guards_an_absent_one():
         obj.cfg["scale"] = rand(3, seed=6)
     for _ in range(3):
         assert_same(jf(jitted, x), Options.apply(plain, x))
+
+
+class Affine:
+    def __init__(self, seed):
+        self.W, self.b = rand(3, 3, seed=seed), rand(3, seed=seed)
+
+    def __call__(self, x):
+        return np.tanh(x @ self.W + self.b)
+
+
+def through_layers(layers, x):
+    for layer in layers:
+        x = layer(x)
+    return x
+
+
+def test_a_list_of_objects_argument_is_passed_by_reference_and_guarded():
+    jf = janus.jit(through_layers, warmup=1)
+    layers, x = [Affine(1), Affine(2)], rand(3)
+    for _ in range(2):
+        assert_same(jf(layers, x), through_layers(layers, x))
+    assert "arg 0 (layers): list object" in janus.explain(jf) or "list of 2 objects" in janus.explain(jf), janus.explain(jf)
+    assert sum(v.calls for v in jf.versions.values()) == 1
+    layers[1] = Affine(3)  # another object in the list: read through the heap, as self.layers is
+    layers[0].W = rand(3, 3, seed=9)
+    assert_same(jf(layers, x), through_layers(layers, x))
+    longer = [*layers, Affine(4)]  # another length: another version
+    for _ in range(3):
+        assert_same(jf(longer, x), through_layers(longer, x))
+    assert len(jf.versions) == 2 and "\nimperative:" not in janus.explain(jf), janus.explain(jf)
+    mixed = [Affine(1), np.ones(3)]  # not all objects: a plain list argument, as before
+    assert not janus.frontend.signature.by_reference(mixed)
