@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import types
 from typing import Any, Callable, Sequence
 
 from janus.frontend.jit import DEFAULT_WARMUP, JitFunction
@@ -15,7 +17,9 @@ def jit(fn: Callable | None = None, *, warmup: int = DEFAULT_WARMUP, speculate: 
     """Compile ``fn`` speculatively after ``warmup`` profiled imperative calls.
 
     Usable as ``@jit``, ``@jit(warmup=2)`` or ``jit(f)``, on functions and methods; a jit
-    function (``janus.grad`` returns one) is returned as it is. ``speculate``, ``unroll``
+    function (``janus.grad`` returns one) is returned as it is. ``jit(obj.method)`` compiles
+    the method's function with ``obj`` bound first, as ``@jit`` on the method would (static
+    argument numbers count from the argument after ``self``). ``speculate``, ``unroll``
     and ``specialize`` switch speculative optimizations off (see ``speculation``).
     ``fallback`` says what a call that runs in Python does besides: ``"warn"`` (a
     ``FallbackWarning`` once per reason), ``"error"`` (``ConversionError``, for tests) or
@@ -25,9 +29,18 @@ def jit(fn: Callable | None = None, *, warmup: int = DEFAULT_WARMUP, speculate: 
     options = dict(warmup=warmup, speculate=speculate, unroll=unroll, specialize=specialize, fallback=fallback)
     if fn is None:
         return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames, **options)
-    if isinstance(fn, JitFunction):
+    if isinstance(fn, JitFunction) or _bound_jit_method(fn):
         return fn
+    if isinstance(fn, types.MethodType):  # the method's code takes ``self``: trace it with the object
+        numbers = (static_argnums,) if isinstance(static_argnums, int) else static_argnums
+        inner = jit(fn.__func__, static_argnums=tuple(n + 1 for n in numbers), static_argnames=static_argnames, **options)
+        return inner.__get__(fn.__self__)
     switches = Speculation(speculate, unroll, specialize)
     if static_argnums != () or static_argnames != ():
         return StaticArgs(fn, warmup, switches, fallback, static_argnums, static_argnames)
     return JitFunction(fn, warmup, switches, fallback)
+
+
+def _bound_jit_method(fn: Any) -> bool:
+    """``obj.method`` of a jit-decorated method (``JitFunction.__get__`` binds with a partial)."""
+    return isinstance(fn, functools.partial) and isinstance(fn.func, JitFunction) and len(fn.args) == 1 and not fn.keywords

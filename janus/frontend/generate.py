@@ -11,7 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 from janus.frontend import relax, scalar_abi, segments, speculation
-from janus.frontend.heap.rules import is_heap_object
+from janus.frontend.signature import by_reference
 from janus.frontend.profiler import Profile
 from janus.frontend.recursion import node_writes, trees
 from janus.frontend.recursion.invoke import SIMPLIFY
@@ -120,17 +120,18 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
         return node
 
     code = fn.__code__
-    names = code.co_varnames[: code.co_argcount]
+    variadic = bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount + variadic]  # ``JitFunction._bind``'s order
     def sequence(typ: type, items: list) -> Any:
         return (ArgumentList if typ is list else typ)(items)
 
     symbolic = [
-        tracer.heap.argument(i, names[i], a) if is_heap_object(a) and not trees.is_tree(a) and i < len(names)
+        tracer.heap.argument(i, names[i], a) if by_reference(a) and i < len(names)
         else relax.symbolic_argument(a, (i,), relaxed, argument, sequence, tree)
         for i, a in enumerate(args)
     ]
-    if code.co_kwonlyargcount or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or len(names) != len(symbolic):
-        raise NotConvertible("keyword-only or variadic parameters are not supported")
+    if len(names) != len(symbolic):
+        raise NotConvertible(f"{len(symbolic)} arguments for {len(names)} parameters")
     closure = tracer.heap.closure(fn) if fn.__closure__ else ()
     tracer.tree_state.regions.append(id(tracer.em.lines))
     tracer.splitting = split

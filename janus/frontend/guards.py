@@ -30,7 +30,7 @@ import numpy as np
 from janus.frontend.heap.rules import (I64_MAX, I64_MIN, VARYING_SCALARS, HeapMiss, Method, Spec, class_makes_heap_object,
                                        is_heap_object, method_of, resolve)
 from janus.frontend.recursion.trees import is_tree, plainly_not_tree
-from janus.frontend.signature import RELAXED_INT_BOUND, STATIC_TYPES, describe_key, record_node
+from janus.frontend.signature import RELAXED_INT_BOUND, STATIC_TYPES, by_reference, describe_key, record_node
 from janus.frontend.trace.frame import NULL, resolve_global
 from janus.heap import AccessPath
 
@@ -150,7 +150,7 @@ class GuardBuilder:
         self.typed: dict[int, type] = {}
         #: the names the compiled conditions use
         self.scope: dict[str, Any] = {"NULL": NULL, "resolve_global": resolve_global,
-                                      "is_heap_object": is_heap_object, "is_tree": is_tree, "plain": plainly_not_tree,
+                                      "is_heap_object": is_heap_object, "by_reference": by_reference, "is_tree": is_tree, "plain": plainly_not_tree,
                                       "asarray": np.asarray, "copysign": copysign, "method_of": method_of, "MISSING": _MISSING,
                                       "OGA": object.__getattribute__, "OSA": object.__setattr__}
 
@@ -189,15 +189,18 @@ class GuardBuilder:
         self.guards.append(Guard("RELAXED_INT", f"{self._arg(i)}: any int within ±2**62 (an i64 input)",
                                  f"type(a{i}) is int and {-RELAXED_INT_BOUND} < a{i} < {RELAXED_INT_BOUND}", f"a{i}"))
 
-    def TYPE_MATCH(self, i: int, typ: type) -> None:
+    def TYPE_MATCH(self, i: int, typ: type, length: int | None = None) -> None:
         """An object passed by reference, of exactly this type (which alone tells
-        ``is_heap_object`` where it can: ``rules.class_makes_heap_object``); what the graph
-        reads from it is a heap guard of its own."""
+        ``is_heap_object`` where it can: ``rules.class_makes_heap_object``), or a list of
+        objects of this length; what the graph reads from it is a heap guard of its own."""
         a = f"a{i}"
         self.typed[i] = typ
-        heap_object = "" if class_makes_heap_object(typ) else f" and is_heap_object({a})"
-        self.guards.append(Guard("TYPE_MATCH", f"{self._arg(i)}: {typ.__qualname__} object (exact type)",
-                                 f"type({a}) is {self._bind(typ)}{heap_object} and (plain({a}) or not is_tree({a}))"))
+        if typ is list:  # the heap guards of its reads check its items
+            check = f"type({a}) is list and len({a}) == {length} and by_reference({a})"
+        else:
+            heap_object = "" if class_makes_heap_object(typ) else f" and is_heap_object({a})"
+            check = f"type({a}) is {self._bind(typ)}{heap_object} and (plain({a}) or not is_tree({a}))"
+        self.guards.append(Guard("TYPE_MATCH", f"{self._arg(i)}: {typ.__qualname__} object (exact type)", check))
 
     def KEY_MATCH(self, i: int, node: tuple) -> None:
         """A nested argument (list, tuple, tree, stacked list): only the key walk checks it."""
@@ -459,7 +462,7 @@ def _argument(builder: GuardBuilder, i: int, node: tuple) -> None:
     elif node == ("scalar", "int"):
         return builder.RELAXED_INT(i)
     elif node[0] == "object":
-        return builder.TYPE_MATCH(i, node[1])
+        return builder.TYPE_MATCH(i, node[1], *node[2:])
     builder.KEY_MATCH(i, node)
 
 

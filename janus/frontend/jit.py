@@ -180,6 +180,13 @@ class JitFunction:
         #: calls with exactly this many positional arguments need no ``Signature.bind``
         self._plain_arity = len(params) if all(
             p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in params) else -1
+        #: parameter names as the code object orders its locals (keyword-only, then ``*args``,
+        #: then ``**kwargs`` after the positional ones): the order of a call's key
+        kind = inspect.Parameter
+        order = ((kind.POSITIONAL_ONLY, kind.POSITIONAL_OR_KEYWORD), (kind.KEYWORD_ONLY,), (kind.VAR_POSITIONAL,),
+                 (kind.VAR_KEYWORD,))
+        self._code_order = [p.name for kinds in order for p in params if p.kind in kinds]
+        self._rebound = any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
         self.clear_cache()
 
     def clear_cache(self) -> None:
@@ -343,7 +350,9 @@ class JitFunction:
     @_fast.setter
     def _fast(self, version: Version | None) -> None:
         self._fast_version = version
-        self._quick = None if version is None else version.quick
+        # a version's fused call takes the key's values as the caller's positional arguments;
+        # with keyword-only or variadic parameters they are not (see ``_bind``)
+        self._quick = None if version is None or self._rebound else version.quick
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         quick = self._quick
@@ -415,19 +424,18 @@ class JitFunction:
         return entry_guards(key, self.dynamic, self.signature_names, graph.globals_read, graph.heap)
 
     def _bind(self, args: tuple, kwargs: dict) -> tuple | None:
-        """Positional arguments with defaults applied; None (run imperatively) when the call
-        does not bind (Python raises the caller's TypeError) or needs keyword-only/variadic
-        parameters (recorded as the reason)."""
+        """The parameters' values, defaults applied, in the code object's order (``*args``
+        as a tuple, ``**kwargs`` as a dict); None (run imperatively) when the call does not
+        bind (Python raises the caller's TypeError)."""
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError:
             return None
         bound.apply_defaults()
-        if bound.kwargs:
-            if None not in self.fallbacks:
-                self._fall_back(None, "keyword-only or variadic parameters are not supported")
-            return None
-        return bound.args
+        if not self._rebound:
+            return bound.args
+        values = bound.arguments
+        return tuple(values[name] for name in self._code_order)
 
     def _relax(self, key: Hashable, positional: tuple) -> Hashable:
         """A new signature that differs from a known one only in array sizes: relax those

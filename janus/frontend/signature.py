@@ -97,7 +97,7 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
     Nodes: ``("array", type, dtype, shape)``, ``("static", type, value)`` (``-0.0`` with a
     fourth item: it equals ``0.0``),
     ``("list" | "tuple", items)``, ``(("namedtuple", type), items)``, ``("tree", trees.TreeKind)`` (its arrays are leaves, of
-    a length the key does not hold), ``("object", type)`` (top-level heap objects). Dims in ``dynamic`` (array leaf, dim) are relaxed:
+    a length the key does not hold), ``("object", type)`` (top-level heap objects; ``("object", list, length)`` for a list of them). Dims in ``dynamic`` (array leaf, dim) are relaxed:
     their size is replaced by a symbol ``s0``, ``s1``... numbered by first appearance
     of each size, so the key still says which relaxed dims are equal. Positions
     ``("list" | "int", path)`` in ``dynamic`` are relaxed values (see ``relax``): nodes
@@ -147,8 +147,23 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
         raise NotConvertible(f"argument of type {typ.__name__} is not supported")
 
     paths = bool(dynamic) and _has_values(dynamic)
-    return tuple(("object", type(a)) if is_heap_object(a) and not is_tree(a) else node(a, (i,) if paths else None)
+    return tuple(_reference_node(a) if by_reference(a) else node(a, (i,) if paths else None)
                  for i, a in enumerate(args)), leaves
+
+
+def _reference_node(value: Any) -> tuple:
+    """The key of an argument passed by reference: its type (a list's length too: a version
+    reads the items it has, and a list with others left is another resumed loop)."""
+    return ("object", list, len(value)) if type(value) is list else ("object", type(value))
+
+
+def by_reference(value: Any) -> bool:
+    """Whether an argument is passed as an object reference: a heap object that is no tree
+    node, or a list of such objects (a list of layers, the layers a resumed ``for`` loop has
+    left), whose items the graph reads as heap locations, guarded as ``self.layers`` is."""
+    if type(value) is list:
+        return bool(value) and all(is_heap_object(v) and not is_tree(v) for v in value)
+    return is_heap_object(value) and not is_tree(value)
 
 
 def as_came(args: tuple) -> tuple:
@@ -205,7 +220,7 @@ def describe_key(key: Hashable) -> str:
     if key[0] == "tree":
         return key[1].describe()
     if key[0] == "object":
-        return f"{key[1].__name__} object"
+        return f"list of {key[2]} objects" if key[1] is list else f"{key[1].__name__} object"
     if key[0] == "scalar":
         return f"{key[1]} (any value)"
     if key[0] == "stacked":

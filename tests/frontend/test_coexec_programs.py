@@ -12,6 +12,7 @@ import logging
 import numpy as np
 import pytest
 
+import janus
 from janus.frontend.jit import JitFunction
 from tests.helpers import assert_same, training_log
 from tests.helpers.coexec import lockstep, segment_calls
@@ -115,3 +116,43 @@ def test_a_loop_logging_through_a_helper_module(capsys, caplog):
         plain = lines[2 * steps * call:][:steps]
         assert lines[2 * steps * call + steps:][:steps] == plain
     assert all(segment_calls(jf)[:2]), segment_calls(jf)
+
+
+class Scale:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, x):
+        return x * self.w
+
+
+class Noise:
+    """A layer drawing from NumPy's global generator (a split inside the layer's call)."""
+
+    def __call__(self, x):
+        return x + np.random.rand(*x.shape)
+
+
+class Layers:
+    def __init__(self):
+        self.layers = [Scale(np.arange(3.0)), Noise(), Scale(np.ones(3) * 3), Noise(), Scale(np.ones(3) / 2)]
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def test_a_layer_list_whose_layers_draw_from_the_global_generator():
+    """The loop resumes after each drawing layer with the layers it has left (a list of
+    objects passed by reference), so the layers after it compile too."""
+    plain, jitted = Layers(), Layers()
+    jf = janus.jit(Layers.forward, warmup=1, fallback="silent")
+    for call in range(2 * CALLS):
+        x = np.full(3, float(call))
+        np.random.seed(call)
+        want, drawn = Layers.forward(plain, x), np.random.get_state()
+        np.random.seed(call)
+        assert_same(jf(jitted, x), want)
+        assert all(np.array_equal(a, b) for a, b in zip(np.random.get_state(), drawn))
+    assert segment_calls(jf)[1] > 0 and "list of 3 objects" in janus.explain(jf), janus.explain(jf)

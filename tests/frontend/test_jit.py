@@ -260,6 +260,86 @@ def test_method_compiles_with_self_attributes_as_heap_reads():
     assert version.calls == 2 and "heap self.W: ndarray[float32" in janus.explain(Model.forward)
 
 
+class _Stepper:
+    """A model whose method is jitted from outside, as ``step = janus.jit(model.step)``."""
+
+    def __init__(self, seed: int) -> None:
+        self.W = rand(3, 3, seed=seed)
+        self.steps = 0
+
+    def step(self, x, lr=0.5, scale=2.0):
+        self.W -= lr * np.outer(x, x @ self.W)
+        self.steps += 1
+        return (x @ self.W) * scale
+
+
+def test_a_bound_method_jitted_from_outside_compiles_with_its_object():
+    plain, jitted = _Stepper(1), _Stepper(1)
+    step = janus.jit(jitted.step)
+    for i in range(5):
+        x = rand(3, seed=10 + i)
+        assert_same(step(x), plain.step(x))
+    assert_same(jitted.W, plain.W)
+    assert jitted.steps == plain.steps == 5
+    report = janus.explain(step)
+    assert "compiled: self: _Stepper object" in report and "\nimperative:" not in report, report
+
+
+def test_a_bound_method_counts_static_arguments_after_self():
+    plain, jitted = _Stepper(2), _Stepper(2)
+    step = janus.jit(jitted.step, static_argnums=1)  # ``lr``: argument 1 of the bound method
+    for lr in (0.5, 0.5, 0.25, 0.25, 0.25):
+        x = rand(3, seed=3)
+        assert_same(step(x, lr), plain.step(x, lr))
+    assert_same(jitted.W, plain.W)
+    assert len(step.func.specializations) == 2
+
+
+def test_jit_of_a_decorated_method_bound_to_its_object_is_that_method():
+    class Model:
+        @janus.jit
+        def forward(self, x):
+            return x * 2.0
+
+    m = Model()
+    assert janus.jit(m.forward).func is Model.forward
+
+
+def test_keyword_only_parameters_compile_and_extra_positionals_still_raise():
+    def step(x, w, *, lr=0.5, decay=None):
+        w = w * (1.0 - decay) if decay is not None else w
+        return x @ w * lr
+
+    jf = janus.jit(step)
+    x, w = rand(2, 3), rand(3, 3, seed=1)
+    for kwargs in ({}, {}, {}, {"lr": 0.25}, {}, {"lr": 0.25, "decay": 0.1}, {"decay": 0.1, "lr": 0.25}):
+        assert_same(jf(x, w, **kwargs), step(x, w, **kwargs))
+    report = janus.explain(jf)
+    assert "compiled: x: ndarray" in report and "lr: float=0.5" in report and "\nimperative:" not in report, report
+    with pytest.raises(TypeError):
+        jf(x, w, 0.25)  # ``lr`` is keyword-only, as in Python
+
+
+def test_star_args_compile_as_a_tuple_and_star_kwargs_as_a_dict():
+    def total(w, *xs, scale=2.0):
+        return sum(x @ w for x in xs) * scale
+
+    def options(x, **opts):
+        return x * opts["scale"] + opts.get("shift", 0.0)
+
+    jf, jo = janus.jit(total), janus.jit(options)
+    w, xs = rand(3, 3), (rand(3), rand(3, seed=1))
+    for _ in range(4):
+        assert_same(jf(w, *xs), total(w, *xs))
+        assert_same(jo(xs[0], scale=2.0), options(xs[0], scale=2.0))
+    assert_same(jf(w, *xs, scale=0.5), total(w, *xs, scale=0.5))
+    for opts in ({"scale": 3.0}, {"scale": 2.0, "shift": 1.0}, {"shift": 1.0, "scale": 2.0}, {"scale": 2.0}):
+        assert_same(jo(xs[0], **opts), options(xs[0], **opts))
+    for jitted in (jf, jo):
+        report = janus.explain(jitted)
+        assert "compiled:" in report and "\nimperative:" not in report, report
+
+
 def test_unsupported_interpreter_warns_and_runs_imperatively(monkeypatch):
     monkeypatch.setattr(jit_module, "supported", lambda: False)
     jf = janus.jit(linear)

@@ -66,6 +66,7 @@ WRITTEN: dict[str, list[str]] = {
     "zeros_like": ["np.zeros_like(x)"],
     "ones_like": ["np.ones_like(x, dtype=np.float32)"],
     "full_like": ["np.full_like(x, 2)"],
+    "empty_like": ["np.empty_like(x)[:0]"],  # none of its undefined contents
     "pad": ["np.pad(x, 1)", "np.pad(x, ((1, 0), (0, 2)), constant_values=3)", "np.pad(x, 1, mode='edge')",
             "np.pad(x, ((2, 0), (0, 3)), 'edge')", "np.pad(y, (0, 2), mode='edge')"],
     "round": ["np.round(x)", "np.around(y)", "x.round()"],

@@ -109,6 +109,8 @@ CASES: dict[str, Case] = {
     "zeros_like": (lambda x: np.zeros_like(x) + x * x, [signed(3)]),
     "ones_like": (lambda x: np.ones_like(x) * x, [signed(3)]),
     "full_like": (lambda x, s: np.full_like(x, s) * x, [signed(3), np.float64(0.7)]),
+    # none of its (undefined) contents is read: a zero-size slice
+    "empty_like": (lambda x: x * x + np.empty_like(x)[:0].sum(), [signed(3)]),
     "zeros": (lambda x: np.zeros(3) + x, [signed(3)]),
     "ones": (lambda x: np.ones((3,)) * x, [signed(3)]),
     "full": (lambda x: np.full((3,), 0.5) * x, [signed(3)]),

@@ -647,6 +647,8 @@ OTHERS = [
     Op("zeros_like", np.zeros_like, _like_bind(0), _like_rule, _like_lower, vjp=vjp_numpy.like_vjp),
     Op("ones_like", np.ones_like, _like_bind(1), _like_rule, _like_lower, vjp=vjp_numpy.like_vjp),
     Op("full_like", np.full_like, _full_like_bind, _like_rule, _like_lower, vjp=vjp_numpy.like_vjp),
+    # any contents are NumPy's ``empty_like``; zeros keep the graph deterministic
+    Op("empty_like", np.empty_like, _like_bind(0), _like_rule, _like_lower, vjp=vjp_numpy.like_vjp),
     creation("zeros", np.zeros),
     creation("ones", np.ones),
     creation("full", np.full),

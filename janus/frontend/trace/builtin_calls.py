@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from janus.frontend.heap.access import HeapRef
+from janus.frontend.ops import registry
 from janus.frontend.trace import generators
 from janus.frontend.trace.branches import SymFunction
 from janus.frontend.trace.frame import NULL, local_dict
@@ -87,6 +88,34 @@ def _dict(tracer: "Tracer", args: list, kwargs: dict) -> dict:
     if args and isinstance(args[0], HeapRef):
         raise NotConvertible("dict() of a heap object (its items would be heap reads)")
     return local_dict(dict(*args, **kwargs).items())
+
+
+def _asarray_parameters(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None, copy: Any = None,
+                        like: Any = None) -> dict:
+    return {"a": a, "dtype": dtype, "copy": copy, "rest": (order, device, like)}
+
+
+def _asarray(tracer: "Tracer", args: list, kwargs: dict) -> Any:
+    """``np.asarray``/``np.asanyarray``: an array value is returned itself where NumPy returns
+    the very object (no dtype change, no copy asked), else cast or copied; a list of array
+    values is ``np.array``'s stack; static values are NumPy's result."""
+    if not contains_tensor(args) and not contains_tensor(kwargs):
+        return tracer.local_result(np.asarray(*args, **kwargs), [*args, *kwargs.values()])
+    try:
+        bound = _asarray_parameters(*args, **kwargs)
+    except TypeError as e:
+        raise NotConvertible(f"np.asarray arguments NumPy rejects ({e})") from None
+    a, dtype, copy = bound["a"], bound["dtype"], bound["copy"]
+    if bound["rest"] != (None, None, None) or isinstance(a, Weak):
+        raise NotConvertible("np.asarray with order/device/like, or of a Python scalar value")
+    if not isinstance(a, Tensor):
+        return registry.apply(tracer.em, registry.OPS["array"], [a], {"dtype": dtype})
+    same = dtype is None or np.dtype(dtype) == a.dtype
+    if copy is False and not same:
+        raise NotConvertible("np.asarray(copy=False) that must cast (NumPy raises)")
+    if not same:
+        return registry.apply(tracer.em, registry.OPS["astype"], [a, dtype], {})
+    return registry.apply(tracer.em, registry.OPS["copy"], [a], {}) if copy else a
 
 
 #: values whose attributes cannot change between calls: ``hasattr`` on them is Python's
@@ -178,7 +207,7 @@ def _dataclass_replace(tracer: "Tracer", args: list, kwargs: dict) -> Any:
 HANDLERS: dict[Any, Callable[["Tracer", list, dict], Any]] = {
     sum: _sum, map: _map, filter: _filter, dict: _dict, getattr: _getattr, hasattr: _hasattr, isinstance: _isinstance,
     functools.partial: _partial, functools.reduce: _reduce, tuple.__new__: _tuple_new,
-    dataclasses.replace: _dataclass_replace,
+    dataclasses.replace: _dataclass_replace, np.asarray: _asarray, np.asanyarray: _asarray,
     **{getattr(operator, name): _operator(symbol) for name, symbol in {
         "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**", "matmul": "@",
         "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}.items()},

@@ -70,6 +70,9 @@ class Calls:
             return self.call(fn.__func__, [fn.__self__, *args], kwargs)
         if isinstance(fn, HeapRef) and type(fn.obj) is functools.partial:  # one kept in an attribute
             return self.call(*self.heap_partial(fn, args, kwargs))
+        call = self.heap.method(fn, "__call__") if isinstance(fn, HeapRef) else None
+        if type(call) is types.FunctionType:  # a layer object called (``layer(x)``): its class's ``__call__``
+            return self.call(call, [fn, *args], kwargs)
         partial = builtin_calls.unwrap_partial(fn, args, kwargs)
         if partial is not None:
             return self.call(*partial)
@@ -251,9 +254,11 @@ def _heap_container(value: Any) -> bool:
 
 class DictView:
     """``d.keys()``, ``d.values()`` or ``d.items()`` of a heap dict: lists of its keys (which
-    the version then assumes, ``HeapTracker.dict_keys``) and of its items read as locations."""
+    the version then assumes, ``HeapTracker.dict_keys``) and of its items read as locations;
+    ``d.get(key, default)``: the item read as ``d[key]`` is (its presence checked on entry),
+    or the default where the key is absent (the version assumes the keys)."""
 
-    KINDS = ("keys", "values", "items")
+    KINDS = ("keys", "values", "items", "get")
 
     def __init__(self, ref: HeapRef, kind: str) -> None:
         self.ref, self.kind = ref, kind
@@ -263,7 +268,9 @@ class DictView:
         """``obj.name`` as a ``DictView``, or None when it is not one."""
         return cls(obj, name) if isinstance(obj, HeapRef) and type(obj.obj) is dict and name in cls.KINDS else None
 
-    def janus_trace(self, tracer: Any, args: list, kwargs: dict) -> list:
+    def janus_trace(self, tracer: Any, args: list, kwargs: dict) -> Any:
+        if self.kind == "get":
+            return self._get(tracer, *args, **kwargs)
         if args or kwargs:
             raise NotConvertible(f"dict.{self.kind}() takes no arguments")
         keys = tracer.heap.dict_keys(self.ref)
@@ -271,6 +278,14 @@ class DictView:
             return keys
         values = [tracer.heap.read(self.ref, "item", k) for k in keys]
         return values if self.kind == "values" else list(zip(keys, values))
+
+    def _get(self, tracer: Any, key: Any, default: Any = None) -> Any:
+        if not hashable(key) or contains_tensor(key):
+            raise NotConvertible("dict.get() of a key computed from arrays")
+        if key in self.ref.obj:
+            return tracer.heap.read(self.ref, "item", key)
+        tracer.heap.dict_keys(self.ref)
+        return default
 
 
 def _local_array_mutator(tracer: Any, fn: Any) -> bool:

@@ -143,6 +143,8 @@ class SegmentEnd(Exception):
             return f"ndarray.{fn.name}"
         if isinstance(fn, types.MethodType):
             fn = fn.__func__
+        if isinstance(fn, HeapRef):  # an object called: its class's ``__call__``
+            return f"{type(fn.obj).__qualname__}.__call__"
         return getattr(fn, "__qualname__", type(fn).__name__)
 
 

@@ -418,3 +418,62 @@ def test_listing_keys_after_writing_a_new_one_runs_in_python():
         assert_same(jf(jitted, rand(2)), listed_after_a_new_key(plain, rand(2)))
         assert list(jitted) == list(plain)
     assert all(version.calls == 0 for version in jf.versions.values())
+
+
+class Options:
+    """Settings in a dict read with ``.get`` and a default, as configuration code does."""
+
+    def __init__(self) -> None:
+        self.cfg = {"scale": rand(3, seed=2)}
+
+    def apply(self, x):
+        return x * self.cfg.get("scale", 1.0) + self.cfg.get("shift", 0.0)
+
+
+def test_dict_get_reads_a_present_key_and_guards_an_absent_one():
+    jf = janus.jit(Options.apply, warmup=1)
+    plain, jitted, x = Options(), Options(), rand(3)
+    for _ in range(3):
+        assert_same(jf(jitted, x), Options.apply(plain, x))
+    (version,) = jf.versions.values()
+    assert version.calls == 2 and "python:" not in janus.explain(jf), janus.explain(jf)  # no split at .get
+    for obj in (plain, jitted):  # the absent key appears: the version's assumption fails
+        obj.cfg["shift"] = rand(3, seed=5)
+    assert_same(jf(jitted, x), Options.apply(plain, x))
+    assert version.calls == 2
+    for obj in (plain, jitted):  # the present key's array replaced: read as d[key] is
+        obj.cfg["scale"] = rand(3, seed=6)
+    for _ in range(3):
+        assert_same(jf(jitted, x), Options.apply(plain, x))
+
+
+class Affine:
+    def __init__(self, seed):
+        self.W, self.b = rand(3, 3, seed=seed), rand(3, seed=seed)
+
+    def __call__(self, x):
+        return np.tanh(x @ self.W + self.b)
+
+
+def through_layers(layers, x):
+    for layer in layers:
+        x = layer(x)
+    return x
+
+
+def test_a_list_of_objects_argument_is_passed_by_reference_and_guarded():
+    jf = janus.jit(through_layers, warmup=1)
+    layers, x = [Affine(1), Affine(2)], rand(3)
+    for _ in range(2):
+        assert_same(jf(layers, x), through_layers(layers, x))
+    assert "arg 0 (layers): list object" in janus.explain(jf) or "list of 2 objects" in janus.explain(jf), janus.explain(jf)
+    assert sum(v.calls for v in jf.versions.values()) == 1
+    layers[1] = Affine(3)  # another object in the list: read through the heap, as self.layers is
+    layers[0].W = rand(3, 3, seed=9)
+    assert_same(jf(layers, x), through_layers(layers, x))
+    longer = [*layers, Affine(4)]  # another length: another version
+    for _ in range(3):
+        assert_same(jf(longer, x), through_layers(longer, x))
+    assert len(jf.versions) == 2 and "\nimperative:" not in janus.explain(jf), janus.explain(jf)
+    mixed = [Affine(1), np.ones(3)]  # not all objects: a plain list argument, as before
+    assert not janus.frontend.signature.by_reference(mixed)

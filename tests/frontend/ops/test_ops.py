@@ -24,6 +24,14 @@ CONFORMANCE_ONLY = ("average", "vstack", "hstack", "einsum", "inner", "tensordot
 
 f32, f64, i64 = np.float32, np.float64, np.int64
 x23, y23, v3 = rand(2, 3), rand(2, 3, seed=1), rand(3)
+
+
+def filled_empty_like(a: np.ndarray) -> np.ndarray:
+    """``np.empty_like`` as programs use it: every element written before it is read."""
+    out = np.empty_like(a)
+    out[:, 0] = a[:, 0] * 2
+    out[:, 1:] = a[:, 1:] - 1
+    return out
 pos23 = np.abs(x23) + 0.5
 
 CASES = {
@@ -94,6 +102,7 @@ CASES = {
     "zeros_like": (lambda a: np.zeros_like(a) + a, x23),
     "ones_like": (lambda a: np.ones_like(a, dtype=np.int64), x23),
     "full_like": (lambda a: np.full_like(a, 7.5), x23),
+    "empty_like": (filled_empty_like, x23),
     "astype_float_to_int": (lambda a: (a * 3).astype(np.int64), x23),
     "astype_int_to_bool": (lambda a: a.astype(bool), rand(6, dtype=i64)),
     "astype_to_f64": (lambda a: np.astype(a, np.float64), x23),
@@ -146,7 +155,7 @@ def test_every_table_entry_is_exercised() -> None:
     covered = {"add", "subtract", "multiply", "divide", "negative", "tanh", "exp", "log", "sqrt", "absolute",
                "maximum", "minimum", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal",
                "where", "matmul", "dot", "outer", "sum", "mean", "max", "min", "reshape", "transpose", "concatenate",
-               "stack", "getitem", "zeros_like", "ones_like", "full_like", "astype", "zeros", "ones", "full",
+               "stack", "getitem", "zeros_like", "ones_like", "full_like", "empty_like", "astype", "zeros", "ones", "full",
                "arange", "pad", "copy", "array"}
     covered |= set(COMPILED)  # the janus.nn entries: tests/frontend/ops/test_nn.py
     covered |= {"empty", "eye", "identity", "linspace", "tri"}

@@ -307,3 +307,57 @@ def one_hot(labels, x):
 def test_a_constant_made_in_the_trace_indexed_by_an_array_value():
     labels = np.array([2, 0, 1, 1])
     check_compiled(one_hot, labels, rand(4))
+
+
+# ---- np.asarray and callable layer objects -----------------------------------------------
+def as_arrays(x):
+    same = np.asarray(x)  # the very array: no dtype change, no copy asked
+    wide = np.asarray(x, dtype=np.float64) * 2
+    rows = np.asanyarray([x, x * 2], dtype=np.float32)
+    fresh = np.asarray(x, copy=True)
+    fresh *= 3.0
+    return wide.sum() + rows.sum(axis=0) + np.asarray([0.5, 1.5, 2.5]) + fresh - same
+
+
+def test_asarray_is_the_array_itself_or_its_cast():
+    jf = janus.jit(as_arrays, warmup=1)
+    for seed in range(3):
+        x = rand(3, seed=seed)
+        assert_same(jf(x), as_arrays(x))
+    (version,) = jf.versions.values()
+    assert version.calls == 2 and "python:" not in janus.explain(jf), janus.explain(jf)
+
+
+class Scale:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, x):
+        self.seen = x  # layers keep their input for a backward pass
+        return x * self.w
+
+
+class Shift:
+    def __call__(self, x, by=1.0):
+        return x + by
+
+
+class Stack:
+    def __init__(self):
+        self.layers = [Scale(rand(3)), Shift(), Scale(rand(3, seed=1))]
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def test_layer_objects_called_through_their_class_call():
+    jf = janus.jit(Stack.forward, warmup=1)
+    plain, jitted = Stack(), Stack()
+    for seed in range(3):
+        x = rand(3, seed=seed)
+        assert_same(jf(jitted, x), Stack.forward(plain, x))
+        assert_same(jitted.layers[2].seen, plain.layers[2].seen)
+    (version,) = jf.versions.values()
+    assert version.calls == 2 and "python:" not in janus.explain(jf), janus.explain(jf)
