@@ -512,10 +512,18 @@ class JitFunction:
         for ``key``); any other error is the caller's."""
         self._fast = None
         if isinstance(error, (HeapMiss, HeapError)):
-            self._event(f"heap check failed for {describe_args(self, key)} ({error}); ran imperatively and regenerated")
-            if getattr(error, "varied", None) not in (None, *self.profile.exact_heap):  # a counter: a graph input from now on
-                self.profile.varying_heap.add(error.varied)
             del self.versions[key]
+            varied = getattr(error, "varied", None) not in (None, *self.profile.exact_heap)
+            # failures in a row, each by a version that never ran: regenerating assumes the same again
+            self.failures[(key, "heap")] = (0 if version.calls else self.failures[(key, "heap")]) + (not varied)
+            if self.failures[(key, "heap")] >= MAX_FAILURES:
+                reason = f"heap check failed {MAX_FAILURES} times in a row ({error})"
+                self._event(f"{reason}: {describe_args(self, key)} runs imperatively for good")
+                self._fall_back(key, reason)
+                return self.fn(*args, **kwargs)
+            self._event(f"heap check failed for {describe_args(self, key)} ({error}); ran imperatively and regenerated")
+            if varied:  # a counter: a graph input from now on
+                self.profile.varying_heap.add(error.varied)
             self.warm[key] = self.warmup - 1
             return self._run_profiled(key, positional, args, kwargs)
         if isinstance(error, _guard_failure()):

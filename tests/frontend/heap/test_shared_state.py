@@ -238,3 +238,26 @@ def test_steps_from_two_threads_match_python() -> None:
     for t in threads:
         t.join()
     assert not errors, errors[0]
+
+
+class Tied:
+    """Two attributes holding one array, updated in place through one of them: every
+    compiled call's aliasing check fails (the graph would read the other one stale)."""
+
+    def __init__(self) -> None:
+        self.p = rand(8, seed=3)
+        self.q = self.p
+
+    def step(self, x: np.ndarray):
+        self.p -= 0.1 * self.q * x
+        return self.q.sum()
+
+
+def test_a_heap_check_failing_every_call_stops_regenerating() -> None:
+    jf = janus.jit(Tied.step, warmup=1, fallback="silent")
+    plain, jitted = Tied(), Tied()
+    for s in range(8):
+        x = rand(8, seed=s)
+        assert_same(jf(jitted, x), Tied.step(plain, x))
+        assert_same(jitted.p, plain.p)
+    assert jf.compiles <= 3 and "heap check failed 3 times in a row" in janus.explain(jf), janus.explain(jf)
