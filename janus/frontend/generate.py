@@ -111,19 +111,23 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
 
     written: list[tuple[Any, trees.SymTree]] = []  # tree arguments with columns, and their roots
 
-    def tree(root: Any) -> trees.SymNode:
+    def sequence(typ: type, items: list) -> Any:
+        return (ArgumentList if typ is list else typ)(items)
+
+    def tree(root: Any) -> Any:
+        """A tree's root ``SymNode``, or a forest's (``trees.is_forest``) list of them."""
+        forest = trees.is_forest(root)
         kind, arrays = trees.linearize(root)
-        node = trees.tree_argument(tracer.em, kind, [argument(a) for a in arrays])
+        nodes = trees.tree_argument(tracer.em, kind, [argument(a) for a in arrays],
+                                    trees.forest_rows(root) if forest else (0,))
         if kind in columns:
-            node_writes.make(tracer.em, node.tree, columns[kind])
-            written.append((root, node.tree))
-        return node
+            node_writes.make(tracer.em, nodes[0].tree, columns[kind])
+            written.append((root, nodes[0].tree))
+        return sequence(type(root), nodes) if forest else nodes[0]
 
     code = fn.__code__
     variadic = bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
     names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount + variadic]  # ``JitFunction._bind``'s order
-    def sequence(typ: type, items: list) -> Any:
-        return (ArgumentList if typ is list else typ)(items)
 
     symbolic = [
         tracer.heap.argument(i, names[i], a) if by_reference(a) and i < len(names)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Hashable
 
 
+from janus.frontend.recursion.trees import is_forest
 from janus.frontend.trace.scalars import weak
 from janus.frontend.signature import is_namedtuple, relaxed_int, stack_items, walk
 from janus.frontend.values import NotConvertible, Tensor
@@ -53,6 +54,8 @@ def symbolic_argument(value: Any, path: tuple[int, ...], dynamic: frozenset, arg
     if type(value) is int and ("int", path) in dynamic and relaxed_int(value) or \
             type(value) is float and ("float", path) in dynamic:
         return weak(argument(value))
+    if is_forest(value):
+        return on_tree(value)
     if type(value) in (list, tuple):
         return on_sequence(type(value), [symbolic_argument(v, path + (i,), dynamic, argument, on_sequence, on_tree)
                                          for i, v in enumerate(value)])
@@ -85,7 +88,7 @@ def key_diff(a: Hashable, b: Hashable) -> set | None:
             diffs.add((x[1], path))
         elif kinds <= {"list", "stacked"} and all(n[1] for n in (x, y)) and _one_array_item(x, y):
             diffs.add(("list", path))
-        elif x[0] != y[0] or x[0] in ("array", "static", "scalar", "stacked", "tree", "object") or len(x[1]) != len(y[1]):
+        elif x[0] != y[0] or x[0] in ("array", "static", "scalar", "stacked", "tree", "forest", "object") or len(x[1]) != len(y[1]):
             return False
         else:
             return all(visit(p, q, path + (i,)) for i, (p, q) in enumerate(zip(x[1], y[1])))
@@ -106,8 +109,8 @@ def _leaf_count(node: tuple) -> int:
     """How many graph leaves a key node has (see ``signature.key_and_leaves``)."""
     if node[0] in ("array", "stacked", "scalar"):
         return 1
-    if node[0] == "tree":
-        return len(node[1].columns())
+    if node[0] in ("tree", "forest"):
+        return len(node[-1].columns())
     if node[0] in ("static", "object"):
         return 0
     return sum(_leaf_count(item) for item in node[1])
@@ -133,8 +136,8 @@ def leaf_labels(key: tuple, names: list[str]) -> list[str]:
     def visit(node: tuple, label: str) -> None:
         if node[0] in ("array", "stacked", "scalar"):
             labels.append(label)
-        elif node[0] == "tree":
-            labels.extend(f"{label} (tree column {j})" for j, _ in enumerate(node[1].columns()))
+        elif node[0] in ("tree", "forest"):
+            labels.extend(f"{label} (tree column {j})" for j, _ in enumerate(node[-1].columns()))
         elif node[0] in ("list", "tuple"):
             for j, item in enumerate(node[1]):
                 visit(item, f"{label}[{j}]")

@@ -17,7 +17,7 @@ from typing import Any, Callable, Hashable
 
 import numpy as np
 
-from janus.frontend.recursion.trees import is_tree, linearize
+from janus.frontend.recursion.trees import forest_rows, is_forest, is_tree, linearize
 from janus.frontend.heap.rules import is_heap_object
 from janus.frontend.values import ELEMENT_TYPES, NotConvertible
 
@@ -97,7 +97,9 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
     Nodes: ``("array", type, dtype, shape)``, ``("static", type, value)`` (``-0.0`` with a
     fourth item: it equals ``0.0``),
     ``("list" | "tuple", items)``, ``(("namedtuple", type), items)``, ``("tree", trees.TreeKind)`` (its arrays are leaves, of
-    a length the key does not hold), ``("object", type)`` (top-level heap objects; ``("object", list, length)`` for a list of them). Dims in ``dynamic`` (array leaf, dim) are relaxed:
+    a length the key does not hold), ``("forest", "list" | "tuple", root rows, trees.TreeKind)`` (a list or
+    tuple of trees of one class linearized together, ``trees.is_forest``), ``("object", type)`` (top-level heap
+    objects; ``("object", list, length)`` for a list of them). Dims in ``dynamic`` (array leaf, dim) are relaxed:
     their size is replaced by a symbol ``s0``, ``s1``... numbered by first appearance
     of each size, so the key still says which relaxed dims are equal. Positions
     ``("list" | "int", path)`` in ``dynamic`` are relaxed values (see ``relax``): nodes
@@ -136,6 +138,10 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
             if typ is float and v == 0.0 and copysign(1.0, v) < 0:  # -0.0 == 0.0, yet 1 / -0.0 is -inf
                 return ("static", "float", v, "negative zero")
             return ("static", typ.__name__, v)
+        if (typ is list or typ is tuple) and is_forest(v):  # one forest: the key holds its kind and root rows
+            kind, arrays = linearize(v)
+            leaves.extend(arrays)
+            return ("forest", typ.__name__, forest_rows(v), kind)
         if typ is list or typ is tuple:
             return (typ.__name__, tuple(node(item, None if path is None else path + (i,)) for i, item in enumerate(v)))
         if is_namedtuple(v):  # its type in the node's kind: keys of two types never match or relax into each other
@@ -194,8 +200,8 @@ def leaf_shapes(key: Hashable) -> list[tuple]:
     def visit(node: tuple) -> None:
         if node[0] == "array":
             shapes.append(node[3])
-        elif node[0] == "tree":
-            shapes.extend(node[1].shapes(f"tree{len(shapes)}"))
+        elif node[0] in ("tree", "forest"):
+            shapes.extend(node[-1].shapes(f"tree{len(shapes)}"))
         elif node[0] == "stacked":  # its length is a ? dim of its own
             shapes.append((f"len{len(shapes)}",) + node[1][3])
         elif node[0] == "scalar":
@@ -219,6 +225,8 @@ def describe_key(key: Hashable) -> str:
         return f"{key[1]}={key[2]!r}"
     if key[0] == "tree":
         return key[1].describe()
+    if key[0] == "forest":
+        return f"{key[1]} of {len(key[2])} {key[3].describe()}s (one forest)"
     if key[0] == "object":
         return f"list of {key[2]} objects" if key[1] is list else f"{key[1].__name__} object"
     if key[0] == "scalar":

@@ -56,3 +56,23 @@ def balanced(leaves: int, rng: np.random.Generator, vocab: int) -> Node:
     if leaves == 1:
         return Node(word=int(rng.integers(vocab)))
     return Node(left=balanced(leaves // 2, rng, vocab), right=balanced(leaves - leaves // 2, rng, vocab))
+
+
+def forest_vectors(sentences: list[Sentence], p: Params) -> np.ndarray:
+    """Each sentence's vector, one per row: a loop over a list of wrappers."""
+    return np.stack([encode(s.root, p) for s in sentences])
+
+
+def forest_roots(roots: list[Node], p: Params) -> np.ndarray:
+    """Each tree's vector, one per row: a loop over a list of nodes."""
+    return np.stack([encode(root, p) for root in roots])
+
+
+
+def mark_roots(roots: list[Node], p: Params) -> float:
+    """Stores a vector on each root (no recursion): node writes on a forest."""
+    total = 0.0
+    for root in roots:
+        root.h = p.E[root.word] * 2.0
+        total += float(root.h.sum())
+    return total

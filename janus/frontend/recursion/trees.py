@@ -5,7 +5,10 @@ class whose attributes reach objects of its own class (a node: ``left``/``right`
 ``children`` list for n-ary nodes, ``None`` where a child is missing), or a *wrapper*: an
 object that holds such nodes in its attributes (``tree.root``, ``tree.label``), alone or in
 a list or tuple. Every object reached is numbered breadth-first within its class (the
-argument is row 0 of class 0); each attribute of a class becomes arrays over that class's
+argument is row 0 of class 0). A list or tuple argument of trees of one class is one
+*forest* (``is_forest``): numbered breadth-first from all its roots at once (the roots are
+the first rows of class 0), so a recursion over every tree of the call sees one set of
+arrays and runs one level loop over all of them (``janus-batch-tree-recursion``); each attribute of a class becomes arrays over that class's
 rows: child ids (-1 for ``None``), a children list as a padded id matrix and a count,
 ints, floats and bools as int64/float64 columns, arrays of one shape stacked, plus a
 presence column for scalar attributes that are ``None`` on some rows. An object reached
@@ -193,12 +196,33 @@ def plainly_not_tree(value: Any) -> bool:
     return True
 
 
-def _reach(root: Any) -> tuple[dict[type, list[Any]], dict[int, int]]:
-    """The objects of each class the tree at ``root`` reaches (rows breadth-first), and each
-    object's row (by ``id``)."""
-    rows: dict[type, list[Any]] = {type(root): [root]}
-    ids = {id(root): 0}
-    queue = [root]
+def is_forest(value: Any) -> bool:
+    """Whether ``value`` is a list or tuple of trees of one class: linearized as ONE forest
+    (every tree's nodes numbered breadth-first from all the roots at once), so a recursion
+    over each tree of the call runs one level loop over all of them (issue #15)."""
+    if type(value) not in (list, tuple) or not value:
+        return False
+    cls = type(value[0])
+    return all(type(v) is cls for v in value) and is_tree(value[0])
+
+
+def _roots(value: Any) -> list[Any]:
+    """The roots of a tree (itself) or of a forest (its items)."""
+    return list(value) if type(value) in (list, tuple) else [value]
+
+
+def _reach(roots: list[Any]) -> tuple[dict[type, list[Any]], dict[int, int]]:
+    """The objects of each class the trees at ``roots`` (one class) reach, rows breadth-first
+    from all the roots at once (the roots first; an object reached twice is one row), and
+    each object's row (by ``id``)."""
+    table0: list[Any] = []
+    rows: dict[type, list[Any]] = {type(roots[0]): table0}
+    ids: dict[int, int] = {}
+    for root in roots:
+        if id(root) not in ids:
+            ids[id(root)] = len(table0)
+            table0.append(root)
+    queue = list(table0)
     for obj in queue:  # grows while iterating: breadth-first
         for v in obj.__dict__.values():
             typ = type(v)
@@ -218,8 +242,8 @@ _LEAVES = frozenset({int, float, bool, str, type(None), np.ndarray})
 
 
 def objects(root: Any) -> list[list[Any]]:
-    """The objects of each class of the tree at ``root``, by row (``TreeKind.layouts`` order)."""
-    return list(_reach(root)[0].values())
+    """The objects of each class of the tree (or forest) at ``root``, by row (``TreeKind.layouts`` order)."""
+    return list(_reach(_roots(root))[0].values())
 
 
 def snapshot(values: Any) -> list[tuple[Any, dict]]:
@@ -228,7 +252,7 @@ def snapshot(values: Any) -> list[tuple[Any, dict]]:
         return [saved for v in values for saved in snapshot(v)]
     if not is_tree(values):
         return []
-    return [(obj, dict(vars(obj))) for table in _reach(values)[0].values() for obj in table]
+    return [(obj, dict(vars(obj))) for table in _reach([values])[0].values() for obj in table]
 
 
 def restore(saved: list[tuple[Any, dict]]) -> None:
@@ -239,8 +263,9 @@ def restore(saved: list[tuple[Any, dict]]) -> None:
 
 
 def linearize(root: Any) -> tuple[TreeKind, list[np.ndarray]]:
-    """The structure kind and the arrays of the tree at ``root`` (rows breadth-first per class)."""
-    rows, ids = _reach(root)
+    """The structure kind and the arrays of the tree at ``root``, or of the forest ``root``
+    (``is_forest``), rows breadth-first per class."""
+    rows, ids = _reach(_roots(root))
     classes = list(rows)
     layouts, arrays = [], []
     for cls, table in rows.items():
@@ -421,10 +446,18 @@ class BoundNodeMethod:
     node: SymNode
 
 
-def tree_argument(em: Any, kind: TreeKind, arrays: list[Tensor]) -> SymNode:
-    """The root ``SymNode`` of a tree whose arrays are ``arrays`` (in ``kind.columns()`` order)."""
+def forest_rows(items: list[Any] | tuple[Any, ...]) -> tuple[int, ...]:
+    """The row of each root of the forest ``items`` (``is_forest``): 0, 1, ... but an item
+    given twice has its first row."""
+    first: dict[int, int] = {}
+    return tuple(first.setdefault(id(v), len(first)) for v in items)
+
+
+def tree_argument(em: Any, kind: TreeKind, arrays: list[Tensor], rows: tuple[int, ...] = (0,)) -> list[SymNode]:
+    """The root ``SymNode`` of each row ``rows`` of the tree (or forest) whose arrays are
+    ``arrays`` (in ``kind.columns()`` order): one ``SymTree`` for all of them."""
     tree = SymTree(kind, {column.key: t for column, t in zip(kind.columns(), arrays)})
-    return SymNode(tree, em.literal(np.asarray(0, np.int64)))
+    return [SymNode(tree, em.literal(np.asarray(row, np.int64))) for row in rows]
 
 
 def attribute(tracer: "Tracer", node: SymNode, name: str) -> Any:

@@ -22,8 +22,8 @@ The form of the run, each rule measured or forced by iree-compile 3.13:
   32 rows at which the CPU preset turns data tiling on; the rows a chunk computes past the
   level are rewritten later (shallower) or recomputed from finished children (deeper);
 - the rows are read out after the loop inside an ``scf.if`` and copied: a load placed straight
-  after the loop was moved above it (stale rows), and each tree of a call runs its own table
-  function today, all on the same global;
+  after the loop was moved above it (stale rows), and two table calls (two tree arguments; a
+  list of trees is one forest, one call) run on the same global;
 - the global makes the compiled module stateful: the runtime does not let its calls overlap
   (``FunctionInfo.stateful``).
 """
@@ -231,7 +231,7 @@ def _run_levels(spec: TableSpec) -> list[str]:
     dims = _shape_and_element(spec.row_types[0])[0]
     # After the loop, inside an scf.if: iree-compile 3.13 moved a load placed straight after the
     # loop above it (a stale table); the rows are copied out, so later calls of the table
-    # function (one per tree today) cannot overwrite them before they are read.
+    # function (one per tree argument) cannot overwrite them before they are read.
     out = ["  %ran = arith.cmpi ne, %levels, %c0 : index",
            f"  %out:{len(results)} = scf.if %ran -> ({return_types}) {{",
            f"    %final = util.global.load @{spec.name}_rows : {stacked}"]

@@ -8,6 +8,7 @@ function.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import logging
 import threading
@@ -187,3 +188,60 @@ def test_zoo_default_pipeline(model_class: type, batched: bool, monkeypatch: pyt
             np.testing.assert_allclose(infer(model, batch), plain(model, batch), rtol=1e-4, atol=1e-5)
     assert (BATCHED in caplog.text) == batched
     assert ("stays node by node: its weights are smaller than min-node-weights=65536" in caplog.text) == (not batched)
+
+
+def _table_calls(compiled: Callable, *args: object) -> int:
+    """How many calls of a table function (one level loop each) the lowered entry makes."""
+    return compiled.lower(*args).lowered.count("call @encode_rec0_table(")
+
+
+def test_forest_of_wrappers_runs_one_level_loop(params: wt.Params, caplog: pytest.LogCaptureFixture) -> None:
+    """A list of wrappers (``Sentence.root``) is one forest: every tree of the call in one
+    table, one level loop; batches of other sizes and shapes (one node, two nodes, an 800-deep
+    chain, the same sentence twice) agree with Python."""
+    caplog.set_level(logging.INFO, logger="janus.passes")
+    compiled = janus.jit(wt.forest_vectors)
+    rng = np.random.default_rng(7)
+    sentences = [wt.Sentence(wt.balanced(9, rng, VOCAB)), wt.Sentence(wt.Node(word=4)),
+                 wt.Sentence(wt.chain(6, rng, VOCAB)), wt.Sentence(wt.Node(left=wt.Node(word=2)))]
+    for _ in range(3):
+        _agree(compiled(sentences, params), wt.forest_vectors(sentences, params))
+    assert BATCHED in caplog.text and "stays node by node" not in caplog.text
+    assert _table_calls(compiled, sentences, params) == 1
+    mixed = [wt.Sentence(wt.chain(800, rng, VOCAB)), sentences[0], wt.Sentence(wt.balanced(30, rng, VOCAB)), sentences[0]]
+    for batch in (mixed, sentences[::-1]) * 4:  # a sentence given twice: a key of its own, warmed up
+        _agree(compiled(batch, params), wt.forest_vectors(batch, params))
+    sentences[2].root.left.left = wt.Node(word=9)  # mutated between calls: a new shape
+    sentences[0].root.left.left.word = 1  # and a new word
+    _agree(compiled(sentences, params), wt.forest_vectors(sentences, params))
+    assert sum(v.calls for v in compiled.versions.values()) >= 6  # compiled, not run in Python
+
+
+def test_forest_of_nodes_shares_subtrees(params: wt.Params, caplog: pytest.LogCaptureFixture) -> None:
+    """A list of nodes is one forest; a tree given twice, or inside another tree of the list,
+    is one row of it, as in Python it is one object."""
+    caplog.set_level(logging.INFO, logger="janus.passes")
+    compiled = janus.jit(wt.forest_roots)
+    rng = np.random.default_rng(8)
+    big = wt.balanced(12, rng, VOCAB)
+    roots = [big, wt.chain(3, rng, VOCAB), big, big.left]
+    for _ in range(3):
+        _agree(compiled(roots, params), wt.forest_roots(roots, params))
+    assert BATCHED in caplog.text
+    assert _table_calls(compiled, roots, params) == 1
+
+
+def test_forest_node_writes_reach_each_tree(params: wt.Params) -> None:
+    """``root.h = ...`` on the trees of a list (one forest): each written row is committed to
+    its own node object, as Python would."""
+    compiled = janus.jit(wt.mark_roots)
+    rng = np.random.default_rng(9)
+    for _ in range(4):
+        roots = [wt.balanced(4, rng, VOCAB), wt.Node(word=3), wt.chain(2, rng, VOCAB)]
+        twins = copy.deepcopy(roots)
+        assert compiled(roots, params) == pytest.approx(wt.mark_roots(twins, params), rel=1e-6)
+        for root, twin in zip(roots, twins):
+            assert vars(root).keys() == vars(twin).keys()
+            _agree(root.h, twin.h)
+            assert root.left is None or "h" not in vars(root.left)
+    assert sum(v.calls for v in compiled.versions.values()) >= 1
