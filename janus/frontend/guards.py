@@ -269,22 +269,28 @@ class GuardBuilder:
         return f"[{', '.join(g.leaf for g in self.guards if g.leaf is not None)}]"
 
     def _fused(self, arity: int, run: Callable, finish: Sequence[str], names: dict[str, Any],
-               heap: tuple[Sequence[tuple[str, Any]], Sequence[AccessPath]] | None = None) -> Callable[[tuple], Any] | None:
+               heap: tuple[Sequence[tuple[str, Any]], Sequence[AccessPath]] | None = None,
+               held: Sequence[AccessPath] = (), prologue: Sequence[str] = ()) -> Callable[[tuple], Any] | None:
         """``match``, then ``results = run(leaves)`` and the lines ``finish`` (over ``results``,
-        ``leaves`` and ``names``, returning the call's value) in one generated function
-        (``EntryGuards.fuse``); it returns ``MISS`` where ``match`` returns None. With
+        ``leaves``, ``held`` and ``names``, returning the call's value) in one generated
+        function (``EntryGuards.fuse``); it returns ``MISS`` where ``match`` returns None. With
         ``heap`` (the object table's sources, the locations read, of a version that only
         reads the heap) the heap checks run too, and ``run`` gets the values read after the
-        leaves; None when the heap checks do not compile (``heap_checks``)."""
-        body = self._checks(arity, "MISS") + [f"leaves = {self._leaves()}"]
+        leaves; ``held``: checked locations whose entry values ``finish`` gets as the list
+        ``held`` (a segment boundary's state, read before the call); ``prologue``: lines run
+        once the arguments matched. None when the heap checks do not compile
+        (``heap_checks``) or do not locate a read or held path."""
+        body = self._checks(arity, "MISS") + [*prologue, f"leaves = {self._leaves()}"]
         inputs = "leaves"
+        if heap is None and held:
+            return None
         if heap is not None:
             sources, reads = heap
             # objects passed as arguments: their guards checked the exact class and is_heap_object already
             arguments = {slot: (f"a{ref}", self.typed[ref]) for slot, (kind, ref) in enumerate(sources)
                          if kind == "arg" and ref in self.typed}
             checks = heap_checks(self.heap, self._bind, "MISS", arguments)
-            if checks is None or any(path not in checks[1] for path in reads):
+            if checks is None or any(path not in checks[1] for path in (*reads, *held)):
                 return None
             lines, located = checks
             if len(arguments) < len(sources):
@@ -292,6 +298,7 @@ class GuardBuilder:
                 body.append(f"objects = [{objects}]")
             body += lines
             inputs = f"[*leaves, {', '.join(located[path] for path in reads)}]" if reads else inputs
+            body.append(f"held = [{', '.join(located[path] for path in held)}]")
         scope = {**self.scope, **names, "run": run, "MISS": MISS}
         return _compile("call", "args", body + [f"results = run({inputs})", *finish], scope)
 

@@ -76,16 +76,23 @@ class Version:
         #: function (``guards.EntryGuards.fuse``); None for a version that touches the heap,
         #: ends at a boundary, writes tree nodes, or has nested arguments
         self.quick: Callable[[tuple], Any] | None = None
-        graph, heap = self.graph, self.graph.heap
-        if guards.fuse is None or heap is not None and not heap.inert or graph.boundary is not None or graph.tree_writes:
+        graph, heap, boundary = self.graph, self.graph.heap, self.graph.boundary
+        if guards.fuse is None or heap is not None and not heap.inert or graph.tree_writes or self.cost is not None:
             return
         owner = getattr(self.call, "__self__", None)  # the runtime's CompiledFunction (a stub in some tests)
         run = owner.caller() if hasattr(owner, "caller") else None if heap is not None else self.call
         if run is None:
             return
-        self.quick = guards.fuse(run, ["version.calls += 1", *_rebuild_source(graph.output)],
-                                 {"version": self, "rebuild": _rebuild, "output": graph.output},
-                                 None if heap is None else (heap.sources, owner.heap_reads))
+        names = {"version": self, "rebuild": _rebuild, "output": graph.output}
+        finish = ["version.calls += 1", *_rebuild_source(graph.output)]
+        if boundary is not None:  # the segment, then the continuation the caller drives (``segments``)
+            names.update(boundary=boundary, resume=self.resume, Continuation=segments.Continuation, Env=segments.Env,
+                         clock=time.perf_counter)
+            finish = ["version.calls += 1", "version.segment_seconds += clock() - started",
+                      f"return Continuation(boundary, resume, Env(results, leaves, {'held' if heap else '[]'}, args))"]
+        self.quick = guards.fuse(run, finish, names, None if heap is None else (heap.sources, owner.heap_reads),
+                                 () if boundary is None else boundary.held,
+                                 () if boundary is None else ["started = clock()"])
 
     @functools.cached_property
     def traffic(self) -> Any:
@@ -354,6 +361,8 @@ class JitFunction:
                     result = quick(args)
                 except Exception as error:
                     return self._failed(fast, fast.key, args, args, kwargs, error)  # type: ignore[union-attr]
+                if type(result) is segments.Continuation:  # a split version's segment committed (``_run_compiled``)
+                    return result if self._chained else segments.drive(result)
                 if result is not MISS:
                     return result
         if not SWITCH.enabled or errors_observed():  # np.errstate(...="raise"): NumPy raises, a graph would not
@@ -562,6 +571,8 @@ class JitFunction:
                 self._fall_back(key, f"faster in Python: {cost.describe()}")
             else:
                 self._event(f"cost rule: {cost.describe()}; the split version stays")
+                version.set_guards(version.guards)  # its fused call, timed no more
+                self._fast = version if version.guards.match is not None else None
         return value
 
     def _run_raising(self, failure: Any, site: Any, args: tuple, kwargs: dict) -> Any:
