@@ -23,7 +23,7 @@ from math import copysign
 import types
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Mapping, Sequence
+from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -104,6 +104,14 @@ class HeapUnaliased(HeapGuard):
             raise HeapMiss(f"{self.label} is updated in place but shares memory with another input")
 
 
+def _separate(entry: Iterable[Any], leaves: Sequence[Any]) -> bool:
+    """Whether the call's arrays (heap entry values, leaves) are distinct arrays that each
+    own their memory: then no two share any (``HeapUnaliased`` holds for each, without a
+    ``np.may_share_memory`` per pair)."""
+    arrays = [v for v in (*entry, *leaves) if type(v) is np.ndarray]
+    return len({id(a) for a in arrays}) == len(arrays) and all(a.flags.owndata for a in arrays)
+
+
 @dataclass(frozen=True)
 class EntryGuards:
     """Every entry check of one version, for the relaxed positions ``dynamic`` its key was taken under."""
@@ -125,14 +133,18 @@ class EntryGuards:
         """The entry value of every checked heap location; ``HeapMiss`` when one does not hold."""
         entry = self.heap_match(objects) if self.heap_match is not None else None
         if entry is not None:
-            for guard in self.heap:
-                if type(guard) is HeapUnaliased:
+            if self.in_place and not _separate(entry.values(), leaves):
+                for guard in self.in_place:
                     guard.check(objects, entry, leaves)
             return entry
         entry = {}
         for guard in self.heap:
             guard.check(objects, entry, leaves)
         return entry
+
+    @functools.cached_property
+    def in_place(self) -> tuple[HeapUnaliased, ...]:
+        return tuple(g for g in self.heap if type(g) is HeapUnaliased)
 
     def describe(self, modules: bool = True) -> list[str]:
         """One line per guard, for ``janus.explain``; the module globals' line only with ``modules``."""
