@@ -677,8 +677,10 @@ class JitFunction:
         return exact
 
     def _generate(self, key: Hashable, positional: tuple, relaxing: set | None) -> Graph:
-        """The graph of ``key``. A relaxed one splits only at a call the exact shapes cannot
-        convert either (``reshape`` of a ``?`` dim must keep exact shapes, not split)."""
+        """The graph of ``key``. A relaxed one splits only where the exact shapes split too
+        (``reshape`` of a ``?`` dim must keep exact shapes, not split; so must a relaxed int
+        whose ``np.arange`` the exact value folds, where the exact graph goes on to the next
+        boundary): relaxing never compiles less of the call."""
         def graph(dynamic: frozenset, split: bool) -> Graph:
             return generate(self.fn, positional, self.profile, leaf_shapes(entry_key(positional, dynamic)),
                             self.unspeculated, dynamic, self.switches, split=split)
@@ -690,9 +692,18 @@ class JitFunction:
         except NotConvertible as relaxed_failure:
             try:
                 graph(self.dynamic - relaxing, False)
-            except NotConvertible:  # not the relaxation's doing
-                return graph(self.dynamic, True)
+            except NotConvertible:  # the exact shapes split too
+                relaxed = graph(self.dynamic, True)
+                if _split_point(relaxed) == _split_point(self._exact_split(graph, relaxing)):
+                    return relaxed
             raise relaxed_failure from None
+
+    def _exact_split(self, graph: Callable[[frozenset, bool], Graph], relaxing: set) -> Graph | None:
+        """The exact shapes' graph, split where they split (None when they cannot)."""
+        try:
+            return graph(self.dynamic - relaxing, True)
+        except NotConvertible:
+            return None
 
     def _resume(self, boundary: segments.Boundary | None) -> JitFunction | None:
         """The jit function of what follows ``boundary`` (one per resume point), and the
@@ -771,6 +782,12 @@ class JitFunction:
     def _unsupported_interpreter(self) -> None:
         if None not in self.fallbacks:
             self._fall_back(None, f"{unsupported_message()}: janus.jit runs {self.__qualname__} as plain Python")
+
+
+def _split_point(graph: Graph | None) -> tuple | None:
+    """Where a graph's segment ends (its boundary's code and offset), or None."""
+    boundary = None if graph is None else graph.boundary
+    return None if boundary is None else (boundary.point.code, boundary.point.offset)
 
 
 def _no_launch(leaves: list[np.ndarray], objects: Any = ()) -> list[np.ndarray]:

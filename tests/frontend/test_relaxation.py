@@ -166,3 +166,23 @@ def test_an_action_out_of_range_raises_as_python_does_from_the_relaxed_version()
                                rtol=1e-5)
     np.testing.assert_allclose(compiled.W, plain.W, rtol=1e-5, atol=1e-6)
     assert len(jf.versions) == 1
+
+
+def discounted_then_printed(x, n):
+    weights = (0.9 ** np.arange(n)).astype(np.float32)  # a constant for an exact n; no graph for a relaxed one
+    y = x * weights.sum()
+    print("total", float(y.sum()))  # where the exact graphs split
+    return y * 2.0
+
+
+def test_a_relaxation_that_would_split_earlier_than_the_exact_shapes_is_not_made(capsys):
+    """The int ``n`` varies, but as a graph input ``np.arange(n)`` would end the segment
+    before the array work the exact versions compile: exact versions are kept."""
+    jf = janus.jit(discounted_then_printed, warmup=1)
+    for n in (3, 4, 5, 3, 4, 5):
+        got, printed = jf(rand(4), n), capsys.readouterr().out
+        assert_same(got, discounted_then_printed(rand(4), n))
+        assert printed == capsys.readouterr().out
+    assert "not possible" in janus.explain(jf) and len(jf.versions) == 3, janus.explain(jf)
+    assert all(v.graph.boundary.description == "print" for v in jf.versions.values()), janus.explain(jf)
+    assert sum(v.calls for v in jf.versions.values()) >= 2
