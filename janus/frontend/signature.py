@@ -17,7 +17,7 @@ from typing import Any, Callable, Hashable
 
 import numpy as np
 
-from janus.frontend.recursion.trees import is_tree, linearize
+from janus.frontend.recursion.trees import is_tree, linearize, plainly_not_tree
 from janus.frontend.heap.rules import is_heap_object
 from janus.frontend.values import ELEMENT_TYPES, NotConvertible
 
@@ -147,7 +147,8 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
         raise NotConvertible(f"argument of type {typ.__name__} is not supported")
 
     paths = bool(dynamic) and _has_values(dynamic)
-    return tuple(("object", type(a)) if is_heap_object(a) and not is_tree(a) else node(a, (i,) if paths else None)
+    return tuple(("object", type(a)) if is_heap_object(a) and (plainly_not_tree(a) or not is_tree(a))
+                 else node(a, (i,) if paths else None)
                  for i, a in enumerate(args)), leaves
 
 
