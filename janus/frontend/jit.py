@@ -77,7 +77,7 @@ class Version:
         #: ends at a boundary, writes tree nodes, or has nested arguments
         self.quick: Callable[[tuple], Any] | None = None
         graph, heap, boundary = self.graph, self.graph.heap, self.graph.boundary
-        if guards.fuse is None or heap is not None and not heap.inert or graph.tree_writes or self.cost is not None:
+        if guards.fuse is None or heap is not None and not heap.inert or graph.tree_writes:
             return
         owner = getattr(self.call, "__self__", None)  # the runtime's CompiledFunction (a stub in some tests)
         run = owner.caller() if hasattr(owner, "caller") else None if heap is not None else self.call
@@ -350,7 +350,8 @@ class JitFunction:
     @_fast.setter
     def _fast(self, version: Version | None) -> None:
         self._fast_version = version
-        self._quick = None if version is None else version.quick
+        # not while a split version's cost rule times it (``_run_compiled`` runs the fused call then)
+        self._quick = None if version is None or version.cost is not None else version.quick
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         quick = self._quick
@@ -493,7 +494,11 @@ class JitFunction:
                 return self._run_timed_plain(version, key, args, kwargs)
             started, warming = time.perf_counter(), self._resume_runs()
         try:
-            result = version.run(leaves, positional)
+            # a split version being timed runs as it will once settled: through its fused call
+            quick = version.quick if cost is not None and positional is args else None
+            result = MISS if quick is None else quick(args)
+            if result is MISS:
+                result = version.run(leaves, positional)
             if type(result) is not segments.Continuation:
                 return result
         except Exception as error:
@@ -571,8 +576,7 @@ class JitFunction:
                 self._fall_back(key, f"faster in Python: {cost.describe()}")
             else:
                 self._event(f"cost rule: {cost.describe()}; the split version stays")
-                version.set_guards(version.guards)  # its fused call, timed no more
-                self._fast = version if version.guards.match is not None else None
+                self._fast = version if version.guards.match is not None else None  # its fused call, untimed
         return value
 
     def _run_raising(self, failure: Any, site: Any, args: tuple, kwargs: dict) -> Any:
