@@ -72,9 +72,10 @@ class Version:
         """Use ``guards`` (made for the current relaxed positions), and the fused call from them."""
         self.guards = guards
         #: ``args -> value`` (``MISS`` when the guards do not match): the entry guards, the
-        #: runtime's generated call and the result rebuild of a plain version in one
-        #: function (``guards.EntryGuards.fuse``); None for a version that touches the heap,
-        #: ends at a boundary, writes tree nodes, or has nested arguments
+        #: heap checks, the runtime's generated call and the result rebuild (for a version
+        #: ending at a boundary: the ``segments.Continuation``) in one function
+        #: (``guards.EntryGuards.fuse``); None for a version that writes the heap or tree
+        #: nodes, or has nested arguments
         self.quick: Callable[[tuple], Any] | None = None
         graph, heap, boundary = self.graph, self.graph.heap, self.graph.boundary
         if guards.fuse is None or heap is not None and not heap.inert or graph.tree_writes:
