@@ -185,7 +185,59 @@ def per_call_table() -> dict[str, dict[str, Any]]:
         table[name] = {"us": us, "python": python, "bytes": f"{copied // calls} copied, {shared // calls} shared "
                                                             f"(before: {(copied + shared) // calls} copied)"}
     table["janus.jit dispatch + entry checks (linear, 3 positional arrays)"] = entry_cost()
+    table.update(split_rows())
     return table
+
+
+def split_rows() -> dict[str, dict[str, Any]]:
+    """Co-execution (split versions, ``janus/frontend/segments.py``), with the cost rule off
+    (it would run these small calls in Python): what one segment boundary adds (8 small
+    steps with one C call between two of them, minus the same steps unsplit: one more
+    launch, the state rebuilt, the continuation), and the REINFORCE agent's ``act`` (a
+    segment, a ``Generator`` draw and list appends in Python) and ``finish`` (an episode of
+    ``EPISODE`` steps: ``np.stack`` of the list, array work, the lists cleared)."""
+    from janus.frontend.jit import JitFunction
+    from janus.models.reinforce import Agent
+
+    JitFunction.COST_CALLS = 0
+    x = np.linspace(0.0, 1.0, 64)
+    steps = "    x = x * 0.5 + 1.0\n" * 4
+    namespace: dict[str, Any] = {"gc": __import__("gc")}
+    exec(f"def unsplit(x):\n{steps}{steps}    return x\n"
+         f"def split(x):\n{steps}    gc.isenabled()\n{steps}    return x\n", namespace)
+    boundary = [janus.jit(namespace[name], warmup=1, fallback="silent") for name in ("unsplit", "split")]
+    for _ in range(6):
+        for jf in boundary:
+            jf(x)
+    unsplit, split = (per_call(jf, [(x,)]) for jf in boundary)
+    agent, plain = Agent(128), Agent(128)
+    obs = np.array([0.01, -0.02, 0.03, 0.01], np.float32)
+    trajectory = [(r(4), int(i % 3 == 0)) for i in range(EPISODE)]
+
+    def episode(who: Agent, finish: Callable) -> Any:
+        for o, a in trajectory:
+            who.observations.append(o)
+            who.actions.append(a)
+        return finish()
+
+    for _ in range(6):
+        agent.act(obs), episode(agent, agent.finish)
+    rows = {"one segment boundary (8 small steps split by a C call, minus unsplit)":
+            {"us": (split - unsplit) * 1e6, "python": 0.0, "bytes": f"split {split * 1e6:.1f} µs, unsplit "
+                                                                      f"{unsplit * 1e6:.1f} µs per call"}}
+    for name, compiled, python in [
+            ("REINFORCE Agent.act (hidden 128; split: a draw, list appends)", lambda: agent.act(obs),
+             lambda: Agent.act.fn(plain, obs)),
+            (f"REINFORCE Agent.finish (an episode of {EPISODE} steps; split)", lambda: episode(agent, agent.finish),
+             lambda: episode(plain, functools.partial(Agent.finish.fn, plain)))]:
+        rows[name] = {"us": per_call(compiled, [()]) * 1e6, "python": per_call(python, [()]) * 1e6,
+                      "bytes": "(cost rule off)"}
+        for who in (agent, plain):
+            who.observations.clear(), who.actions.clear()
+    return rows
+
+
+EPISODE = 20
 
 
 def entry_cost() -> dict[str, Any]:

@@ -23,7 +23,7 @@ from math import copysign
 import types
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Mapping, Sequence
+from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -104,6 +104,14 @@ class HeapUnaliased(HeapGuard):
             raise HeapMiss(f"{self.label} is updated in place but shares memory with another input")
 
 
+def _separate(entry: Iterable[Any], leaves: Sequence[Any]) -> bool:
+    """Whether the call's arrays (heap entry values, leaves) are distinct arrays that each
+    own their memory: then no two share any (``HeapUnaliased`` holds for each, without a
+    ``np.may_share_memory`` per pair)."""
+    arrays = [v for v in (*entry, *leaves) if type(v) is np.ndarray]
+    return len({id(a) for a in arrays}) == len(arrays) and all(a.flags.owndata for a in arrays)
+
+
 @dataclass(frozen=True)
 class EntryGuards:
     """Every entry check of one version, for the relaxed positions ``dynamic`` its key was taken under."""
@@ -125,14 +133,18 @@ class EntryGuards:
         """The entry value of every checked heap location; ``HeapMiss`` when one does not hold."""
         entry = self.heap_match(objects) if self.heap_match is not None else None
         if entry is not None:
-            for guard in self.heap:
-                if type(guard) is HeapUnaliased:
+            if self.in_place and not _separate(entry.values(), leaves):
+                for guard in self.in_place:
                     guard.check(objects, entry, leaves)
             return entry
         entry = {}
         for guard in self.heap:
             guard.check(objects, entry, leaves)
         return entry
+
+    @functools.cached_property
+    def in_place(self) -> tuple[HeapUnaliased, ...]:
+        return tuple(g for g in self.heap if type(g) is HeapUnaliased)
 
     def describe(self, modules: bool = True) -> list[str]:
         """One line per guard, for ``janus.explain``; the module globals' line only with ``modules``."""
@@ -272,22 +284,28 @@ class GuardBuilder:
         return f"[{', '.join(g.leaf for g in self.guards if g.leaf is not None)}]"
 
     def _fused(self, arity: int, run: Callable, finish: Sequence[str], names: dict[str, Any],
-               heap: tuple[Sequence[tuple[str, Any]], Sequence[AccessPath]] | None = None) -> Callable[[tuple], Any] | None:
+               heap: tuple[Sequence[tuple[str, Any]], Sequence[AccessPath]] | None = None,
+               held: Sequence[AccessPath] = (), prologue: Sequence[str] = ()) -> Callable[[tuple], Any] | None:
         """``match``, then ``results = run(leaves)`` and the lines ``finish`` (over ``results``,
-        ``leaves`` and ``names``, returning the call's value) in one generated function
-        (``EntryGuards.fuse``); it returns ``MISS`` where ``match`` returns None. With
+        ``leaves``, ``held`` and ``names``, returning the call's value) in one generated
+        function (``EntryGuards.fuse``); it returns ``MISS`` where ``match`` returns None. With
         ``heap`` (the object table's sources, the locations read, of a version that only
         reads the heap) the heap checks run too, and ``run`` gets the values read after the
-        leaves; None when the heap checks do not compile (``heap_checks``)."""
-        body = self._checks(arity, "MISS") + [f"leaves = {self._leaves()}"]
+        leaves; ``held``: checked locations whose entry values ``finish`` gets as the list
+        ``held`` (a segment boundary's state, read before the call); ``prologue``: lines run
+        once the arguments matched. None when the heap checks do not compile
+        (``heap_checks``) or do not locate a read or held path."""
+        body = self._checks(arity, "MISS") + [*prologue, f"leaves = {self._leaves()}"]
         inputs = "leaves"
+        if heap is None and held:
+            return None
         if heap is not None:
             sources, reads = heap
             # objects passed as arguments: their guards checked the exact class and is_heap_object already
             arguments = {slot: (f"a{ref}", self.typed[ref]) for slot, (kind, ref) in enumerate(sources)
                          if kind == "arg" and ref in self.typed}
             checks = heap_checks(self.heap, self._bind, "MISS", arguments)
-            if checks is None or any(path not in checks[1] for path in reads):
+            if checks is None or any(path not in checks[1] for path in (*reads, *held)):
                 return None
             lines, located = checks
             if len(arguments) < len(sources):
@@ -295,6 +313,7 @@ class GuardBuilder:
                 body.append(f"objects = [{objects}]")
             body += lines
             inputs = f"[*leaves, {', '.join(located[path] for path in reads)}]" if reads else inputs
+            body.append(f"held = [{', '.join(located[path] for path in held)}]")
         scope = {**self.scope, **names, "run": run, "MISS": MISS}
         return _compile("call", "args", body + [f"results = run({inputs})", *finish], scope)
 

@@ -72,20 +72,28 @@ class Version:
         """Use ``guards`` (made for the current relaxed positions), and the fused call from them."""
         self.guards = guards
         #: ``args -> value`` (``MISS`` when the guards do not match): the entry guards, the
-        #: runtime's generated call and the result rebuild of a plain version in one
-        #: function (``guards.EntryGuards.fuse``); None for a version that touches the heap,
-        #: ends at a boundary, writes tree nodes, or has nested arguments
+        #: heap checks, the runtime's generated call and the result rebuild (for a version
+        #: ending at a boundary: the ``segments.Continuation``) in one function
+        #: (``guards.EntryGuards.fuse``); None for a version that writes the heap or tree
+        #: nodes, or has nested arguments
         self.quick: Callable[[tuple], Any] | None = None
-        graph, heap = self.graph, self.graph.heap
-        if guards.fuse is None or heap is not None and not heap.inert or graph.boundary is not None or graph.tree_writes:
+        graph, heap, boundary = self.graph, self.graph.heap, self.graph.boundary
+        if guards.fuse is None or heap is not None and not heap.inert or graph.tree_writes:
             return
         owner = getattr(self.call, "__self__", None)  # the runtime's CompiledFunction (a stub in some tests)
         run = owner.caller() if hasattr(owner, "caller") else None if heap is not None else self.call
         if run is None:
             return
-        self.quick = guards.fuse(run, ["version.calls += 1", *_rebuild_source(graph.output)],
-                                 {"version": self, "rebuild": _rebuild, "output": graph.output},
-                                 None if heap is None else (heap.sources, owner.heap_reads))
+        names = {"version": self, "rebuild": _rebuild, "output": graph.output}
+        finish = ["version.calls += 1", *_rebuild_source(graph.output)]
+        if boundary is not None:  # the segment, then the continuation the caller drives (``segments``)
+            names.update(boundary=boundary, resume=self.resume, Continuation=segments.Continuation, Env=segments.Env,
+                         clock=time.perf_counter)
+            finish = ["version.calls += 1", "version.segment_seconds += clock() - started",
+                      f"return Continuation(boundary, resume, Env(results, leaves, {'held' if heap else '[]'}, args))"]
+        self.quick = guards.fuse(run, finish, names, None if heap is None else (heap.sources, owner.heap_reads),
+                                 () if boundary is None else boundary.held,
+                                 () if boundary is None else ["started = clock()"])
 
     @functools.cached_property
     def traffic(self) -> Any:
@@ -350,9 +358,10 @@ class JitFunction:
     @_fast.setter
     def _fast(self, version: Version | None) -> None:
         self._fast_version = version
-        # a version's fused call takes the key's values as the caller's positional arguments;
-        # with keyword-only or variadic parameters they are not (see ``_bind``)
-        self._quick = None if version is None or self._rebound else version.quick
+        # a version's fused call takes the key's values as the caller's positional arguments; with
+        # keyword-only or variadic parameters they are not (see ``_bind``); and not while a split
+        # version's cost rule times it (``_run_compiled`` runs the fused call then)
+        self._quick = None if version is None or self._rebound or version.cost is not None else version.quick
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         quick = self._quick
@@ -363,6 +372,8 @@ class JitFunction:
                     result = quick(args)
                 except Exception as error:
                     return self._failed(fast, fast.key, args, args, kwargs, error)  # type: ignore[union-attr]
+                if type(result) is segments.Continuation:  # a split version's segment committed (``_run_compiled``)
+                    return result if self._chained else segments.drive(result)
                 if result is not MISS:
                     return result
         if not SWITCH.enabled or errors_observed():  # np.errstate(...="raise"): NumPy raises, a graph would not
@@ -492,7 +503,11 @@ class JitFunction:
                 return self._run_timed_plain(version, key, args, kwargs)
             started, warming = time.perf_counter(), self._resume_runs()
         try:
-            result = version.run(leaves, positional)
+            # a split version being timed runs as it will once settled: through its fused call
+            quick = version.quick if cost is not None and positional is args else None
+            result = MISS if quick is None else quick(args)
+            if result is MISS:
+                result = version.run(leaves, positional)
             if type(result) is not segments.Continuation:
                 return result
         except Exception as error:
@@ -578,6 +593,7 @@ class JitFunction:
                 self._fall_back(key, f"faster in Python: {cost.describe()}")
             else:
                 self._event(f"cost rule: {cost.describe()}; the split version stays")
+                self._fast = version if version.guards.match is not None else None  # its fused call, untimed
         return value
 
     def _run_raising(self, failure: Any, site: Any, args: tuple, kwargs: dict) -> Any:
@@ -682,8 +698,10 @@ class JitFunction:
         return exact
 
     def _generate(self, key: Hashable, positional: tuple, relaxing: set | None) -> Graph:
-        """The graph of ``key``. A relaxed one splits only at a call the exact shapes cannot
-        convert either (``reshape`` of a ``?`` dim must keep exact shapes, not split)."""
+        """The graph of ``key``. A relaxed one splits only where the exact shapes split too
+        (``reshape`` of a ``?`` dim must keep exact shapes, not split; so must a relaxed int
+        whose ``np.arange`` the exact value folds, where the exact graph goes on to the next
+        boundary): relaxing never compiles less of the call."""
         def graph(dynamic: frozenset, split: bool) -> Graph:
             return generate(self.fn, positional, self.profile, leaf_shapes(entry_key(positional, dynamic)),
                             self.unspeculated, dynamic, self.switches, split=split)
@@ -695,9 +713,18 @@ class JitFunction:
         except NotConvertible as relaxed_failure:
             try:
                 graph(self.dynamic - relaxing, False)
-            except NotConvertible:  # not the relaxation's doing
-                return graph(self.dynamic, True)
+            except NotConvertible:  # the exact shapes split too
+                relaxed = graph(self.dynamic, True)
+                if _split_point(relaxed) == _split_point(self._exact_split(graph, relaxing)):
+                    return relaxed
             raise relaxed_failure from None
+
+    def _exact_split(self, graph: Callable[[frozenset, bool], Graph], relaxing: set) -> Graph | None:
+        """The exact shapes' graph, split where they split (None when they cannot)."""
+        try:
+            return graph(self.dynamic - relaxing, True)
+        except NotConvertible:
+            return None
 
     def _resume(self, boundary: segments.Boundary | None) -> JitFunction | None:
         """The jit function of what follows ``boundary`` (one per resume point), and the
@@ -776,6 +803,12 @@ class JitFunction:
     def _unsupported_interpreter(self) -> None:
         if None not in self.fallbacks:
             self._fall_back(None, f"{unsupported_message()}: janus.jit runs {self.__qualname__} as plain Python")
+
+
+def _split_point(graph: Graph | None) -> tuple | None:
+    """Where a graph's segment ends (its boundary's code and offset), or None."""
+    boundary = None if graph is None else graph.boundary
+    return None if boundary is None else (boundary.point.code, boundary.point.offset)
 
 
 def _no_launch(leaves: list[np.ndarray], objects: Any = ()) -> list[np.ndarray]:

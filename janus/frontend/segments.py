@@ -510,7 +510,10 @@ class Continuation:
                 if b.after_loop is not None and isinstance(raised, StopIteration):  # the loop is over
                     return b.after_loop.call_chained(*state[:-1])  # its iterator popped
                 return b.unwinding(*state, raised)  # into the handler around the operation, if any, in Python
-            return self.resume.call_chained(*state, value) if b.takes_result else self.resume.call_chained(*state)
+            resume = self.resume
+            # a resume function that runs in Python for any arguments: straight to its code
+            go_on = resume.fn if resume.imperative else resume.call_chained
+            return go_on(*state, value) if b.takes_result else go_on(*state)
         finally:
             b.then_seconds += time.perf_counter() - ran
 

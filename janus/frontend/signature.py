@@ -17,7 +17,7 @@ from typing import Any, Callable, Hashable
 
 import numpy as np
 
-from janus.frontend.recursion.trees import forest_rows, is_forest, is_tree, linearize
+from janus.frontend.recursion.trees import forest_rows, is_forest, is_tree, linearize, plainly_not_tree
 from janus.frontend.heap.rules import is_heap_object
 from janus.frontend.values import ELEMENT_TYPES, NotConvertible
 
@@ -169,7 +169,7 @@ def by_reference(value: Any) -> bool:
     left), whose items the graph reads as heap locations, guarded as ``self.layers`` is."""
     if type(value) is list:
         return bool(value) and all(is_heap_object(v) and not is_tree(v) for v in value)
-    return is_heap_object(value) and not is_tree(value)
+    return is_heap_object(value) and (plainly_not_tree(value) or not is_tree(value))
 
 
 def as_came(args: tuple) -> tuple:

@@ -113,6 +113,18 @@ class Weak(Tensor):
         return self.PYTHON_TYPES[self.dtype.name]
 
 
+class Length(Weak):
+    """A Python int known to equal the ``?`` dim ``symbol``: ``len(x)`` of an array whose
+    first dim is ``?`` (``np.arange`` of it has that dim, so it meets ``x`` in broadcasts
+    and indexing). ``symbol`` None: only an int (a join of two lengths, ``branches``)."""
+
+    __slots__ = ("symbol",)
+
+    def __init__(self, name: str, shape: Shape, dtype: np.dtype, symbol: str | None = None) -> None:
+        super().__init__(name, shape, dtype)
+        self.symbol = symbol
+
+
 class Symbolic:
     """A graph value that is not a tensor (a tree node): never a plain Python object."""
 

@@ -109,3 +109,80 @@ def test_key_diff_numbers_array_leaves_as_the_relaxed_key_does():
     assert relaxed == entry_key((9, rand(9, 2)), frozenset(key_diff(*exact)))
     assert key_diff(exact[0], entry_key((3, rand(3, 2), "a"))) is None  # another structure
     assert key_diff(exact[0], entry_key((3.0, rand(4, 2)))) is None  # another type
+
+
+class Chooser:
+    """A policy-gradient step written the usual NumPy way: the episode's length decides
+    every shape, ``len()`` and ``np.arange`` of it index the taken actions."""
+
+    def __init__(self) -> None:
+        self.W, self.lr = rand(5, 3) * 0.5, 0.1
+
+    def learn(self, states, taken, advantages):
+        logits = states @ self.W
+        p = np.exp(logits - logits.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        rows = np.arange(len(taken))
+        loss = -(advantages * np.log(p[rows, taken])).mean()
+        g = p.copy()
+        g[rows, taken] -= 1.0
+        g *= advantages[:, None] / len(taken)
+        self.W -= self.lr * (states.T @ g)
+        return loss
+
+
+def episode_batch(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(n)
+    return rng.standard_normal((n, 5)).astype(np.float32), rng.integers(0, 3, n), rand(n, seed=n)
+
+
+def test_an_episode_length_that_varies_is_one_version_of_a_policy_update():
+    jf, compiled, plain = janus.jit(Chooser.learn), Chooser(), Chooser()
+    lengths = [5, 9, 14, 3, 21, 9, 2, 30, 17, 6] * 3
+    for n in lengths:
+        args = episode_batch(n)
+        np.testing.assert_allclose(jf(compiled, *args), Chooser.learn(plain, *args), rtol=1e-5)
+        np.testing.assert_allclose(compiled.W, plain.W, rtol=1e-5, atol=1e-6)
+    assert len(jf.versions) == 1 and jf.compiles <= 2, janus.explain(jf)
+    (version,) = jf.versions.values()
+    assert version.calls >= len(lengths) - 4 and "shape=(?, 5)" in janus.explain(jf)
+
+
+def test_an_action_out_of_range_raises_as_python_does_from_the_relaxed_version():
+    jf, compiled, plain = janus.jit(Chooser.learn), Chooser(), Chooser()
+    for n in (4, 7, 11, 6):
+        jf(compiled, *episode_batch(n))
+        Chooser.learn(plain, *episode_batch(n))
+    states, taken, advantages = episode_batch(8)
+    taken[3] = 3  # past the 3 actions: NumPy's IndexError, and the parameters stay as they were
+    before = compiled.W.copy()
+    with np.testing.assert_raises(IndexError):
+        Chooser.learn(plain, states, taken, advantages)
+    with np.testing.assert_raises(IndexError):
+        jf(compiled, states, taken, advantages)
+    np.testing.assert_array_equal(compiled.W, before)
+    taken[3] = -1  # negative indices count from the end, as in NumPy
+    np.testing.assert_allclose(jf(compiled, states, taken, advantages), Chooser.learn(plain, states, taken, advantages),
+                               rtol=1e-5)
+    np.testing.assert_allclose(compiled.W, plain.W, rtol=1e-5, atol=1e-6)
+    assert len(jf.versions) == 1
+
+
+def discounted_then_printed(x, n):
+    weights = (0.9 ** np.arange(n)).astype(np.float32)  # a constant for an exact n; no graph for a relaxed one
+    y = x * weights.sum()
+    print("total", float(y.sum()))  # where the exact graphs split
+    return y * 2.0
+
+
+def test_a_relaxation_that_would_split_earlier_than_the_exact_shapes_is_not_made(capsys):
+    """The int ``n`` varies, but as a graph input ``np.arange(n)`` would end the segment
+    before the array work the exact versions compile: exact versions are kept."""
+    jf = janus.jit(discounted_then_printed, warmup=1)
+    for n in (3, 4, 5, 3, 4, 5):
+        got, printed = jf(rand(4), n), capsys.readouterr().out
+        assert_same(got, discounted_then_printed(rand(4), n))
+        assert printed == capsys.readouterr().out
+    assert "not possible" in janus.explain(jf) and len(jf.versions) == 3, janus.explain(jf)
+    assert all(v.graph.boundary.description == "print" for v in jf.versions.values()), janus.explain(jf)
+    assert sum(v.calls for v in jf.versions.values()) >= 2

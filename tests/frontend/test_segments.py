@@ -762,3 +762,43 @@ def test_a_for_loop_over_a_plain_generator_splits_at_each_item(capsys):
     assert states[0].means == pytest.approx(states[1].means)
     assert sum(segment_calls(jf)[1:]) >= len(calls), janus.explain(jf)  # loop bodies ran compiled
     assert "minibatches() is a generator taken item by item" in janus.explain(jf)
+
+
+# ---- the fused call of a split version (``Version.quick``) -----------------------------------
+
+def test_a_split_version_that_only_reads_the_heap_runs_through_its_fused_call(capsys):
+    """Entry guards, heap checks, the segment and the continuation in one generated call:
+    draws, logs and values as Python's, and every change to the heap between calls seen."""
+    samplers = [Sampler(), Sampler()]
+    jf = lockstep(Sampler.act, samplers, [lambda s, i=i: (s, np.arange(3.0) - i) for i in range(CALLS)], capsys)
+    (version,) = jf.versions.values()
+    assert version.quick is not None and jf._quick is version.quick
+    calls = version.calls
+    changes = [lambda s: setattr(s, "W", s.W * -1.0),  # replaced by an array of the same dtype and shape
+               lambda s: s.W.__iadd__(0.5),  # in place
+               lambda s: setattr(s, "rng", np.random.default_rng(9)),  # another Generator object
+               lambda s: setattr(s, "choices", []),  # another log list
+               lambda s: None]
+    for change in changes:
+        for s in samplers:
+            change(s)
+        for i in range(3):
+            x = np.arange(3.0) * (i - 1)
+            assert jf(samplers[1], x) == Sampler.act(samplers[0], x)
+    plain, jitted = samplers
+    assert jitted.choices == plain.choices and jitted.rng.bit_generator.state == plain.rng.bit_generator.state
+    np.testing.assert_array_equal(np.stack(jitted.inputs), np.stack(plain.inputs))
+    assert version.calls > calls and jf.versions == {version.key: version}, janus.explain(jf)
+    samplers[1].W = samplers[1].W.astype(np.float32)  # another dtype: the fused call misses, Python's value
+    x = np.ones(3)
+    assert jf(samplers[1], x) == Sampler.act(samplers[0], x)
+
+
+def test_a_split_version_the_cost_rule_keeps_gets_its_fused_call(capsys, monkeypatch):
+    monkeypatch.setattr(JitFunction, "COST_CALLS", 2)
+    monkeypatch.setattr(CallCost, "python_wins", lambda self: False)
+    samplers = [Sampler(), Sampler()]
+    jf = lockstep(Sampler.act, samplers, [lambda s, i=i: (s, np.arange(3.0) - i) for i in range(4 * CALLS)], capsys)
+    (version,) = jf.versions.values()
+    assert version.cost is None and version.quick is not None and jf._quick is version.quick, janus.explain(jf)
+    assert samplers[0].rng.bit_generator.state == samplers[1].rng.bit_generator.state

@@ -21,7 +21,7 @@ from janus.frontend.ops import registry
 from janus.frontend.ops import vjp_numpy
 from janus.frontend.emitter import Body, Emitter
 from janus.frontend.ops.registry import Args, Op, Spec
-from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor
+from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Shape, Tensor
 
 if TYPE_CHECKING:
     from janus.frontend.trace.interpreter import Tracer
@@ -42,7 +42,7 @@ def _full(k: Any) -> bool:
     return isinstance(k, slice) and k == slice(None)
 
 
-def _split(x: Tensor, key: Any) -> tuple[int, list[Any], tuple[int, ...]]:
+def _split(x: Tensor, key: Any) -> tuple[int, list[Any], Shape]:
     """(the number of leading full slices, the index arrays after them, their broadcast
     shape); NotConvertible for other forms. Adjacent index arrays put their dims in place
     of the axes they index (NumPy's rule), after the sliced ones."""
@@ -61,27 +61,34 @@ def _split(x: Tensor, key: Any) -> tuple[int, list[Any], tuple[int, ...]]:
             raise NotConvertible(f"an index array of dtype {k.dtype} (only integer arrays)")
         indices.append(k)
     shape = op_table.broadcast_shapes(*(op_table.shape_of(k) for k in indices))
-    if not op_table.is_static(shape):
-        raise NotConvertible("advanced indexing with ? dims")
     return sliced, indices, shape  # type: ignore[return-value]
 
 
-def _wrapped(em: Emitter, index: Any, size: int, shape: tuple[int, ...]) -> Tensor:
-    """``index`` broadcast to ``shape`` as int64, negatives wrapped, guarded in range."""
+def _wrapped(em: Emitter, index: Any, size: int | str, shape: Shape) -> Tensor:
+    """``index`` broadcast to ``shape`` as int64, negatives wrapped, guarded in range of
+    an axis of ``size`` (an int, or the symbol of a ``?`` dim)."""
     t = op_table.cast(em, index, _I64)
+    # a ``?`` size: its i64 value, defined before the regions that compare with it
+    dynamic = em.scalars().index_cast(em.dims[size], "index", "i64") if isinstance(size, str) else None
+
+    def bound(b: Body, negative: bool) -> str:
+        if dynamic is None:
+            return b.constant(-size if negative else size, _I64)  # type: ignore[operator]
+        return b.op("arith.subi", [b.constant(0, _I64), dynamic], _I64) if negative else dynamic
 
     def check(b: Body, a: list[str]) -> str:
-        low = b.cmp(_I64, ("", "sge", ""), a[0], b.constant(-size, _I64))
-        high = b.cmp(_I64, ("", "slt", ""), a[0], b.constant(size, _I64))
+        low = b.cmp(_I64, ("", "sge", ""), a[0], bound(b, True))
+        high = b.cmp(_I64, ("", "slt", ""), a[0], bound(b, False))
         return b.op("arith.andi", [b.op("arith.andi", [low, high], np.dtype(bool)), a[1]], np.dtype(bool))
 
     every = [f"d{i}" for i in range(t.ndim)]
     ok = em.generic(t.ndim, range(t.ndim), [(t, every)], em.literal(np.array(True)), [], check)
-    em.guard(em.scalar_condition(ok), "raise", f"index in range of an axis of size {size} (IndexError)")
+    em.guard(em.scalar_condition(ok), "raise",
+             f"index in range of an axis of size {'?' if dynamic else size} (IndexError)")
 
     def wrap(b: Body, a: list[str]) -> str:
         negative = b.cmp(_I64, ("", "slt", ""), a[0], b.constant(0, _I64))
-        return b.select(negative, b.op("arith.addi", [a[0], b.constant(size, _I64)], _I64), a[0], _I64)
+        return b.select(negative, b.op("arith.addi", [a[0], bound(b, False)], _I64), a[0], _I64)
 
     return em.elementwise([t], shape, _I64, wrap)
 
@@ -112,7 +119,7 @@ def _lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     return em.generic(len(shape), (), [(w, every[s : s + r]) for w in wrapped], em.empty(shape, dtype), every, body)
 
 
-GATHER = Op("gather", operator.getitem, op_table._getitem_bind, _rule, _lower, vjp=vjp_numpy.getitem_vjp)
+GATHER = Op("gather", operator.getitem, op_table._getitem_bind, _rule, _lower, dynamic=True, vjp=vjp_numpy.getitem_vjp)
 registry.register(GATHER)
 
 
@@ -184,13 +191,15 @@ def scatter(tracer: "Tracer", target: Tensor, key: Any, value: Any, accumulate: 
         return _scatter_after_slices(tracer, target, key, value, accumulate, sliced, len(indices), bshape)
     n = len(indices)
     trailing = target.shape[n:]
-    count = int(np.prod(bshape, dtype=np.int64))
+    if not op_table.is_static(bshape) and len(bshape) != 1:
+        raise NotConvertible("assignment through index arrays of ? dims broadcast to more than one dim")
+    count = bshape[0] if not op_table.is_static(bshape) else int(np.prod(bshape, dtype=np.int64))  # a symbol: ? updates
     if count == 0:
         return target
     flat = [em.reshape(_wrapped(em, k, target.shape[i], bshape), (count,)) for i, k in enumerate(indices)]
     values = em.reshape(op_table.conform(em, value, Tensor("", bshape + trailing, target.dtype), "item assignment"),
                         (count,) + trailing)
-    if not accumulate and count > 1:
+    if not accumulate and (isinstance(count, str) or count > 1):
         values = _final_values(em, flat, values)
     coords = em.concat([em.reshape(f, (count, 1)) for f in flat], 1, (count, n))
     element = ELEMENT_TYPES[target.dtype.name]

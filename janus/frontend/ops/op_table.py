@@ -266,8 +266,6 @@ def reduction(
             raise NotConvertible("keepdims must be a static bool")
         if not empty_ok and any(shape[i] == 0 or isinstance(shape[i], str) for i in axes):
             raise NotConvertible(f"{name} of an empty (or possibly empty ?) axis")
-        if mean and not is_static(tuple(shape[i] for i in axes)):
-            raise NotConvertible(f"{name} over a ? axis")
         kept = tuple(1 if i in axes else d for i, d in enumerate(shape) if args["keepdims"] or i not in axes)
         return kept, result_dtype(eager, sample(args["a"]), axis=args["axis"], keepdims=args["keepdims"])
 
@@ -279,12 +277,26 @@ def reduction(
         r = em.generic(x.ndim, axes, [(x, every)], init, [f"d{i}" for i in kept],
                        lambda b, a: combine(b, dtype, [b.cast(a[0], x.dtype, dtype), a[1]]))
         if mean:
-            count = int(np.prod([x.shape[i] for i in axes]))
-            r = em.elementwise([r], r.shape, dtype, lambda b, a: b.op("arith.divf", [a[0], b.constant(count, dtype)], dtype))
+            count = _element_count(em, [x.shape[i] for i in axes], dtype)
+            r = em.elementwise([r], r.shape, dtype, lambda b, a: b.op("arith.divf", [a[0], count or b.constant(
+                int(np.prod([x.shape[i] for i in axes])), dtype)], dtype))
         positions = [i for i in range(x.ndim) if i not in axes] if args["keepdims"] else list(range(r.ndim))
         return em.insert_unit_dims(r, positions, shape)
 
     return Op(name, eager, _reduce_bind, rule, lower, dynamic=True, vjp=vjp, **story)
+
+
+def _element_count(em: Emitter, sizes: Shape, dtype: np.dtype) -> str | None:
+    """The number of elements of ``sizes`` with ``?`` dims as a ``dtype`` value computed
+    before the regions that use it (as NumPy's ``int`` count converts); None when static."""
+    if is_static(sizes):
+        return None
+    b = em.scalars()
+    count = b.constant(int(np.prod([d for d in sizes if not isinstance(d, str)])), np.dtype(np.int64))
+    for d in sizes:
+        if isinstance(d, str):
+            count = b.op("arith.muli", [count, b.index_cast(em.dims[d], "index", "i64")], np.dtype(np.int64))
+    return b.cast(count, np.dtype(np.int64), dtype)
 
 
 def _extreme(sign: int) -> Callable[[np.dtype], Any]:
@@ -524,8 +536,9 @@ def ellipsis_at(key: tuple) -> int | None:
     return next((i for i, k in enumerate(key) if k is Ellipsis), None)
 
 
-def slice_plan(shape: tuple[int, ...], key: Any) -> tuple[list[int], list[int], list[int], list[int]]:
-    """Offsets, sizes, strides and the kept dims of a basic (int/slice) index."""
+def slice_plan(shape: Shape, key: Any) -> tuple[list[int], list[int | str], list[int], list[int]]:
+    """Offsets, sizes, strides and the kept dims of a basic (int/slice) index; a ``?`` dim
+    (a symbol in ``shape``) only under a full slice ``:``, which keeps its symbol."""
     key = key if isinstance(key, tuple) else (key,)
     if ellipsis_at(key) is not None:
         at = ellipsis_at(key)
@@ -535,7 +548,12 @@ def slice_plan(shape: tuple[int, ...], key: Any) -> tuple[list[int], list[int], 
     key = key + (slice(None),) * (len(shape) - len(key))
     offsets, sizes, strides, kept = [], [], [], []
     for dim, (k, n) in enumerate(zip(key, shape)):
-        if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+        if isinstance(n, str):
+            if k != slice(None):
+                raise NotConvertible("an index other than ':' into a ? dim")
+            offsets.append(0), sizes.append(n), strides.append(1)
+            kept.append(dim)
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
             if not -n <= k < n:
                 raise NotConvertible(f"index {k} is out of bounds for size {n}")
             offsets.append(int(k) % n), sizes.append(1), strides.append(1)
@@ -578,7 +596,7 @@ def _getitem_rule(args: Args) -> Spec:
 def _getitem_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     key, added = split_newaxes(args["a"].ndim, args["key"])
     offsets, sizes, strides, kept = slice_plan(args["a"].shape, key)
-    sliced = em.extract_slice(args["a"], offsets, sizes, strides, tuple(sizes[d] for d in kept))
+    sliced = em.extract_slice(args["a"], offsets, [em.size(d) for d in sizes], strides, tuple(sizes[d] for d in kept))
     return em.insert_unit_dims(sliced, [i for i in range(len(spec[0])) if i not in added], spec[0])
 
 
@@ -622,6 +640,20 @@ def _unreachable_rule(args: Args) -> Spec:
     raise NotConvertible("unreachable")
 
 
+def _arange_bind(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *, like: Any = None) -> Args:
+    """``np.arange(n)`` of a traced ``n`` (static arguments are folded before): only
+    ``len(x)`` of a ``?`` dim (a ``Length``), whose range has that dim."""
+    if stop is not None or step is not None or like is not None or getattr(start, "symbol", None) is None \
+            or dtype is not None and np.dtype(dtype) != np.int64:
+        raise NotConvertible("np.arange of a traced value: only np.arange(len(x)) of an array with a ? first dim")
+    return {"n": start}
+
+
+def _arange_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+    return em.generic(1, (), [], em.empty(spec[0], spec[1]), ["d0"],
+                      lambda b, a: b.index_cast(b.loop_index(0), "index", "i64"))
+
+
 def creation(name: str, eager: Callable[..., Any]) -> Op:
     """Creation from static arguments only: folded by ``eager`` before any rule is asked."""
     return Op(name, eager, _creation_bind, _unreachable_rule, lambda em, args, spec: _unreachable_rule(args),
@@ -641,7 +673,7 @@ OTHERS = [
     join("concatenate", np.concatenate, new_axis=False),
     STACK,
     array_op(STACK),
-    Op("getitem", operator.getitem, _getitem_bind, _getitem_rule, _getitem_lower, vjp=vjp_numpy.getitem_vjp),
+    Op("getitem", operator.getitem, _getitem_bind, _getitem_rule, _getitem_lower, dynamic=True, vjp=vjp_numpy.getitem_vjp),
     Op("copy", np.copy, _copy_bind, lambda args: (shape_of(args["a"]), args["a"].dtype), _copy_lower, dynamic=True,
        vjp=vjp_numpy.astype_vjp),
     Op("zeros_like", np.zeros_like, _like_bind(0), _like_rule, _like_lower, vjp=vjp_numpy.like_vjp),
@@ -652,7 +684,8 @@ OTHERS = [
     creation("zeros", np.zeros),
     creation("ones", np.ones),
     creation("full", np.full),
-    creation("arange", np.arange),
+    Op("arange", np.arange, _arange_bind, lambda args: ((args["n"].symbol,), np.dtype(np.int64)), _arange_lower,
+       dynamic=True, no_grad="static arguments only (folded to a constant), or np.arange(len(x)) of a ? dim: integers"),
     creation("empty", np.zeros),  # any contents are NumPy's ``empty``; zeros keep the graph deterministic
     creation("eye", np.eye),
     creation("identity", np.identity),

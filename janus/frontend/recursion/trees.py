@@ -185,15 +185,40 @@ _PLAIN_ATTRIBUTES = frozenset({int, float, bool, complex, str, bytes, type(None)
 def plainly_not_tree(value: Any) -> bool:
     """A cheap sufficient test for ``not is_tree(value)`` (an entry guard runs it on every
     call; False means only that ``is_tree`` must decide): an object of a class not known
-    as a node class whose attributes all hold builtin values or arrays."""
+    as a node class whose attributes all hold builtin values, arrays, lists or tuples whose
+    first item is one (not all nodes: a trajectory log), or objects of immutable classes
+    without a ``__dict__`` (a ``Generator``: ``is_node`` sees no user object)."""
     attributes = getattr(value, "__dict__", None)
     cls = type(value)
     if type(attributes) is not dict or cls in _NODE_CLASSES or _annotated_recursive(cls):
         return False
     for v in attributes.values():  # a loop: half the time of ``issuperset(map(type, ...))``
-        if type(v) not in _PLAIN_ATTRIBUTES:
+        kind = type(v)
+        if kind in _PLAIN_ATTRIBUTES:
+            continue
+        if kind is list or kind is tuple:
+            if v and type(v[0]) not in _PLAIN_ATTRIBUTES:
+                return False
+        elif not _dictless(kind):
             return False
     return True
+
+
+#: classes by whether their instances never have a ``__dict__`` (``_dictless``)
+_DICTLESS: dict[type, bool] = {}
+_IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE
+
+
+def _dictless(cls: type) -> bool:
+    """Whether ``getattr(obj, "__dict__", None)`` is None for every instance of ``cls``: an
+    immutable class (its answer cannot change) without a dict slot, ``__dict__`` descriptor,
+    ``__getattr__`` or own ``__getattribute__``."""
+    known = _DICTLESS.get(cls)
+    if known is None:
+        known = _DICTLESS[cls] = bool(cls.__flags__ & _IMMUTABLE_TYPE) and cls.__dictoffset__ == 0 \
+            and cls.__getattribute__ is object.__getattribute__ \
+            and not any("__dict__" in vars(k) or "__getattr__" in vars(k) for k in cls.__mro__)
+    return known
 
 
 def is_forest(value: Any) -> bool:

@@ -16,7 +16,7 @@ from janus.frontend.heap.rules import PARTIAL_PARTS, bind, spec_of
 from janus.frontend.ops import mutation, registry
 from janus.frontend.recursion import results as recursion_results
 from janus.frontend.recursion import trees
-from janus.frontend.trace import builtin_calls, exceptions, generators, loops, supercall
+from janus.frontend.trace import builtin_calls, exceptions, generators, loops, scalars, supercall
 from janus.frontend.trace.branches import SymFunction
 from janus.frontend.trace.split import HostMethod, host_method
 from janus.frontend.trace.frame import LOCAL_CONTAINERS, MUTATORS, NULL, ArgumentList, BoundTensorMethod, bind_arguments
@@ -108,7 +108,7 @@ class Calls:
             recursion_results.check_usable(*args)
             builtin_calls.refuse_python_callables(fn, args, kwargs)
             if fn is len and args and isinstance(args[0], Tensor):
-                return args[0].static_shape()[0]
+                return scalars.array_length(self.em, args[0])
             if fn is len and args and isinstance(args[0], trees.SymChildren):
                 return trees.length(self, args[0])
             if fn in ITERATING_BUILTINS:

@@ -28,7 +28,7 @@ import numpy as np
 from janus.frontend.ops import op_table
 from janus.frontend.ops import registry
 from janus.frontend.emitter import Emitter
-from janus.frontend.values import NotConvertible, Tensor, Weak
+from janus.frontend.values import Length, NotConvertible, Tensor, Weak
 
 if TYPE_CHECKING:
     from janus.frontend.trace.frame import Frame
@@ -143,6 +143,18 @@ def absolute(em: Emitter, x: Weak) -> Weak:
 def from_index(em: Emitter, index: str) -> Weak:
     """The Python int held in the ``index`` SSA value ``index`` (a loop's induction variable)."""
     return weak(em.from_scalar(em.scalars().index_cast(index, "index", "i64"), np.dtype(np.int64)))
+
+
+def array_length(em: Emitter, x: Tensor) -> int | Length:
+    """``len(x)``: an int, or for a ``?`` first dim the ``Length`` of that dim."""
+    if x.ndim == 0:
+        raise NotConvertible("len() of a 0-d array")
+    size = x.shape[0]
+    if not isinstance(size, str):
+        return size
+    em.bind_dim(size, x, 0)
+    n = from_index(em, em.dims[size])
+    return Length(n.name, (), n.dtype, size)
 
 
 def to_index(em: Emitter, value: Any) -> str:

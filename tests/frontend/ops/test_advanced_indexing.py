@@ -171,3 +171,29 @@ def test_a_returned_view_of_a_scattered_argument_runs_in_python_with_the_reason(
     for _ in range(2):
         assert_same(jf(x, v), scatter_into_copy_returning_a_view_of_the_argument(x, v))
     assert not jf.versions and "IREE aliases the two" in janus.explain(jf)
+
+
+def mean_pick(p, cols):
+    return pick(p, cols).mean(), p[:, None, :] * 2.0
+
+
+@pytest.mark.parametrize("fn, args", [
+    (mean_pick, lambda n: (np.abs(rand(n, 3, seed=n)) + 0.1, np.arange(n) % 3 - 1)),
+    (policy_grad, lambda n: (np.abs(rand(n, 4, seed=n)) + 0.1, np.arange(n) % 4, rand(n, seed=n))),
+    (assign_duplicates, lambda n: (rand(7, 3), np.arange(n) % 4 - 2, rand(n, 3, seed=n))),
+])
+def test_index_arrays_of_a_size_that_varies_run_in_one_relaxed_version(fn, args):
+    """``len()`` of a ``?`` dim, ``np.arange`` of it, gathers, last-write-wins scatters (the
+    duplicates' count unknown), ``[:, None]`` and a mean over the ``?`` axis. (No size
+    repeats another dim's: the relaxed key tells equal sizes apart, a version each.)"""
+    jf = janus.jit(fn, warmup=1, specialize=False)
+    for n in (5, 9, 2, 13, 1):
+        assert_same(jf(*args(n)), fn(*args(n)))
+    (version,) = jf.versions.values()
+    assert version.calls == 4 and "?" in janus.explain(jf)
+    first, _, *rest = args(11)
+    with pytest.raises(IndexError) as want:
+        fn(first, np.full(11, 9), *rest)
+    with pytest.raises(IndexError) as got:
+        jf(first, np.full(11, 9), *rest)
+    assert str(got.value) == str(want.value)

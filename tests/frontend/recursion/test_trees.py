@@ -23,6 +23,10 @@ class Annotated:
     child: "Annotated | None"
 
 
+class Slotted:  # no __dict__, but a class that may change: left to is_tree
+    __slots__ = ("x",)
+
+
 def plain_holder() -> Holder:
     return Holder(W=np.ones(2), lr=0.1, steps=3, name="p", done=False, extra=None, table={"a": 1})
 
@@ -34,8 +38,18 @@ def test_plain_objects_are_plainly_no_trees(value: object) -> None:
 
 
 @pytest.mark.parametrize("value", [
+    Holder(items=[1, 2]), Holder(pair=(np.ones(1),)), Holder(log=[]), Holder(rng=np.random.default_rng(0)),
+    Holder(bits=np.random.PCG64(0), empty=()),
+])
+def test_logs_and_objects_without_a_dict_are_plainly_no_trees(value: object) -> None:
+    """A list or tuple whose first item is a builtin value or an array is not all nodes; an
+    object of an immutable class without ``__dict__`` (a ``Generator``) is no user object."""
+    assert plainly_not_tree(value) and not is_tree(value)
+
+
+@pytest.mark.parametrize("value", [
     Node(Node()), Holder(root=Node(Node())), Holder(nodes=[Node(), Node()]), Annotated(),
-    Holder(items=[1, 2]), Holder(inner=Holder()), Holder(pair=(np.ones(1),)),
+    Holder(inner=Holder()), Holder(items=[Node(), 1]), Holder(slotted=Slotted()),
 ])
 def test_anything_else_leaves_it_to_is_tree(value: object) -> None:
     assert not plainly_not_tree(value)
