@@ -171,15 +171,21 @@ class Body:
         return self._op(f"{opname} {x} : {s} to {d}", dst, [(x, s)])
 
     def _float_to_int(self, x: str, src: np.dtype, dst: np.dtype) -> str:
-        """NumPy's C cast (truncation toward zero): through ``i64`` for the narrower ints, as
-        x86 converts them, so that ``-1.0`` becomes 255 in ``uint8`` as in NumPy (LLVM's
-        ``fptoui`` of a negative is poison); ``uint64`` by ``fptoui``."""
+        """NumPy's C cast (truncation toward zero) as C compilers emit it on x86: the narrow
+        ints and int32 through a signed ``i32`` conversion, uint32 through ``i64``, so that
+        ``-1.0`` becomes 255 in ``uint8`` as in NumPy (LLVM's ``fptoui`` of a negative is
+        poison); uint64 by ``fptoui`` from 2**63 up, else signed. Values outside the
+        target's range are undefined in C (NumPy warns); these follow the same instructions."""
         s, d = ELEMENT_TYPES[src.name], ELEMENT_TYPES[dst.name]
-        if dst.itemsize == 8:
-            opname = "arith.fptoui" if dst.kind == "u" else "arith.fptosi"
-            return self._op(f"{opname} {x} : {s} to {d}", dst, [(x, s)])
-        wide = self._op(f"arith.fptosi {x} : {s} to i64", "i64", [(x, s)])
-        return self._op(f"arith.trunci {wide} : i64 to {d}", dst, [(wide, "i64")])
+        if dst == np.uint64:
+            limit = min(2.0 ** 63, float(np.finfo(src).max))  # float16 stops at 65504
+            big = self.cmp(src, ("oge", "", ""), x, self.constant(limit, src))
+            signed = self._op(f"arith.fptosi {x} : {s} to i64", "i64", [(x, s)])
+            unsigned = self._op(f"arith.fptoui {x} : {s} to i64", "i64", [(x, s)])
+            return self.select(big, unsigned, signed, "i64")
+        via = "i64" if dst.itemsize == 8 or dst == np.uint32 else "i32"
+        wide = self._op(f"arith.fptosi {x} : {s} to {via}", via, [(x, s)])
+        return wide if via == d else self._op(f"arith.trunci {wide} : {via} to {d}", dst, [(wide, via)])
 
     def _in_dispatch(self, x: str, src: np.dtype, dst: np.dtype) -> str:
         """``cast`` in a 0-d ``linalg.generic``: IREE 3.13's VM has no f64 -> f32 truncation,

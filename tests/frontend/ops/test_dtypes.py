@@ -62,7 +62,8 @@ def test_float16_math_rounds_as_numpy():
 
 
 def float_to_int_casts(x):
-    return x.astype(np.uint8), x.astype(np.int8), x.astype(np.int16), x.astype(np.uint64), x.astype(np.int32)
+    return (x.astype(np.uint8), x.astype(np.int8), x.astype(np.int16), x.astype(np.uint64), x.astype(np.int32),
+            x.astype(np.uint32), x.astype(np.float16).astype(np.uint64), (x * 1e10).astype(np.uint64))
 
 
 def test_float_to_int_casts_truncate_as_numpy():
