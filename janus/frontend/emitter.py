@@ -32,8 +32,10 @@ def scalar_literal(value: object, dtype: np.dtype) -> str:
     """``value`` as an MLIR literal of element type ``dtype`` (bit pattern for inf/nan)."""
     if dtype.kind == "b":
         return "true" if value else "false"
-    if dtype.kind in "iu":
+    if dtype.kind == "i":
         return str(int(value))  # type: ignore[call-overload]
+    if dtype.kind == "u":  # signless in MLIR: the same bits as the signed value
+        return str(int(np.asarray(value).astype(dtype).view(f"i{dtype.itemsize}")))
     v = dtype.type(value)
     if np.isfinite(v):
         return f"{float(v):.17e}"
@@ -53,8 +55,18 @@ def _nested_literal(array: np.ndarray) -> str:
     return "[" + ", ".join(_nested_literal(a) for a in array) + "]"
 
 
+#: ``arith.cmpi`` predicates of signed ints -> those of unsigned ones
+UNSIGNED_PREDICATES = {"slt": "ult", "sle": "ule", "sgt": "ugt", "sge": "uge"}
+
 #: A scalar type: a NumPy dtype or an MLIR type name (``index``, ``i64``).
 ScalarType = np.dtype | str
+
+
+def refuse_half_accumulator(dtype: np.dtype) -> None:
+    """NumPy accumulates float16 sums and products in float32 (pairwise): an ``f16``
+    accumulator would round at every step, so such a reduction runs in NumPy."""
+    if dtype == np.float16:
+        raise NotConvertible("a float16 reduction or product (NumPy accumulates it in float32)")
 
 
 class Value(Protocol):
@@ -118,7 +130,8 @@ class Body:
         if not isinstance(dtype, str) and dtype.kind == "f":
             return self.op("arith.cmpf", [x, y], dtype, f"{predicate[0]}, ", result="i1")
         kind = "i" if isinstance(dtype, str) else dtype.kind
-        return self.op("arith.cmpi", [x, y], dtype, f"{predicate[1 if kind == 'i' else 2]}, ", result="i1")
+        chosen = predicate[1] if kind == "i" else UNSIGNED_PREDICATES.get(predicate[1], predicate[1]) if kind == "u" else predicate[2]
+        return self.op("arith.cmpi", [x, y], dtype, f"{chosen}, ", result="i1")
 
     def select(self, condition: str, x: str, y: str, dtype: ScalarType) -> str:
         t = mlir_type(dtype)
@@ -142,22 +155,42 @@ class Body:
             return x
         if dst.kind == "b":
             return self.cmp(src, ("une", "ne", "ne"), x, self.constant(0, src))
-        if self.host and src == np.float64 and (dst.kind != "f" or dst.itemsize < 8):
+        if self.host and (src == np.float64 and (dst.kind != "f" or dst.itemsize < 8) or np.float16 in (src, dst)):
             return self._in_dispatch(x, src, dst)
         s, d = ELEMENT_TYPES[src.name], ELEMENT_TYPES[dst.name]
         if src.kind == "f" and dst.kind == "f":
             opname = "arith.extf" if src.itemsize < dst.itemsize else "arith.truncf"
         elif dst.kind == "f":
-            opname = "arith.uitofp" if src.kind == "b" else "arith.sitofp"
+            opname = "arith.sitofp" if src.kind == "i" else "arith.uitofp"
         elif src.kind == "f":
-            opname = "arith.fptosi"
+            return self._float_to_int(x, src, dst)
+        elif src.itemsize == dst.itemsize and src.kind != "b":
+            return self._op(f"arith.bitcast {x} : {s} to {d}", dst, [(x, s)]) if s != d else x  # int8 <-> uint8: the same bits
         else:
-            opname = "arith.extui" if src.kind == "b" else ("arith.extsi" if src.itemsize < dst.itemsize else "arith.trunci")
+            opname = "arith.trunci" if src.itemsize > dst.itemsize else "arith.extsi" if src.kind == "i" else "arith.extui"
         return self._op(f"{opname} {x} : {s} to {d}", dst, [(x, s)])
 
+    def _float_to_int(self, x: str, src: np.dtype, dst: np.dtype) -> str:
+        """NumPy's C cast (truncation toward zero) as C compilers emit it on x86: the narrow
+        ints and int32 through a signed ``i32`` conversion, uint32 through ``i64``, so that
+        ``-1.0`` becomes 255 in ``uint8`` as in NumPy (LLVM's ``fptoui`` of a negative is
+        poison); uint64 by ``fptoui`` from 2**63 up, else signed. Values outside the
+        target's range are undefined in C (NumPy warns); these follow the same instructions."""
+        s, d = ELEMENT_TYPES[src.name], ELEMENT_TYPES[dst.name]
+        if dst == np.uint64:
+            limit = min(2.0 ** 63, float(np.finfo(src).max))  # float16 stops at 65504
+            big = self.cmp(src, ("oge", "", ""), x, self.constant(limit, src))
+            signed = self._op(f"arith.fptosi {x} : {s} to i64", "i64", [(x, s)])
+            unsigned = self._op(f"arith.fptoui {x} : {s} to i64", "i64", [(x, s)])
+            return self.select(big, unsigned, signed, "i64")
+        via = "i64" if dst.itemsize == 8 or dst == np.uint32 else "i32"
+        wide = self._op(f"arith.fptosi {x} : {s} to {via}", via, [(x, s)])
+        return wide if via == d else self._op(f"arith.trunci {wide} : {via} to {d}", dst, [(wide, via)])
+
     def _in_dispatch(self, x: str, src: np.dtype, dst: np.dtype) -> str:
-        """``cast`` in a 0-d ``linalg.generic``: IREE 3.13's VM has no f64 -> f32 truncation
-        and no f64 -> integer conversion ("failed to legalize arith.truncf") for host code."""
+        """``cast`` in a 0-d ``linalg.generic``: IREE 3.13's VM has no f64 -> f32 truncation,
+        no f64 -> integer conversion and no f16 at all ("failed to legalize arith.truncf")
+        for host code."""
         em = self.em
         cast = em.generic(0, (), [(em.from_scalar(x, src), [])], em.empty((), dst), [],
                           lambda b, args: b.cast(args[0], src, dst))
@@ -311,6 +344,8 @@ class Emitter:
         body: BodyFn,
     ) -> Tensor:
         """``linalg.generic`` over ``space`` loops; ``body(b, [inputs..., acc])`` yields."""
+        if reductions:
+            refuse_half_accumulator(init.dtype)
         maps = [affine_map(space, exprs) for _, exprs in inputs] + [affine_map(space, out_exprs)]
         iterators = ", ".join('"reduction"' if i in reductions else '"parallel"' for i in range(space))
         b = Body(self)
@@ -347,6 +382,7 @@ class Emitter:
         return self.generic(rank, (), [(t, exprs(t)) for t in inputs], init, [f"d{i}" for i in range(rank)], body)
 
     def matmul(self, a: Tensor, b: Tensor) -> Tensor:
+        refuse_half_accumulator(a.dtype)
         shape = (a.shape[0], b.shape[1])
         if a.shape[1] == 1:  # an outer product: elementwise, fused by IREE with its consumers
             mul = "arith.mulf" if a.dtype.kind == "f" else "arith.muli"

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from typing import Collection, Sequence
 
 from janus.frontend.emitter import Emitter, function_text
-from janus.frontend.values import Tensor, Weak
+import numpy as np
+
+from janus.frontend.values import NotConvertible, Tensor, Weak, tensor_type
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,44 @@ class _Scalar:
 
 def _element(t: Tensor) -> str:
     return t.type.removeprefix("tensor<").removesuffix(">")
+
+
+def _unsigned(type_: str) -> str:
+    """``tensor<4xi8>`` as ``tensor<4xui8>``."""
+    return type_.replace("xi", "xui") if "x" in type_ else type_.replace("<i", "<ui")
+
+
+def _unsigned_input(em: Emitter, t: Tensor, index: int) -> _Scalar:
+    """An unsigned-int parameter (``tensor<4xui8>``: the runtime then takes ``uint8``
+    arrays), bitcast to the signless tensor ``t`` the body uses."""
+    if not t.static or t.size < 2:
+        raise NotConvertible(f"a {t.dtype.name} argument of one element (or of ? dims): IREE 3.13 cannot bufferize its tensor.bitcast")
+    param = _Scalar(f"%unsigned_in{index}", _unsigned(t.type))
+    em.define(param)
+    em.append(f"{t.name} = tensor.bitcast {param.name} : {param.type} to {t.type}", [(param.name, param.type)])
+    return param
+
+
+def _unsigned_output(em: Emitter, t: Tensor, index: int) -> _Scalar:
+    """The unsigned-int result ``t`` as ``tensor<..xui8>``. A one-element result is bitcast
+    as two elements and sliced afterwards: IREE 3.13 cannot bufferize a one-element
+    ``tensor.bitcast``."""
+    if not t.static:
+        raise NotConvertible(f"a {t.dtype.name} result of ? dims: IREE 3.13 cannot bufferize a one-element tensor.bitcast")
+    name = f"%unsigned_out{index}"
+    if t.size > 1:
+        em.append(f"{name} = tensor.bitcast {t.name} : {t.type} to {_unsigned(t.type)}", [(t.name, t.type)])
+        return _Scalar(name, _unsigned(t.type))
+    pair = em.concat([em.reshape(t, (1,)), em.literal(np.zeros(1, t.dtype))], 0, (2,))
+    slice_type = _unsigned(tensor_type((1,), t.dtype))
+    em.append(f"{name}_pair = tensor.bitcast {pair.name} : {pair.type} to {_unsigned(pair.type)}", [(pair.name, pair.type)])
+    em.append(f"{name}_one = tensor.extract_slice {name}_pair[0] [1] [1] : {_unsigned(pair.type)} to {slice_type}")
+    if t.shape == (1,):
+        return _Scalar(f"{name}_one", slice_type)
+    reshape = "collapse_shape" if not t.shape else "expand_shape"
+    grouping = "[]" if not t.shape else f"[[{', '.join(str(i) for i in range(t.ndim))}]] output_shape {list(t.shape)}"
+    em.append(f"{name} = tensor.{reshape} {name}_one {grouping} : {slice_type} into {_unsigned(t.type)}")
+    return _Scalar(name, _unsigned(t.type))
 
 
 def scalar_results(outputs: Sequence[Tensor], returned: Collection[int]) -> frozenset[int]:
@@ -49,8 +89,14 @@ def entry_function(name: str, em: Emitter, inputs: Sequence[Tensor], outputs: Se
         params[i] = _Scalar(f"%scalar_in{i}", _element(t))
         em.define(params[i])
         em.tensor_of(t.name, params[i].name, t.dtype)
+    for i, t in enumerate(inputs):
+        if t.dtype.kind == "u" and i not in scalar_inputs:
+            params[i] = _unsigned_input(em, t, i)
     prologue, em.lines = em.lines, body
     results: list[Tensor | _Scalar] = list(outputs)
     for i in scalar_outputs:
         results[i] = _Scalar(em.scalar(outputs[i]), _element(outputs[i]))
+    for i, t in enumerate(outputs):
+        if t.dtype.kind == "u" and i not in scalar_outputs:
+            results[i] = _unsigned_output(em, t, i)
     return function_text(name, params, results, [*prologue, *heap_prologue, *em.lines])  # type: ignore[arg-type]

@@ -15,8 +15,14 @@ from typing import Any
 
 import numpy as np
 
-#: NumPy dtypes the graph generator handles, and their MLIR element types.
-ELEMENT_TYPES = {"float32": "f32", "float64": "f64", "int64": "i64", "bool": "i1"}
+#: NumPy dtypes the graph generator handles, and their MLIR element types. Unsigned ints
+#: are signless in MLIR like the signed ones; their ops differ (``divui``, ``cmpi ult``,
+#: ``extui``), chosen by the NumPy dtype each ``Tensor`` keeps, and the entry function
+#: declares them ``ui8``... at its boundary so that the runtime passes ``uint8`` arrays.
+ELEMENT_TYPES = {
+    "float16": "f16", "float32": "f32", "float64": "f64", "bool": "i1",
+    **{f"{sign}int{bits}": f"i{bits}" for bits in (8, 16, 32, 64) for sign in ("", "u")},
+}
 
 
 class NotConvertible(Exception):

@@ -361,6 +361,7 @@ _ELEMENTS: dict[str, tuple[np.dtype, rt.HalElementType]] = {
     "i16": (np.dtype(np.int16), rt.HalElementType.SINT_16),
     "i32": (np.dtype(np.int32), rt.HalElementType.SINT_32),
     "i64": (np.dtype(np.int64), rt.HalElementType.SINT_64),
+    **{f"ui{b}": (np.dtype(f"uint{b}"), getattr(rt.HalElementType, f"UINT_{b}")) for b in (8, 16, 32, 64)},
     "f16": (np.dtype(np.float16), rt.HalElementType.FLOAT_16),
     "f32": (np.dtype(np.float32), rt.HalElementType.FLOAT_32),
     "f64": (np.dtype(np.float64), rt.HalElementType.FLOAT_64),

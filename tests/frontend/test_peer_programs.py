@@ -17,7 +17,7 @@ import janus
 from janus.frontend.jit import JitFunction
 from tests.helpers import assert_same
 from tests.helpers.peer_state import same_tree
-from tests.helpers.peer_programs import adam, attention, conv, gru, kmeans, layers, logreg, mlp_dict
+from tests.helpers.peer_programs import adam, attention, conv, decoder, features, geometry, gru, image_stats, kmeans, layers, logreg, mlp_dict
 
 
 def only_version(jf: JitFunction) -> Any:
@@ -133,17 +133,15 @@ def test_python_scalars_on_the_heap_become_graph_inputs_once_they_vary():
 
 
 # ---- a small conv net ---------------------------------------------------------------------------
-def test_conv_net_on_float_images_compiles_and_on_uint8_runs_in_python():
+def test_conv_net_compiles_on_float_images_and_on_uint8_ones():
     net = conv.ConvNet()
     images = np.random.default_rng(4).integers(0, 256, (2, 3, 8, 8))
-    predict = janus.jit(conv.ConvNet.predict, warmup=1)
-    floats = images.astype(np.float32)
-    for _ in range(2):
-        same_tree(predict(net, floats), net.predict(floats))
-    fully_compiled(predict, 1)
-    as_bytes = images.astype(np.uint8)
-    same_tree(predict(net, as_bytes), net.predict(as_bytes))
-    assert "dtype uint8 is not supported" in janus.explain(predict)
+    for dtype in (np.float32, np.uint8):
+        predict = janus.jit(conv.ConvNet.predict, warmup=1)
+        pixels = images.astype(dtype)
+        for _ in range(2):
+            same_tree(predict(net, pixels), net.predict(pixels))
+        fully_compiled(predict, 1)
 
 
 # ---- a GRU in a dataclass --------------------------------------------------------------------------
@@ -252,3 +250,53 @@ def test_a_heap_int_that_fixes_a_shape_stays_exact():
         same_tree(step(w_jit, x), w_py.step(x))
         same_tree(w_jit, w_py)
     assert "heap values kept exact (self.n)" in janus.explain(step)
+
+
+# ---- NumPy functions people reach for (tests/helpers/peer_programs/{decoder,features,image_stats}.py) ----
+def _unsupported_calls(jf: JitFunction) -> set[str]:
+    """The calls ``janus.explain`` reports as run in Python (``call to f is not supported``)."""
+    report = janus.explain(jf)
+    return {line.split("call to ")[1].split(" is not")[0] for line in report.splitlines() if "is not supported" in line}
+
+
+def test_einsum_decoder_layer_compiles_finfo_mask_and_norm_included():
+    params, x = decoder.init(), np.random.default_rng(8).standard_normal((2, 5, 16)).astype(np.float32)
+    layer = janus.jit(decoder.layer, warmup=1)
+    for _ in range(2):
+        same_tree(layer(params, x), decoder.layer(params, x))
+    fully_compiled(layer, 1)
+
+
+def test_feature_pipeline_compiles_all_but_argpartition():
+    """``np.argpartition``'s order inside each side is NumPy's introselect's: it runs in Python
+    (co-execution); diff, nan_to_num, take_along_axis, argsort, split, roll, tile... compile."""
+    rng = np.random.default_rng(9)
+    raw = (rng.standard_normal((6, 8)) * 30).astype(np.float32)
+    raw[0, 0], raw[1, 1], raw[2, 2] = np.nan, np.inf, -np.inf
+    weights = rng.standard_normal((24, 5)).astype(np.float32)
+    run = janus.jit(features.pipeline, warmup=1)
+    for _ in range(2):
+        same_tree(run(raw, weights), features.pipeline(raw, weights))
+    assert _unsupported_calls(run) == {"argpartition"}, janus.explain(run)
+
+
+def test_uint8_image_statistics_compile():
+    images = np.random.default_rng(10).integers(0, 256, (3, 6, 6, 3)).astype(np.uint8)
+    stats = janus.jit(image_stats.batch_stats, warmup=1)
+    for _ in range(2):
+        same_tree(stats(images), image_stats.batch_stats(images))
+    fully_compiled(stats, 1)
+    gray, darker = stats(images)[1:4:2]
+    assert gray.dtype == darker.dtype == np.uint8
+
+
+def test_point_geometry_compiles_rotation_matrix_from_a_nested_list_included():
+    rng = np.random.default_rng(11)
+    xs, ys = rng.standard_normal(5).astype(np.float32), rng.standard_normal(5).astype(np.float32)
+    shift, patch = np.array([0.5, -1.0], np.float32), rng.standard_normal((4, 4)).astype(np.float32)
+    transform, augment = janus.jit(geometry.transform, warmup=1), janus.jit(geometry.augment_patch, warmup=1)
+    for degrees in (30.0, 30.0):
+        same_tree(transform(xs, ys, np.float32(degrees), shift), geometry.transform(xs, ys, np.float32(degrees), shift))
+        same_tree(augment(patch, 3), geometry.augment_patch(patch, 3))
+    fully_compiled(transform, 1)
+    fully_compiled(augment, 1)

@@ -59,14 +59,15 @@ WRITTEN: dict[str, list[str]] = {
     "astype": ["x.astype(np.float64)", "x.astype(np.int64)", "x.astype(bool)"],
     "concatenate": ["np.concatenate([x, x], axis=1)", "np.concatenate((x, x * 2))"],
     "stack": ["np.stack([y, y], axis=1)"],
-    "array": ["np.array([y, y * 2])"],
+    "array": ["np.array([y, y * 2])", "np.array([[x[0, 0], -x[1, 1]], [x[1, 1], x[0, 0]]])", "np.array([[y, y], (y, y)])",
+              "np.array([[x[0, 0], 1], [2, x[2, 3]]])"],
     "getitem": ["x[1:, ::2]", "x[..., 1]", "x[None, 2]"],
     "gather": ["x[[0, 2, 0]]", "y[np.array([3, 1])]", "x[:, [0, 2, 0]]", "x[None][:, 1, np.array([[3], [0]])]", "x[:, range(1, 3)]"],
     "copy": ["np.copy(x)"],
     "zeros_like": ["np.zeros_like(x)"],
     "ones_like": ["np.ones_like(x, dtype=np.float32)"],
     "full_like": ["np.full_like(x, 2)"],
-    "empty_like": ["np.empty_like(x)[:0]"],  # none of its undefined contents
+    "empty_like": ["np.zeros_like(np.empty_like(x)) + x", "np.empty_like(x).shape[0] + y"],
     "pad": ["np.pad(x, 1)", "np.pad(x, ((1, 0), (0, 2)), constant_values=3)", "np.pad(x, 1, mode='edge')",
             "np.pad(x, ((2, 0), (0, 3)), 'edge')", "np.pad(y, (0, 2), mode='edge')"],
     "round": ["np.round(x)", "np.around(y)", "x.round()"],
@@ -93,6 +94,11 @@ WRITTEN: dict[str, list[str]] = {
     "var": ["np.var(x, axis=0)", "x.var(ddof=1)", "np.var(y, keepdims=True)"],
     "std": ["np.std(x, axis=1)", "x.std(ddof=1, keepdims=True)", "np.std(y)"],
     "flip": ["np.flip(x)", "np.flip(x, 1)", "np.flip(y, axis=(0,))"],
+    "rot90": ["np.rot90(x)", "np.rot90(x, 2)", "np.rot90(x, -1)", "np.rot90(x, 3, axes=(1, 0))", "np.rot90(x[None], 1, (0, 2))"],
+    "column_stack": ["np.column_stack([y, y * 2])", "np.column_stack((x, x[:, :1]))", "np.column_stack([x[:, 0], x])"],
+    "dstack": ["np.dstack([x, x])", "np.dstack((y, y))", "np.dstack([x[0], y])"],
+    "isclose": ["np.isclose(x, y)", "np.isclose(x, x + 1e-7)", "np.isclose(x, 2, rtol=0.5)", "np.isclose(x, x, equal_nan=True)",
+                "np.isclose(y, x, atol=0.1)"],
     "fliplr": ["np.fliplr(x)"],
     "flipud": ["np.flipud(x)"],
     "roll": ["np.roll(x, 1)", "np.roll(x, -1, axis=1)", "np.roll(x, (1, 2), axis=(0, 1))", "np.roll(y, 6)"],
@@ -122,12 +128,15 @@ WRITTEN: dict[str, list[str]] = {
     "cumsum": ["np.cumsum(x)", "np.cumsum(x, axis=0)", "x.cumsum(1)", "np.cumsum(y, dtype=np.float32)", "np.cumsum(x[:, :0], 1)"],
     "cumprod": ["np.cumprod(x, axis=-1)", "x.cumprod()", "np.cumprod(y, 0)"],
     "power": ["x ** 2", "x ** 3", "y ** 0", "x ** -1", "2 ** y", "np.power(x, 0.5)"],
+    "diff": ["np.diff(x)", "np.diff(x, axis=0)", "np.diff(x, n=2)", "np.diff(y, 3)", "np.diff(x, n=0)"],
+    "nan_to_num": ["np.nan_to_num(x)", "np.nan_to_num(x, nan=-1.0, posinf=5.0)", "np.nan_to_num(y, neginf=-7.0)"],
 }
 #: folded creation functions: the form adds the constant to a traced operand
 CREATION: dict[str, str] = {
     "zeros": "np.zeros(4)", "ones": "np.ones((3, 4))", "full": "np.full(4, 2)", "arange": "np.arange(4)",
     "empty": "np.zeros_like(np.empty(4))", "eye": "np.eye(3, 4)", "identity": "np.identity(4)[1]",
-    "linspace": "np.linspace(0, 1, 4)", "tri": "np.tri(3, 4)",
+    "linspace": "np.linspace(0, 1, 4)", "tri": "np.tri(3, 4)", "finfo": "np.finfo(np.float32).eps",
+    "iinfo": "np.iinfo(np.int8).max", "logspace": "np.logspace(0, 1, 4)",
 }
 
 

@@ -237,6 +237,8 @@ class HeapTracker:
                 self.values[path] = t
             return t
         if spec.kind == "array":
+            if value.dtype.kind == "u":  # externalized heap values keep the body's signless type
+                raise NotConvertible(f"{label} is a {value.dtype.name} array: unsigned arrays are supported as arguments and results, not in the heap")
             t = Tensor(self._get(ref, kind, key, tensor_type(value.shape, value.dtype)), value.shape, value.dtype)
             self._typed(path, t.type)
             self.owners[t.name] = path
@@ -278,6 +280,8 @@ class HeapTracker:
             raise NotConvertible(
                 f"writing a {type(value).__name__} to {label}: only arrays computed by the graph are stored on the heap"
             )
+        if any(t.dtype.kind == "u" for t in _leaves(value)):
+            raise NotConvertible(f"writing an unsigned array to {label}: unsigned arrays are supported as arguments and results, not in the heap")
         try:
             step(ref.obj, kind, key, write=True)
         except HeapMiss as e:
@@ -409,3 +413,10 @@ class HeapTracker:
             structures=tuple(self.layouts.items()),
             scalars=tuple((path, t.python_type) for path, t in self.written.items() if isinstance(t, Weak)),
         )
+
+
+def _leaves(value: Any) -> list[Tensor]:
+    """The tensors of a value written to the heap (a tensor, or a tuple or list of them)."""
+    if isinstance(value, Tensor):
+        return [value]
+    return [t for item in value for t in _leaves(item)] if type(value) in (tuple, list) else []

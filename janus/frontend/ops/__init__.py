@@ -1,10 +1,10 @@
 """The NumPy op library: one record per op (bind, shape/dtype rule, lowering, VJPs).
 
 Importing the package registers every op (``registry``): the NumPy entries by family
-(``op_table``, ``ufuncs``, ``reductions``, ``cumulative``, ``shape``, ``selection``,
+(``op_table``, ``ufuncs``, ``reductions``, ``cumulative``, ``differences``, ``closeness``, ``shape``, ``selection``,
 ``sorting``, ``splitting``, ``linalg``, ``norms``), the advanced-indexing gather (``advanced``) and the
 ``janus.nn`` entries (``nn_ops``).
 """
 
-from janus.frontend.ops import (advanced, cumulative, linalg, nn_ops, norms, op_table, reductions,  # noqa: F401  (registers the ops)
+from janus.frontend.ops import (advanced, closeness, cumulative, differences, linalg, nn_ops, norms, op_table, reductions,  # noqa: F401  (registers the ops)
                                 selection, shape, sorting, splitting, ufuncs)

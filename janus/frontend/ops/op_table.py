@@ -61,8 +61,17 @@ def result_dtype(eager: Callable[..., Any], *args: Any, **kwargs: Any) -> np.dty
     try:
         with np.errstate(all="ignore"):
             return check_dtype(np.asarray(eager(*args, **kwargs)).dtype)
-    except (TypeError, ValueError) as e:
-        raise NotConvertible(f"NumPy rejects these operand dtypes: {e}") from None
+    except (TypeError, ValueError, OverflowError) as e:  # NumPy raises it again when the call runs in Python
+        raise NotConvertible(f"NumPy rejects these operands: {e}") from None
+
+
+def static_operand(x: Any, dtype: np.dtype) -> np.ndarray:
+    """A static operand as ``dtype``: a Python int outside its range (``uint8_array < -1``,
+    which NumPy 2 answers by value) is not converted."""
+    try:
+        return np.asarray(x, dtype)
+    except OverflowError as e:
+        raise NotConvertible(f"{e} (NumPy compares it by value)") from None
 
 
 def cast(em: Emitter, x: Any, dtype: np.dtype) -> Tensor:
@@ -113,11 +122,16 @@ def conform(em: Emitter, result: Any, target: Tensor, what: str) -> Tensor:
 ScalarFn = Callable[[Body, np.dtype, list[str]], str]
 
 
+#: integer ops whose unsigned form differs (the others wrap alike on signless bits)
+UNSIGNED_OPS = {"arith.maxsi": "arith.maxui", "arith.minsi": "arith.minui", "arith.divsi": "arith.divui",
+                "arith.remsi": "arith.remui", "arith.shrsi": "arith.shrui"}
+
+
 def by_kind(float_op: str | None, int_op: str | None, bool_op: str | None = None) -> ScalarFn:
     """A body applying the arith/math op for the compute dtype's kind."""
 
     def body(b: Body, dtype: np.dtype, xs: list[str]) -> str:
-        opname = {"f": float_op, "i": int_op, "b": bool_op}[dtype.kind]
+        opname = {"f": float_op, "i": int_op, "u": int_op and UNSIGNED_OPS.get(int_op, int_op), "b": bool_op}[dtype.kind]
         if opname is None:
             raise NotConvertible(f"no {dtype.name} form of this operation")
         return b.op(opname, xs, dtype)
@@ -144,8 +158,13 @@ def compare(float_pred: str, int_pred: str, bool_pred: str) -> ScalarFn:
     return lambda b, dtype, xs: b.cmp(dtype, (float_pred, int_pred, bool_pred), xs[0], xs[1])
 
 
+def _absolute(b: Body, dtype: np.dtype, xs: list[str]) -> str:
+    """``|x|``; unsigned ints are their own magnitude."""
+    return xs[0] if dtype.kind == "u" else by_kind("math.absf", "math.absi")(b, dtype, xs)
+
+
 def _negative(b: Body, dtype: np.dtype, xs: list[str]) -> str:
-    if dtype.kind == "i":
+    if dtype.kind in "iu":  # unsigned: wraps, as NumPy's
         return b.op("arith.subi", [b.constant(0, dtype), xs[0]], dtype)
     return by_kind("arith.negf", None)(b, dtype, xs)
 
@@ -186,15 +205,22 @@ def elementwise(
         shape, dtype = spec
         samples = [sample(x) for x in args["xs"]]
         targets = compute(samples, dtype) if compute else [dtype] * len(samples)
-        inputs = [x if isinstance(x, Tensor) else em.literal(np.asarray(x, t)) for x, t in zip(args["xs"], targets)]
+        inputs = [x if isinstance(x, Tensor) else em.literal(static_operand(x, t)) for x, t in zip(args["xs"], targets)]
+        targets = [HALF_COMPUTE if t == np.float16 else t for t in targets]
 
         def body(b: Body, a: list[str]) -> str:
             cast_args = [b.cast(v, t.dtype, d) for v, t, d in zip(a, inputs, targets)]
-            return scalar(b, targets[-1], cast_args)
+            result = scalar(b, targets[-1], cast_args)
+            return b.cast(result, HALF_COMPUTE, dtype) if dtype == np.float16 and targets[-1] == HALF_COMPUTE else result
 
         return em.elementwise(inputs, shape, dtype, body)
 
     return Op(name, eager, _ufunc_bind(nin), rule, lower, dynamic=True, vjp=vjp, **story)
+
+
+#: NumPy's float16 loops compute in float32 and round each result to float16 (IREE's own
+#: f16 math differs from that by an ulp), so the lowering does the same
+HALF_COMPUTE = np.dtype(np.float32)
 
 
 def _promoted(samples: list[Any], out: np.dtype) -> list[np.dtype]:
@@ -219,7 +245,7 @@ ELEMENTWISE = [
     elementwise("exp", np.exp, by_kind("math.exp", None), 1, vjp=vjp_numpy.exp),
     elementwise("log", np.log, by_kind("math.log", None), 1, vjp=vjp_numpy.log),
     elementwise("sqrt", np.sqrt, by_kind("math.sqrt", None), 1, vjp=vjp_numpy.sqrt),
-    elementwise("absolute", np.absolute, by_kind("math.absf", "math.absi"), 1, vjp=vjp_numpy.absolute),
+    elementwise("absolute", np.absolute, _absolute, 1, vjp=vjp_numpy.absolute),
     elementwise("maximum", np.maximum, by_kind("arith.maximumf", "arith.maxsi"), 2, vjp=vjp_numpy.maximum),
     elementwise("minimum", np.minimum, by_kind("arith.minimumf", "arith.minsi"), 2, vjp=vjp_numpy.minimum),
     elementwise("less", np.less, compare("olt", "slt", "ult"), 2, _promoted, no_grad=BOOL_RESULT),
@@ -303,7 +329,7 @@ def _extreme(sign: int) -> Callable[[np.dtype], Any]:
     def identity(dtype: np.dtype) -> Any:
         if dtype.kind == "f":
             return sign * np.inf
-        if dtype.kind == "i":
+        if dtype.kind in "iu":
             info = np.iinfo(dtype)
             return info.min if sign < 0 else info.max
         raise NotConvertible(f"max/min of {dtype.name} is not supported")
@@ -505,23 +531,39 @@ def join(name: str, eager: Callable[..., Any], new_axis: bool) -> Op:
 def _array_bind(object: Any, dtype: Any = None, *, copy: bool = True, order: str = "K", subok: bool = False,
                 ndmin: int = 0, like: Any = None) -> Args:
     items = object if isinstance(object, (list, tuple)) else None
-    if not items or any(isinstance(x, (list, tuple)) for x in items) or ndmin or like is not None:
-        raise NotConvertible("np.array of traced values takes a flat, non-empty list or tuple of arrays or numbers")
+    if not items or ndmin or like is not None:
+        raise NotConvertible("np.array of traced values takes a non-empty list or tuple of arrays, numbers or such lists")
     return {"arrays": list(items), "axis": 0, "out": None, "dtype": dtype}
 
 
+def _item_shape(x: Any) -> Shape:
+    """The shape NumPy gives an item of ``np.array``'s list (a nested list: its own rows')."""
+    if not isinstance(x, (list, tuple)):
+        return shape_of(x)
+    rows = {_item_shape(item) for item in x}
+    if len(rows) != 1:
+        raise NotConvertible(f"np.array of a ragged nested list (rows of shapes {sorted(rows)})")
+    return (len(x), *rows.pop())
+
+
+def _item_sample(x: Any) -> Any:
+    return [_item_sample(item) for item in x] if isinstance(x, (list, tuple)) else sample(x)
+
+
 def array_op(stack: Op) -> Op:
-    """``np.array([a, b, ...])`` of traced values: their stack, cast as NumPy would."""
+    """``np.array([a, b, ...])`` of traced values: their stack, cast as NumPy would; a
+    nested list (``np.array([[c, -s], [s, c]])``) is a stack of its rows' arrays."""
 
     def rule(args: Args) -> Spec:
-        shapes = {shape_of(x) for x in args["arrays"]}
+        shapes = {_item_shape(x) for x in args["arrays"]}
         if len(shapes) != 1:
             raise NotConvertible(f"np.array of items of different shapes {sorted(shapes)}")
-        dtype = result_dtype(np.array, [sample(x) for x in args["arrays"]], dtype=args["dtype"])
+        dtype = result_dtype(np.array, [_item_sample(x) for x in args["arrays"]], dtype=args["dtype"])
         return (len(args["arrays"]), *shapes.pop()), dtype
 
     def lower(em: Emitter, args: Args, spec: Spec) -> Tensor:  # the stack casts each item to spec's dtype
-        return stack.lower(em, {**args, "dtype": None}, spec)
+        rows = [apply(em, OPS["array"], [x], {"dtype": spec[1]}) if isinstance(x, (list, tuple)) else x for x in args["arrays"]]
+        return stack.lower(em, {**args, "arrays": rows, "dtype": None}, spec)
 
     return Op("array", np.array, _array_bind, rule, lower, vjp=vjp_numpy.join_vjp(new_axis=True))
 
@@ -690,7 +732,10 @@ OTHERS = [
     creation("eye", np.eye),
     creation("identity", np.identity),
     creation("linspace", np.linspace),
+    creation("logspace", np.logspace),
     creation("tri", np.tri),
+    creation("finfo", np.finfo),  # ``np.finfo(x.dtype).min``: the dtype of a traced array is static
+    creation("iinfo", np.iinfo),
     Op("pad", np.pad, padding.bind, padding.rule, padding.lower, vjp=padding.vjp),
 ]
 

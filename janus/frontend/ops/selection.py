@@ -1,7 +1,7 @@
 """Selection entries with static arguments: flip (fliplr, flipud), roll, tile, repeat and
 take (static indices) rearrange ``a`` by slices joined along an axis; triu and tril mask
 it; broadcast_to broadcasts it; diagonal (and diag of a 2-d array) is a strided slice,
-diag of a 1-d array a select into a square. Each lowering is made of reshapes, ``extract_slice``,
+diag of a 1-d array a select into a square; rot90 is NumPy's own flips and axis swap. Each lowering is made of reshapes, ``extract_slice``,
 ``concat`` and one elementwise generic, whose compiled gradients janus-autodiff derives;
 the shape and dtype are NumPy's own on a zero-memory stand-in, and every tape VJP is the
 one of a linear selection (``selection_vjp``)."""
@@ -14,7 +14,7 @@ import numpy as np
 
 from janus.frontend.emitter import Emitter
 from janus.frontend.ops.op_table import conform, normalize_axis
-from janus.frontend.ops.registry import METHODS, OPS, Args, Op, Spec, register
+from janus.frontend.ops.registry import METHODS, OPS, Args, Op, Spec, apply, register
 from janus.frontend.values import NotConvertible, Shape, Tensor
 
 #: a plan step: a reshape to a shape, or (axis, [(start, stop), ...]): those runs joined along axis
@@ -122,6 +122,27 @@ def _flip_axis(axis: int) -> Callable[[Any], Args]:
     return lambda m: {"a": m, "axis": axis}
 
 
+# ---- rot90: NumPy's own flips and transpose
+def _rot90_bind(m: Any, k: Any = 1, axes: Any = (0, 1)) -> Args:
+    return {"a": m, "k": k, "axes": axes}
+
+
+def _rot90_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+    """``np.rot90``'s steps: k % 4 quarter turns as flips and one axis swap."""
+    m, k = args["a"], int(_static_ints(args["k"], "rot90's k")) % 4
+    first, second = (normalize_axis(a, m.ndim) for a in args["axes"])
+    perm = list(range(m.ndim))
+    perm[first], perm[second] = perm[second], perm[first]
+    flip, transpose = OPS["flip"], OPS["transpose"]
+    if k == 0:
+        return m
+    if k == 2:
+        return apply(em, flip, [apply(em, flip, [m, first], {}), second], {})
+    if k == 1:
+        return apply(em, transpose, [apply(em, flip, [m, second], {}), perm], {})
+    return apply(em, flip, [apply(em, transpose, [m, perm], {}), second], {})
+
+
 # ---- roll
 def _roll_bind(a: Any, shift: Any, axis: Any = None) -> Args:
     return {"a": a, "shift": shift, "axis": axis}
@@ -194,6 +215,7 @@ def _take(a: Any, indices: Any, axis: Any = None) -> Any:
 
 REARRANGING = [
     rearranging("flip", np.flip, _flip_bind, _flip_plan),
+    Op("rot90", np.rot90, _rot90_bind, _rule(np.rot90), _rot90_lower, vjp=selection_vjp(np.rot90)),
     rearranging("fliplr", np.fliplr, _flip_axis(1), _flip_plan, numpy=np.flip),
     rearranging("flipud", np.flipud, _flip_axis(0), _flip_plan, numpy=np.flip),
     rearranging("roll", np.roll, _roll_bind, _roll_plan),

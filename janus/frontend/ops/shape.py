@@ -147,6 +147,16 @@ def _hstack_shape(shape: Shape) -> Shape:
     return shape if shape else (1,)
 
 
+def _column_shape(shape: Shape) -> Shape:
+    """``np.column_stack``: 1-d (and 0-d) operands as columns."""
+    return (*shape, 1) if len(shape) == 1 else shape if shape else (1, 1)
+
+
+def _dstack_shape(shape: Shape) -> Shape:
+    """NumPy's ``atleast_3d``: (n,) as (1, n, 1), (m, n) as (m, n, 1)."""
+    return {0: (1, 1, 1), 1: (1, *shape, 1), 2: (*shape, 1)}.get(len(shape), shape)
+
+
 def stacking(name: str, eager: Callable[..., Any], reshape: Callable[[Shape], Shape], axis: Callable[[int], int]) -> Op:
     """``concatenate`` along ``axis(ndim)`` of the operands reshaped by ``reshape``."""
 
@@ -177,5 +187,7 @@ def stacking(name: str, eager: Callable[..., Any], reshape: Callable[[Shape], Sh
 STACKS = [
     stacking("vstack", np.vstack, _vstack_shape, lambda ndim: 0),
     stacking("hstack", np.hstack, _hstack_shape, lambda ndim: 0 if ndim == 1 else 1),
+    stacking("column_stack", np.column_stack, _column_shape, lambda ndim: 1),
+    stacking("dstack", np.dstack, _dstack_shape, lambda ndim: 2),
 ]
 register(*STACKS)

@@ -70,11 +70,17 @@ def math_fn(name: str, eager: Any, body: ScalarFn, vjp: v.VJP) -> Any:
 
 # ---- scalar bodies ------------------------------------------------------------------------
 def _square(b: Body, t: np.dtype, xs: list[str]) -> str:
-    return b.op({"f": "arith.mulf", "i": "arith.muli", "b": "arith.andi"}[t.kind], [xs[0], xs[0]], t)
+    return b.op({"f": "arith.mulf", "i": "arith.muli", "u": "arith.muli", "b": "arith.andi"}[t.kind], [xs[0], xs[0]], t)
 
 
 def _reciprocal(b: Body, t: np.dtype, xs: list[str]) -> str:
     return by_kind("arith.divf", None)(b, t, [b.constant(1, t), xs[0]])
+
+
+def _scaled(numerator: float, denominator: float) -> ScalarFn:
+    """``x * (numerator / denominator)``, the factor divided in the compute dtype, as
+    NumPy's ``deg2rad``/``rad2deg`` loops do (``180.0f / NPY_PIf`` for float32)."""
+    return lambda b, t, xs: b.op("arith.mulf", [xs[0], b.constant(t.type(numerator) / t.type(denominator), t)], t)
 
 
 def _positive(b: Body, t: np.dtype, xs: list[str]) -> str:
@@ -116,7 +122,7 @@ def _abs_compare(predicate: str, int_value: bool) -> ScalarFn:
 
 def _signbit(b: Body, t: np.dtype, xs: list[str]) -> str:
     """The sign bit (set on -0.0 and negative NaNs): the float's bits as a signed int < 0."""
-    if t.kind == "b":
+    if t.kind in "bu":
         return b.constant(False, BOOL)
     bits = b.bitcast(xs[0], t, f"i{t.itemsize * 8}") if t.kind == "f" else xs[0]
     width = f"i{t.itemsize * 8}"
@@ -151,12 +157,21 @@ def _float_divmod(b: Body, t: np.dtype, x: str, y: str) -> tuple[str, str]:
     return b.select(y_zero, quotient, floordiv, t), b.select(y_zero, b.op("arith.remf", [x, y], t), mod, t)
 
 
+def _unsigned_by_nonzero(b: Body, t: np.dtype, opname: str, x: str, y: str) -> str:
+    """``divui``/``remui`` (floor and modulo agree for unsigned ints) with 0 where ``y`` is 0, as NumPy."""
+    zero, one = b.constant(0, t), b.constant(1, t)
+    is_zero = b.cmp(t, "eq", y, zero)
+    return b.select(is_zero, zero, b.op(opname, [x, b.select(is_zero, one, y, t)], t), t)
+
+
 def _floor_divide(b: Body, t: np.dtype, xs: list[str]) -> str:
     x, y = xs
     if t.kind == "f":
         return _float_divmod(b, t, x, y)[0]
     if t.kind == "b":
         return b.op("arith.andi", [x, y], t)  # NumPy has no bool floor_divide: the rule already refused it
+    if t.kind == "u":
+        return _unsigned_by_nonzero(b, t, "arith.divui", x, y)
     safe, is_zero, is_minus_one = _safe_divisor(b, t, y)
     q = b.op("arith.floordivsi", [x, safe], t)
     q = b.select(is_minus_one, b.op("arith.subi", [b.constant(0, t), x], t), q, t)
@@ -168,6 +183,8 @@ def _remainder(b: Body, t: np.dtype, xs: list[str]) -> str:
     x, y = xs
     if t.kind == "f":
         return _float_divmod(b, t, x, y)[1]
+    if t.kind == "u":
+        return _unsigned_by_nonzero(b, t, "arith.remui", x, y)
     safe, is_zero, _ = _safe_divisor(b, t, y)
     r = b.op("arith.remsi", [x, safe], t)
     zero = b.constant(0, t)
@@ -181,6 +198,8 @@ def _fmod(b: Body, t: np.dtype, xs: list[str]) -> str:
     """C's fmod: the dividend's sign."""
     if t.kind == "f":
         return b.op("arith.remf", xs, t)
+    if t.kind == "u":
+        return _unsigned_by_nonzero(b, t, "arith.remui", *xs)
     safe, is_zero, _ = _safe_divisor(b, t, xs[1])
     return b.select(is_zero, b.constant(0, t), b.op("arith.remsi", [xs[0], safe], t), t)
 
@@ -211,13 +230,14 @@ def _shift(left: bool) -> ScalarFn:
 
     def body(b: Body, t: np.dtype, xs: list[str]) -> str:
         x, n = xs
-        if t.kind != "i":
+        if t.kind not in "iu":
             raise NotConvertible(f"{'left' if left else 'right'}_shift of {t.name}")
         bits = b.constant(t.itemsize * 8, t)
         ok = b.cmp(t, "ult", n, bits)
-        shifted = b.op("arith.shli" if left else "arith.shrsi", [x, b.select(ok, n, b.constant(0, t), t)], t)
+        right = "arith.shrsi" if t.kind == "i" else "arith.shrui"
+        shifted = b.op("arith.shli" if left else right, [x, b.select(ok, n, b.constant(0, t), t)], t)
         zero = b.constant(0, t)
-        overflow = zero if left else b.select(b.cmp(t, "slt", x, zero), b.constant(-1, t), zero, t)
+        overflow = zero if left or t.kind == "u" else b.select(b.cmp(t, "slt", x, zero), b.constant(-1, t), zero, t)
         return b.select(ok, shifted, overflow, t)
 
     return body
@@ -402,6 +422,8 @@ UFUNCS = [
     math_fn("arccosh", np.arccosh, _large("math.acosh", positive_only=True), v.arccosh),
     math_fn("arctanh", np.arctanh, _odd("math.atanh"), v.arctanh),
     elementwise("log10", np.log10, _log10, 1, vjp=v.log10),
+    elementwise("deg2rad", np.deg2rad, _scaled(np.pi, 180), 1, vjp=v.deg2rad),
+    elementwise("rad2deg", np.rad2deg, _scaled(180, np.pi), 1, vjp=v.rad2deg),
     elementwise("sin", np.sin, _odd("math.sin"), 1, vjp=v.sin),
     elementwise("cos", np.cos, _float_only("math.cos"), 1, vjp=v.cos),
     elementwise("square", np.square, _square, 1, vjp=v.square),
@@ -446,7 +468,7 @@ UFUNCS = [
 
 register(*UFUNCS)
 #: NumPy's other names for the same functions
-BY_FUNCTION.update({np.mod: OPS["remainder"], np.around: OPS["round"], np.bitwise_not: OPS["invert"]})
+BY_FUNCTION.update({np.radians: OPS["deg2rad"], np.degrees: OPS["rad2deg"], np.mod: OPS["remainder"], np.around: OPS["round"], np.bitwise_not: OPS["invert"]})
 METHODS["clip"] = (CLIP, _clip_method)
 UNARY_OPERATORS.update({"-": OPS["negative"], "~": OPS["invert"]})
 METHODS["round"] = (OPS["round"], _round_method)

@@ -181,7 +181,7 @@ class Calls:
             return getattr(obj, name)
         if obj is np.add and name == "at":
             return mutation.ADD_AT
-        if isinstance(obj, (np.ndarray, np.generic, np.dtype, int, float, complex)):
+        if isinstance(obj, (np.ndarray, np.generic, np.dtype, np.finfo, np.iinfo, int, float, complex)):  # finfo/iinfo: constants
             return getattr(obj, name)
         raise NotConvertible(f"attribute .{name} of a {type(obj).__name__} (object attributes need heap ops)")
 

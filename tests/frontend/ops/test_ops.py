@@ -20,7 +20,8 @@ UFUNC_NAMES = [op.name for op in UFUNCS]
 CONFORMANCE_ONLY = ("average", "vstack", "hstack", "einsum", "inner", "tensordot", "trace", "argmax", "argmin", "ravel", "squeeze", "expand_dims", "swapaxes", "moveaxis", "prod", "all", "any", "var", "std",
                     "flip", "fliplr", "flipud", "roll", "tile", "repeat", "take", "triu", "tril", "broadcast_to", "diagonal", "diag",
                     "cumsum", "cumprod", "norm", "kron", "flatten", "split", "array_split",
-                    "take_along_axis", "sort", "argsort", "hsplit", "vsplit")
+                    "take_along_axis", "sort", "argsort", "hsplit", "vsplit", "diff", "nan_to_num",
+                    "rot90", "column_stack", "dstack", "isclose", "empty_like")
 
 f32, f64, i64 = np.float32, np.float64, np.int64
 x23, y23, v3 = rand(2, 3), rand(2, 3, seed=1), rand(3)
@@ -158,7 +159,7 @@ def test_every_table_entry_is_exercised() -> None:
                "stack", "getitem", "zeros_like", "ones_like", "full_like", "empty_like", "astype", "zeros", "ones", "full",
                "arange", "pad", "copy", "array"}
     covered |= set(COMPILED)  # the janus.nn entries: tests/frontend/ops/test_nn.py
-    covered |= {"empty", "eye", "identity", "linspace", "tri"}
+    covered |= {"empty", "eye", "identity", "linspace", "tri", "finfo", "iinfo", "logspace"}
     covered |= set(UFUNC_NAMES) | set(CONFORMANCE_ONLY)  # tests/frontend/ops/test_conformance.py
     covered.add("gather")  # advanced indexing: tests/frontend/ops/test_advanced_indexing.py
     covered.add("bincount")  # tests/frontend/ops/test_counting.py
