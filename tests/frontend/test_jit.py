@@ -150,6 +150,23 @@ def test_varying_branch_becomes_scf_if():
     assert version.calls == 4 and jf.profile.runs == 2
 
 
+def row_or_zeros(E, i, x):
+    e = E[i] if x.sum() > 0 else np.zeros(E.shape[1], E.dtype)  # an array the trace made on one side
+    return np.tanh(e + x)
+
+
+def test_a_branch_joining_a_graph_array_with_an_array_the_trace_made():
+    E, pos, neg = rand(5, 3), np.abs(rand(3)), -np.abs(rand(3, seed=1))
+    jf = janus.jit(row_or_zeros, warmup=2)
+    for x in (pos, neg):  # profiled both ways
+        assert_same(jf(E, 2, x), row_or_zeros(E, 2, x))
+    (version,) = jf.versions.values()
+    assert "scf.if" in version.graph.text, janus.explain(jf)
+    for x in (neg, pos * 2, neg * 3, pos):
+        assert_same(jf(E, 2, x), row_or_zeros(E, 2, x))
+    assert version.calls == 4
+
+
 def early_return(x):
     if x.max() > 1.0:
         return x / x.max(), True

@@ -160,7 +160,8 @@ class Joiner:
             self.memo[(id(a), id(b))] = joined
             self.joined.append((a, b, joined))
             return joined
-        if self.promote is not None and isinstance(a, Weak) != isinstance(b, Weak):
+        one_sided = isinstance(a, Weak) != isinstance(b, Weak) or isinstance(a, Tensor) != isinstance(b, Tensor)
+        if self.promote is not None and one_sided:
             return self(*self.promote(a, b))
         if isinstance(a, SymFunction) and isinstance(b, SymFunction) and a.code is b.code:
             return SymFunction(a.code, a.globals, self(a.defaults, b.defaults), self(a.closure, b.closure))

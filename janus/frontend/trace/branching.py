@@ -112,7 +112,7 @@ class Branching:
         for name in then.locals.keys() ^ other.locals.keys():  # bound on one side only: unbound after
             then.locals.pop(name, None), other.locals.pop(name, None)
         base = self.em.fresh()
-        joiner = Joiner(base, then_copier, else_copier, lambda a, b: scalars.promote(self.em, a, b))
+        joiner = Joiner(base, then_copier, else_copier, lambda a, b: scalars.promote(self.em, a, b, self.local_arrays))
         frame.result = joiner(then.result, other.result)
         mutation.join_fresh(self.em, joiner.joined)
         self.em.scf_if(base, condition, then_lines, else_lines, joiner.results)

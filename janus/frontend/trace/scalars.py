@@ -115,9 +115,22 @@ def no_overflow(em: Emitter, symbol: str, a: str, b: str, r: str) -> str:
     return ok
 
 
-def promote(em: Emitter, a: Any, b: Any) -> tuple[Any, Any]:
+def promote(em: Emitter, a: Any, b: Any, made: dict[int, Any]) -> tuple[Any, Any]:
     """``a`` and ``b`` joined at a branch where one is ``Weak``: the other must be a Python
-    scalar of the same type (``1`` on one side, an int computed on the other)."""
+    scalar of the same type (``1`` on one side, an int computed on the other). Where one is
+    a graph array and the other an array the trace made (``made``: ``np.zeros(shape)`` on
+    one side, a row of a parameter on the other), that array becomes a constant of the graph
+    (nothing else holds it, so no identity is lost)."""
+    if not isinstance(a, Weak) and not isinstance(b, Weak):
+        traced, other = (a, b) if isinstance(a, Tensor) else (b, a)
+        if not (type(other) is np.ndarray and made.get(id(other)) is other and other.shape == traced.shape
+                and other.dtype == traced.dtype):
+            raise NotConvertible(
+                f"a value differs between the two sides of a branch in a way the graph cannot hold "
+                f"({traced.type} vs {type(other).__name__})"
+            )
+        literal = em.literal(other)
+        return (traced, literal) if traced is a else (literal, traced)
     weak = a if isinstance(a, Weak) else b
     other = b if weak is a else a
     if type(other) is not weak.python_type:
