@@ -125,9 +125,9 @@ def promote(em: Emitter, a: Any, b: Any, made: dict[int, Any]) -> tuple[Any, Any
         traced, other = (a, b) if isinstance(a, Tensor) else (b, a)
         if not (type(other) is np.ndarray and made.get(id(other)) is other and other.shape == traced.shape
                 and other.dtype == traced.dtype):
+            sides = (traced.type, type(other).__name__) if traced is a else (type(other).__name__, traced.type)
             raise NotConvertible(
-                f"a value differs between the two sides of a branch in a way the graph cannot hold "
-                f"({traced.type} vs {type(other).__name__})"
+                f"a value differs between the two sides of a branch in a way the graph cannot hold ({sides[0]} vs {sides[1]})"
             )
         literal = em.literal(other)
         return (traced, literal) if traced is a else (literal, traced)
