@@ -8,7 +8,8 @@ only ``linalg.matmul`` products, not the outer products of K = 1, and matmuls sh
 operand meet only at their first member, never at their last); ``plain-sum-merging``, the
 tree less the merging of a sum of products with no base (``A @ B + C @ D``) and with
 one transpose per transposed left operand of a merged sum; ``no-aggressive-fusion``, the
-tree with data-tiled modules compiled without IREE's aggressive fusion. Each round runs every model as plain Python,
+tree with data-tiled modules compiled without IREE's aggressive fusion; ``no-merged-sums``, the
+tree less the merging of running sums along one dimension (``db += dz.sum(axis=0)``). Each round runs every model as plain Python,
 then compiled before, then compiled after (``janus.benchmark.measure.run``, fresh jit
 functions each time; the persistent compile cache makes later rounds compile nothing).
 A compiled run that raised or disagrees with the plain one (janus-bench's tolerances) is
@@ -106,8 +107,21 @@ def without_aggressive_fusion() -> Iterator[None]:
         targets.TARGETS["cpu"] = cpu
 
 
+@contextmanager
+def without_merged_sums() -> Iterator[None]:
+    """The tree less the merging of running sums along one dimension (``db += dz.sum(axis=0)``)
+    in ``janus-merge-matmul-sums``: only matmul products merge."""
+    summed_dim = merge_matmul_sums.summed_dim
+    merge_matmul_sums.summed_dim = lambda op: None
+    try:
+        yield
+    finally:
+        merge_matmul_sums.summed_dim = summed_dim
+
+
 BASELINES = {"gemm-settings": without_gemm_settings, "matmul-merging": matmul_merging_only,
-             "plain-sum-merging": plain_sum_merging, "no-aggressive-fusion": without_aggressive_fusion}
+             "plain-sum-merging": plain_sum_merging, "no-aggressive-fusion": without_aggressive_fusion,
+             "no-merged-sums": without_merged_sums}
 
 
 @contextmanager

@@ -28,12 +28,19 @@ the ``x_i`` along the other dimension: one ``linalg.transpose`` of ``concat(x_i,
 which IREE fuses into the packing of the GEMM's operand, instead of one transpose
 dispatch per term (the LSTM LM's 20 ``transpose_32x384`` per step).
 
+A sum along one dimension of a 2-D tensor (``db += dz.sum(axis=0)``: a product with a
+row of ones) merges the same way, over the concatenation of the summed tensors along
+that dimension: BPTT's 20 per-step bias gradients become one reduction over all rows,
+one dispatch instead of twenty. A chain merges terms of one kind: products, or sums
+along one dimension.
+
 A link is a ``linalg.generic`` elementwise ``arith.addf``/``arith.addi`` of two tensors of
-one type (identity maps) with one operand the only use of a product: a plain
-``linalg.matmul`` (default maps, static shapes) into a zero-filled init, or an outer
-product; the chain follows the other operand through links used only by the next one,
-in the same block. A chain is merged when it has two links or more, or one link whose
-previous partial sum is a product (used only there) itself.
+one type (identity maps) with one operand the only use of a term: a plain
+``linalg.matmul`` (default maps, static shapes) into a zero-filled init, an outer
+product, or a sum along one dimension of a static 2-D tensor into a zero-filled init;
+the chain follows the other operand through links used only by the next one, in the
+same block. A chain is merged when it has two links or more, or one link whose
+previous partial sum is a term (used only there) of its kind itself.
 """
 
 from __future__ import annotations
@@ -43,10 +50,14 @@ from dataclasses import dataclass
 from iree.compiler.dialects import linalg, tensor
 
 from janus.ir import ir
-from janus.passes.matmuls import blocks, concat_type, matmul_product, owner, single_use, static, zero_matmul
+from janus.passes.matmuls import blocks, concat_type, is_zero, matmul_product, owner, single_use, static, zero_matmul
 from janus.passes.registry import ModulePass, register_pass
 
 _ADDS = frozenset({"arith.addf", "arith.addi"})
+#: a sum along dimension 0, and along dimension 1, of a 2-D tensor: its maps and iterators
+_SUM_MAPS = (("(d0, d1) -> (d0, d1)", "(d0, d1) -> (d1)"), ("(d0, d1) -> (d0, d1)", "(d0, d1) -> (d0)"))
+_SUM_ITERATORS = ("[#linalg.iterator_type<reduction>, #linalg.iterator_type<parallel>]",
+                  "[#linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]")
 
 
 @dataclass(frozen=True)
@@ -64,16 +75,46 @@ class Link:
 
 
 def _product(value: ir.Value, block: ir.Block) -> ir.Operation | None:
-    """The matmul product in ``block`` whose only use is the add, if ``value`` is one."""
+    """The term in ``block`` whose only use is the add, if ``value`` is one: a matmul
+    product or a sum along one dimension."""
     op = owner(value)
-    if op is None or op.block != block or not single_use(value) or not matmul_product(op):
+    if op is None or op.block != block or not single_use(value) or _kind(op) is None:
         return None
     return op
 
 
+def _kind(op: ir.Operation) -> str | None:
+    """``"matmul"`` for a matmul product, ``"sum<d>"`` for a sum along dimension d, else None."""
+    if matmul_product(op):
+        return "matmul"
+    dim = summed_dim(op)
+    return None if dim is None else f"sum{dim}"
+
+
+def summed_dim(op: ir.Operation) -> int | None:
+    """The dimension ``op`` sums a static 2-D tensor along, into a zero-filled 1-D init
+    (``x.sum(axis=d)`` as the frontend emits it), if it is such a sum."""
+    if op.name != "linalg.generic" or len(op.operands) != 2 or len(op.results) != 1:
+        return None
+    source, result = op.operands[0].type, op.results[0].type
+    if not (static(source) and static(result) and source.rank == 2 and result.rank == 1 and is_zero(op.operands[1])):
+        return None
+    maps = tuple(str(ir.AffineMapAttr(m).value) for m in ir.ArrayAttr(op.attributes["indexing_maps"]))
+    iterators = str(op.attributes["iterator_types"])
+    dim = {_SUM_MAPS[0]: 0, _SUM_MAPS[1]: 1}.get(maps)
+    if dim is None or iterators != _SUM_ITERATORS[dim]:
+        return None
+    body = op.regions[0].blocks[0]
+    ops = list(body.operations)
+    if len(ops) != 2 or ops[0].name not in _ADDS or ops[1].name != "linalg.yield":
+        return None
+    return dim if {*ops[0].operands} == {*body.arguments} and ops[1].operands[0] == ops[0].results[0] else None
+
+
 def _base_product(first: Link) -> ir.Operation | None:
-    """The product a chain starting at ``first`` starts from, if its base is one."""
-    return _product(first.other, first.add.block)
+    """The term a chain starting at ``first`` starts from, if its base is one of the same kind."""
+    base = _product(first.other, first.add.block)
+    return base if base is not None and _kind(base) == _kind(first.product) else None
 
 
 def _is_elementwise_add(op: ir.Operation) -> bool:
@@ -116,7 +157,7 @@ def _chains(block: ir.Block) -> list[list[Link]]:
     previous: dict[ir.Operation, Link] = {}
     for op, link in links.items():
         prev = owner(link.other)
-        if prev is not None and prev in links and single_use(link.other):
+        if prev is not None and prev in links and single_use(link.other) and _kind(links[prev].product) == _kind(link.product):
             previous[op] = links[prev]
     continued = {p.add for p in previous.values()}
     chains = []
@@ -132,19 +173,15 @@ def _chains(block: ir.Block) -> list[list[Link]]:
 
 
 def _merge(chain: list[Link]) -> None:
-    """Rewrite ``chain`` into ``base + concat(A) @ concat(B)`` at its last add; when the
-    base is a product itself, it joins the concatenation and the merged matmul replaces
-    the last add."""
+    """Rewrite ``chain`` into ``base + merged`` at its last add (``merged``: the chain's
+    terms as one, ``_MERGED`` by kind); when the base is a term itself, it joins the
+    merged one, which replaces the last add."""
     last = chain[-1]
     base = _base_product(chain[0])
     products = ([base] if base is not None else []) + [link.product for link in chain]
-    lhs = [p.operands[0] for p in products]
-    rhs = [p.operands[1] for p in products]
     at = ir.InsertionPoint(last.add)
     with last.add.location:
-        a = _concat_left_operands(lhs, at)
-        b = tensor.ConcatOp(concat_type(rhs, 0), 0, rhs, ip=at).result
-        merged = zero_matmul(a, b, ir.RankedTensorType(last.product.results[0].type), at)
+        merged = _MERGED[_kind(last.product)](products, ir.RankedTensorType(last.product.results[0].type), at)
     if base is None:
         last.add.operands[1 - last.other_index] = merged
         last.add.operands[last.other_index] = chain[0].other
@@ -154,12 +191,36 @@ def _merge(chain: list[Link]) -> None:
         dead_adds = [link.add for link in chain]
     for add in reversed(dead_adds):
         add.erase()
+    lhs = [p.operands[0] for p in products]
     for product in reversed(products):
         product.erase()
     transposes = {t: None for t in map(owner, lhs) if t is not None and t.name == "linalg.transpose"}
     for transpose in transposes:  # each once: a term may repeat an operand
         if not list(transpose.results[0].uses):
             transpose.erase()
+
+
+def _merged_products(products: list[ir.Operation], result_type: ir.RankedTensorType, at: ir.InsertionPoint) -> ir.Value:
+    """``concat(A_i, dim 1) @ concat(B_i, dim 0)``."""
+    lhs = [p.operands[0] for p in products]
+    rhs = [p.operands[1] for p in products]
+    a = _concat_left_operands(lhs, at)
+    b = tensor.ConcatOp(concat_type(rhs, 0), 0, rhs, ip=at).result
+    return zero_matmul(a, b, result_type, at)
+
+
+def _merged_sums(sums: list[ir.Operation], result_type: ir.RankedTensorType, at: ir.InsertionPoint) -> ir.Value:
+    """The last sum again, over ``concat(x_i, dim d)``: the same body, maps and init."""
+    dim = summed_dim(sums[-1])
+    inputs = [s.operands[0] for s in sums]
+    stacked = tensor.ConcatOp(concat_type(inputs, dim), dim, inputs, ip=at).result
+    merged = sums[-1].clone(ip=at)
+    merged.operands[0] = stacked
+    return merged.results[0]
+
+
+#: how a chain's terms become one, by ``_kind``
+_MERGED = {"matmul": _merged_products, "sum0": _merged_sums, "sum1": _merged_sums}
 
 
 def _transposed(value: ir.Value) -> ir.Value | None:
@@ -185,7 +246,8 @@ def _concat_left_operands(lhs: list[ir.Value], at: ir.InsertionPoint) -> ir.Valu
 @register_pass
 class MergeMatmulSums(ModulePass):
     name = "janus-merge-matmul-sums"
-    summary = "Merge a running sum of matmuls (acc += A_i @ B_i) into one matmul over the concatenated K."
+    summary = ("Merge a running sum of matmuls (acc += A_i @ B_i) into one matmul over the concatenated K, "
+               "and one of sums along a dimension (acc += x_i.sum(0)) into one sum.")
 
     def apply(self, module_op: ir.Operation) -> None:
         for block in list(blocks(module_op)):

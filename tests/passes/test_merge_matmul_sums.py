@@ -1,6 +1,7 @@
 """janus-merge-matmul-sums end to end: the merged graph computes NumPy's sum of matmuls
 (to float32 rounding: the rewrite reassociates the sum), and a traced BPTT-style loop is
-merged into one matmul; outer products (K = 1) merge as matmuls."""
+merged into one matmul; outer products (K = 1) merge as matmuls, and running sums along one
+dimension (a bias gradient ``db += dz_t.sum(axis=0)``) into one sum."""
 
 from __future__ import annotations
 
@@ -62,6 +63,41 @@ def test_sum_of_two_products_matches_numpy_and_merges() -> None:
     lowered = shared_weight_gradient.lower(x1, x2, d1, d2, W)
     assert lowered.mlir.count("linalg.matmul") == 2
     assert str(lowered).count("linalg.matmul") == 1 and str(lowered).count("linalg.transpose") == 1
+
+
+@janus.jit
+def bias_gradients(ds: np.ndarray, counts: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-step sums as backpropagation through time writes them: along rows (a bias
+    gradient), along columns, and of integers."""
+    db = np.zeros_like(b)
+    per_row = np.zeros(ds.shape[1], ds.dtype)
+    total = np.zeros(counts.shape[2], counts.dtype)
+    for t in range(len(ds)):
+        db += ds[t].sum(axis=0)
+        per_row += ds[t].sum(axis=1)
+        total += counts[t].sum(axis=0)
+    return b - 0.5 * db, per_row, total
+
+
+def test_traced_running_sums_match_numpy_and_merge() -> None:
+    rng = np.random.default_rng(5)
+    ds = rng.standard_normal((STEPS, BATCH, OUT)).astype(np.float32)
+    counts = rng.integers(-9, 9, (STEPS, BATCH, IN))  # int64: int32 sums are int64, cast back at each +=
+    b = rng.standard_normal(OUT).astype(np.float32)
+    expected = bias_gradients.fn(ds, counts, b)
+    for _ in range(4):  # through profiling into the compiled version
+        got = bias_gradients(ds, counts, b)
+    assert bias_gradients.versions, janus.explain(bias_gradients)
+    for g, e in zip(got, expected):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(got[2], expected[2])
+    lowered = str(bias_gradients.lower(ds, counts, b))
+    # each running sum is one sum over the stacked steps
+    for stacked in (f"tensor<{STEPS * BATCH}x{OUT}xf32>", f"tensor<{BATCH}x{STEPS * OUT}xf32>", f"tensor<{STEPS * BATCH}x{IN}xi64>"):
+        assert stacked in lowered, stacked
+    assert lowered.count('iterator_types = ["reduction", "parallel"]') == 2
+    assert lowered.count('iterator_types = ["parallel", "reduction"]') == 1
 
 
 CHAIN = """
