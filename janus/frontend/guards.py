@@ -196,6 +196,11 @@ class GuardBuilder:
         self.guards.append(Guard("CONSTANT_MATCH", f"{self._arg(i)}: {typ.__name__} == {value!r}",
                                  f"type({a}) is {self._bind(typ)} and ({a} is {v} or {a} == {v}{sign})"))
 
+    def CALLEE_IDENTITY(self, i: int, fn: Callable) -> None:
+        """A function argument (``act=np.tanh``) is the very function the graph inlined or applied."""
+        self.guards.append(Guard("CALLEE_IDENTITY", f"{self._arg(i)}: {describe_key(('callee', fn))} (identity)",
+                                 f"a{i} is {self._bind(fn)}"))
+
     def RELAXED_INT(self, i: int) -> None:
         """An int of any value in the range an i64 graph input takes (``signature.relaxed_int``)."""
         self.guards.append(Guard("RELAXED_INT", f"{self._arg(i)}: any int within ±2**62 (an i64 input)",
@@ -478,6 +483,8 @@ def _argument(builder: GuardBuilder, i: int, node: tuple) -> None:
             return builder.DTYPE_SHAPE(i, typ, np.dtype(node[2]), node[3])
     elif node[0] == "static":
         return builder.CONSTANT_MATCH(i, _STATIC_TYPES[node[1]], node[2])
+    elif node[0] == "callee":
+        return builder.CALLEE_IDENTITY(i, node[1])
     elif node == ("scalar", "int"):
         return builder.RELAXED_INT(i)
     elif node[0] == "object":
