@@ -94,12 +94,27 @@ class HeapMethod(HeapGuard):
 
 
 @dataclass(frozen=True)
+class HeapSame(HeapGuard):
+    """A second path to an object the graph reaches by ``first`` too holds that very object
+    (checked after the locations: both are in ``entry``)."""
+
+    first: AccessPath
+
+    def check(self, objects: list[Any], entry: dict[AccessPath, Any], leaves: Sequence[Any]) -> None:
+        if entry[self.path] is not entry[self.first]:
+            raise HeapMiss(f"{self.label} no longer holds the object the version reaches by another path")
+
+
+@dataclass(frozen=True)
 class HeapUnaliased(HeapGuard):
     """An array the graph updates in place shares no memory with another input (the
     commit overwrites it after the call has read everything)."""
 
+    aliases: tuple[AccessPath, ...] = ()  # other paths to the very array (``HeapSame``): one location of the graph
+
     def check(self, objects: list[Any], entry: dict[AccessPath, Any], leaves: Sequence[Any]) -> None:
-        others = [v for p, v in entry.items() if p != self.path and type(v) is np.ndarray] + list(leaves)
+        others = [v for p, v in entry.items() if p != self.path and p not in self.aliases and type(v) is np.ndarray]
+        others += list(leaves)
         if any(np.may_share_memory(entry[self.path], other) for other in others):
             raise HeapMiss(f"{self.label} is updated in place but shares memory with another input")
 
@@ -118,7 +133,7 @@ class EntryGuards:
 
     dynamic: frozenset
     guards: tuple[Guard, ...]  # arguments, relaxed dims, globals
-    heap: tuple[HeapGuard, ...]  # locations, then methods, then in-place updates
+    heap: tuple[HeapGuard, ...]  # locations, then aliases, methods, then in-place updates
     #: the argument and global guards compiled: the call's leaves, or None; None for nested keys
     match: Callable[[Sequence[Any]], list | None] | None
     globals_hold: Callable[[], bool]
@@ -254,14 +269,19 @@ class GuardBuilder:
         """A location the graph reads or writes: resolves, and holds what ``spec`` says."""
         self.heap.append(HeapLocation("HEAP_LOCATION", f"heap {label}: {spec.describe()}", path, label, spec))
 
+    def HEAP_SAME(self, path: AccessPath, first: AccessPath, label: str, first_label: str) -> None:
+        """Two paths the graph treats as one location still hold one object."""
+        self.heap.append(HeapSame("HEAP_SAME", f"heap {label}: the same object as {first_label} (identity)", path, label, first))
+
     def HEAP_METHOD(self, path: AccessPath, name: str, fn: Method, label: str) -> None:
         """A method the graph inlined is still the one ``label.name`` binds."""
         self.heap.append(HeapMethod("HEAP_METHOD", f"heap {label}.{name}: method {fn.__qualname__}", path, label, name, fn))
 
-    def HEAP_UNALIASED(self, path: AccessPath, label: str) -> None:
-        """An array the graph updates in place shares no memory with the call's other inputs."""
+    def HEAP_UNALIASED(self, path: AccessPath, label: str, aliases: tuple[AccessPath, ...] = ()) -> None:
+        """An array the graph updates in place shares no memory with the call's other inputs
+        (but the paths ``aliases`` the graph knows hold that very array)."""
         self.heap.append(HeapUnaliased("HEAP_UNALIASED", f"heap {label}: updated in place, shares no memory with other inputs",
-                                       path, label))
+                                       path, label, aliases))
 
     def build(self, arity: int) -> EntryGuards:
         """The guards, with ``match`` compiled when every argument guard has a condition."""
@@ -361,6 +381,11 @@ def heap_checks(guards: Sequence[HeapGuard], bind: Callable[[Any], str], miss: s
             if guard.path not in names:
                 return None
             lines.append(f"if method_of({names[guard.path]}, {guard.name!r}) is not {bind(guard.fn)}: return {miss}")
+            continue
+        if isinstance(guard, HeapSame):
+            if guard.path not in names or guard.first not in names:
+                return None
+            lines.append(f"if {names[guard.path]} is not {names[guard.first]}: return {miss}")
             continue
         if not isinstance(guard, HeapLocation):
             continue
@@ -466,10 +491,12 @@ def entry_guards(key: Hashable, dynamic: frozenset, names: Sequence[str] = (), g
     if heap is not None:
         for path, spec in heap.checks:
             builder.HEAP_LOCATION(path, spec, heap.labels[path])
+        for path, first in heap.aliases:
+            builder.HEAP_SAME(path, first, heap.labels[path], heap.labels[first])
         for path, name, fn in heap.methods:
             builder.HEAP_METHOD(path, name, fn, heap.labels[path])
         for path in heap.mutated:
-            builder.HEAP_UNALIASED(path, heap.labels[path])
+            builder.HEAP_UNALIASED(path, heap.labels[path], tuple(p for p, first in heap.aliases if first == path))
     return builder.build(len(key))  # type: ignore[arg-type]
 
 

@@ -174,6 +174,10 @@ class HeapTracker:
         self.mutated: dict[AccessPath, None] = {}
         self.methods: dict[tuple[AccessPath, str], Method] = {}
         self.lengths_used: set[AccessPath] = set()  # lists and tuples the trace iterated
+        #: objects and arrays by id -> the first path the trace reached them by
+        self.identities: dict[int, AccessPath] = {}
+        #: a later path to one of them -> that first path (``self.layers[2]`` and ``self.head``: one location)
+        self.aliases: dict[AccessPath, AccessPath] = {}
         #: set while a ``janus.grad`` function is traced into its own func.func (``grad_heap``)
         self.scope: Any = None
 
@@ -215,6 +219,8 @@ class HeapTracker:
         if self.scope is not None:
             return self.scope.read(ref, kind, key)
         path = ref.path.child(kind, key)
+        if path in self.aliases:
+            return self.read(*self.parents[self.aliases[path]])
         if path in self.values:
             return self.values[path]
         label = f"{ref.label}.{key}" if kind == "attr" else f"{ref.label}[{key!r}]"
@@ -225,6 +231,8 @@ class HeapTracker:
         spec = spec_of(value)
         if spec is None:
             raise NotConvertible(f"{label} holds a {type(value).__name__}, which janus cannot specialize on")
+        if spec.kind in ("object", "array") and self._alias(path, value, spec, label, (ref, kind, key)):
+            return self.read(*self.parents[self.aliases[path]])
         if spec.kind == "value" and type(value) in VARYING_SCALARS and label in self.tracer.profile.varying_heap:
             spec = Spec("scalar", type(value))  # a counter whose value changed between calls: a graph input
         self.checks.setdefault(path, spec)
@@ -250,6 +258,19 @@ class HeapTracker:
         self.values[path] = value
         return value
 
+    def _alias(self, path: AccessPath, value: Any, spec: Spec, label: str, parent: tuple[HeapRef, str, Key]) -> bool:
+        """Whether ``path`` holds an object or array the trace reached first by another path
+        (``for layer in self.layers`` and ``self.head``): then it is an alias of that location
+        (one shadow value, one in-place update), checked on each call to hold the same object.
+        Not where the first location was rebound in this trace (it holds another value now)."""
+        first = self.identities.setdefault(id(value), path)
+        if first == path or first in self.written and first not in self.mutated or first in self.structures:
+            return False
+        self.aliases[path] = first
+        self.checks.setdefault(path, spec)
+        self.labels[path], self.parents[path] = label, parent
+        return True
+
     def dict_keys(self, ref: HeapRef) -> list[Key]:
         """The keys of the heap dict ``ref``, listed by the traced code: from now on the
         version assumes exactly these keys, in this order (checked on entry)."""
@@ -272,6 +293,8 @@ class HeapTracker:
             raise NotConvertible(f"write to {label} {why}")
         if not self.at_root():
             raise NotConvertible(f"write to {label} inside a data-dependent branch or loop region")
+        if path in self.aliases or path in self.aliases.values() and path not in self.mutated:
+            raise NotConvertible(f"{label} is rebound while another heap path holds the same object")
         static = value if type(value) in VARYING_SCALARS else None
         if static is not None:  # ``self.t = 1``: written as a graph constant, committed as a Python scalar
             value = weak_literal(self.tracer.em, value)
@@ -412,6 +435,7 @@ class HeapTracker:
             labels=dict(self.labels),
             structures=tuple(self.layouts.items()),
             scalars=tuple((path, t.python_type) for path, t in self.written.items() if isinstance(t, Weak)),
+            aliases=tuple(self.aliases.items()),
         )
 
 

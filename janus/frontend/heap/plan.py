@@ -55,6 +55,9 @@ class HeapPlan:
     labels: dict[AccessPath, str]
     structures: tuple[tuple[AccessPath, heap_struct.Layout], ...] = ()  # tuples/lists written, built here
     scalars: tuple[tuple[AccessPath, type], ...] = ()  # Python ints/floats/bools written (``Weak``): their type
+    #: (path, first path): a second path to an object or array the trace reached first by another; the
+    #: graph uses one location for both, so each call checks they still hold one object
+    aliases: tuple[tuple[AccessPath, AccessPath], ...] = ()
 
     def objects(self, positional: Sequence[Any]) -> list[Any]:
         """The object table of a call: the slots' objects, from its arguments or fixed."""
