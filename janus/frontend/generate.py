@@ -154,8 +154,10 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
         return Result(output(t), t.python_type if isinstance(t, Weak) else None)
 
     boundary = None
+    frame_result = None
     try:
-        shape = _outputs(tracer.run(code, fn.__globals__, dict(zip(names, symbolic)), closure), returned)
+        frame_result = tracer.run(code, fn.__globals__, dict(zip(names, symbolic)), closure)
+        shape = _outputs(frame_result, returned)
     except SegmentEnd as end:
         shape = None
         boundary = segments.plan_boundary(end, fn.__globals__, fn.__closure__, output, {t.name: i for i, t in enumerate(inputs)},
@@ -170,6 +172,8 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
         # buffer for the view (``tests/frontend/ops/test_advanced_indexing.py``)
         raise NotConvertible("returns a view of an argument from a graph with an item assignment (IREE aliases the two)")
     scalar_outputs = scalar_abi.scalar_results(outputs, range(len(outputs)))
+    if _returns_any(frame_result, {id(v) for v in tracer.heap.structures.values() if type(v) is list}):
+        raise NotConvertible("returns a list it also stores on the heap (Python returns that very list; the graph would build another)")
     tracer.heap.structure_outputs(output)
     tree_writes = tuple(node_writes.TreeWrite(_path_of(root, args), key, output(w.column), output(w.mask))
                         for root, sym in written for key, w in sorted(sym.written.items()))
@@ -266,6 +270,13 @@ def _path_of(root: Any, args: tuple) -> tuple[int, ...]:
         if type(value) in (list, tuple, ArgumentList) or path == ():
             stack.extend((v, (*path, i)) for i, v in enumerate(value))
     raise NotConvertible("a tree argument written to is not found among the arguments")
+
+
+def _returns_any(value: Any, ids: set[int]) -> bool:
+    """Whether ``value`` is, or holds in its lists and tuples, an object whose id is in ``ids``."""
+    if id(value) in ids:
+        return True
+    return type(value) in (list, tuple, ArgumentList) and any(_returns_any(v, ids) for v in value)
 
 
 def _outputs(value: Any, output: Callable[[Tensor], Any]) -> Any:

@@ -316,7 +316,7 @@ class HeapTracker:
         if path in self.mutated and (structured or self.owners.get(value.name) != path):
             raise NotConvertible(f"{label} is rebound after an in-place update in the same call")
         if structured:
-            heap_struct.check(value, label)
+            heap_struct.check(value, label, self._made)
         self._typed(path, heap_struct.type_text(value))
         self.checks.setdefault(path, Spec("write"))
         self.parents[path] = (ref, kind, key)
@@ -333,6 +333,10 @@ class HeapTracker:
         """``janus.get_attr`` / ``janus.get_item`` of ``ref``; the result's SSA name."""
         op = GetAttrOp if kind == "attr" else GetItemOp
         return self.tracer.em.janus(op, {"object": (ref.ssa, OBJ_TYPE_ASM)}, _step_attr(kind, key), [result_type], into)
+
+    def _made(self, value: Any) -> bool:
+        """Whether ``value`` is an array the trace made (nothing outside the call holds it)."""
+        return self.tracer.local_arrays.get(id(value)) is value
 
     def _typed(self, path: AccessPath, type_: str) -> None:
         known = self.types.setdefault(path, type_)
@@ -417,7 +421,16 @@ class HeapTracker:
             if any(p.steps[: len(path.steps)] == path.steps and p != path for p in (*self.written, *self.mutated)
                    if p.slot == path.slot):
                 raise NotConvertible(f"{self.labels[path]} is replaced after an item of it was written")
-        self.layouts = {p: heap_struct.layout(v, output, self.labels[p]) for p, v in self.structures.items()}
+        constants: dict[int, Tensor] = {}  # one graph constant per made array: one object in each place it is
+
+        def constant(array: Any) -> Tensor | None:
+            if not self._made(array):
+                return None
+            if id(array) not in constants:
+                constants[id(array)] = self.tracer.em.literal(array)
+            return constants[id(array)]
+
+        self.layouts = {p: heap_struct.layout(v, output, self.labels[p], constant) for p, v in self.structures.items()}
 
     def plan(self, inputs: list[Tensor], outputs: list[Tensor]) -> HeapPlan | None:
         """What each call must check and commit beyond the runtime's manifest; None without heap access."""

@@ -124,6 +124,9 @@ class Opcodes:
         """method of an array (op table), a local container or a heap object (inlined)"""
         obj = frame.stack.pop()
         method = self.heap.method(obj, ins.argval) if isinstance(obj, HeapRef) else None
+        if type(method) is property:  # ``self.act(x)`` where ``act`` is a property: its getter inlined, its value called
+            frame.push_callable(self.call(method.fget, [obj], {}))
+            return
         if type(method) is types.FunctionType:  # CALL sees (function, self, args...)
             frame.stack.extend((method, obj))
             return
