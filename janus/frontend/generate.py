@@ -125,6 +125,7 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
             written.append((root, nodes[0].tree))
         return sequence(type(root), nodes) if forest else nodes[0]
 
+    tracer.heap.argument_leaves = passthrough  # in-place updates of the caller's arrays (``heap.access``)
     code = fn.__code__
     variadic = bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
     names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount + variadic]  # ``JitFunction._bind``'s order
@@ -171,6 +172,10 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
         # IREE 3.13 writes such a scatter in place into the argument's buffer and returns that
         # buffer for the view (``tests/frontend/ops/test_advanced_indexing.py``)
         raise NotConvertible("returns a view of an argument from a graph with an item assignment (IREE aliases the two)")
+    if tracer.heap.argument_updates and boundary is not None:
+        raise NotConvertible("an argument array updated in place before a segment boundary (Python after it needs that very array)")
+    for updated in tracer.heap.argument_updates.values():
+        output(updated)
     scalar_outputs = scalar_abi.scalar_results(outputs, range(len(outputs)))
     if _returns_any(frame_result, {id(v) for v in tracer.heap.structures.values() if type(v) is list}):
         raise NotConvertible("returns a list it also stores on the heap (Python returns that very list; the graph would build another)")
@@ -184,7 +189,8 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
     pre_passes = (*(SIMPLIFY if tracer.functions else ()), *(("janus-autodiff",) if tracer.needs_autodiff else ()))
     heap = tracer.heap.plan(inputs, outputs)
     work = bool(tracer.functions) or array_work(text)
-    idle = not (outputs or tracer.guards or tree_writes or work or heap is not None and (heap.writes or heap.mutated or heap.structures))
+    idle = not (outputs or tracer.guards or tree_writes or work
+                or heap is not None and (heap.writes or heap.mutated or heap.structures or heap.argument_writes))
     return Graph(text, func_name, shape, tuple(tracer.guards), tuple(tracer.globals_read.values()), tracer.guard_sites,
                  heap, pre_passes, tree_writes, boundary, work, idle)
 

@@ -119,6 +119,25 @@ class HeapUnaliased(HeapGuard):
             raise HeapMiss(f"{self.label} is updated in place but shares memory with another input")
 
 
+@dataclass(frozen=True)
+class ArgumentUnaliased:
+    """An argument array the graph updates in place (copied into after the call) can be
+    written and shares no memory with another input (the graph read them all as they were)."""
+
+    kind: str
+    text: str
+    label: str
+    leaf: int
+
+    def check(self, objects: list[Any], entry: dict[AccessPath, Any], leaves: Sequence[Any]) -> None:
+        target = leaves[self.leaf]
+        if not target.flags.writeable:
+            raise HeapMiss(f"{self.label} is updated in place but is read-only")
+        others = [v for v in entry.values() if type(v) is np.ndarray] + [v for i, v in enumerate(leaves) if i != self.leaf]
+        if any(np.may_share_memory(target, other) for other in others):
+            raise HeapMiss(f"{self.label} is updated in place but shares memory with another input")
+
+
 def _separate(entry: Iterable[Any], leaves: Sequence[Any]) -> bool:
     """Whether the call's arrays (heap entry values, leaves) are distinct arrays that each
     own their memory: then no two share any (``HeapUnaliased`` holds for each, without a
@@ -133,7 +152,7 @@ class EntryGuards:
 
     dynamic: frozenset
     guards: tuple[Guard, ...]  # arguments, relaxed dims, globals
-    heap: tuple[HeapGuard, ...]  # locations, then aliases, methods, then in-place updates
+    heap: tuple[HeapGuard | ArgumentUnaliased, ...]  # locations, then aliases, methods, then in-place updates
     #: the argument and global guards compiled: the call's leaves, or None; None for nested keys
     match: Callable[[Sequence[Any]], list | None] | None
     globals_hold: Callable[[], bool]
@@ -151,6 +170,8 @@ class EntryGuards:
             if self.in_place and not _separate(entry.values(), leaves):
                 for guard in self.in_place:
                     guard.check(objects, entry, leaves)
+            for argument in self.arguments_written:
+                argument.check(objects, entry, leaves)
             return entry
         entry = {}
         for guard in self.heap:
@@ -160,6 +181,10 @@ class EntryGuards:
     @functools.cached_property
     def in_place(self) -> tuple[HeapUnaliased, ...]:
         return tuple(g for g in self.heap if type(g) is HeapUnaliased)
+
+    @functools.cached_property
+    def arguments_written(self) -> tuple[ArgumentUnaliased, ...]:
+        return tuple(g for g in self.heap if type(g) is ArgumentUnaliased)
 
     def describe(self, modules: bool = True) -> list[str]:
         """One line per guard, for ``janus.explain``; the module globals' line only with ``modules``."""
@@ -277,6 +302,12 @@ class GuardBuilder:
         """A method the graph inlined is still the one ``label.name`` binds."""
         what = f"property {fn.fget.__qualname__}" if type(fn) is property else f"method {fn.__qualname__}"
         self.heap.append(HeapMethod("HEAP_METHOD", f"heap {label}.{name}: {what}", path, label, name, fn))
+
+    def ARGUMENT_UNALIASED(self, leaf: int) -> None:
+        """An argument array the graph updates in place is writeable and shares no memory with the other inputs."""
+        label = f"argument array {leaf}"
+        self.heap.append(ArgumentUnaliased("ARGUMENT_UNALIASED", f"{label}: updated in place, writeable, shares no memory "
+                                           "with other inputs", label, leaf))
 
     def HEAP_UNALIASED(self, path: AccessPath, label: str, aliases: tuple[AccessPath, ...] = ()) -> None:
         """An array the graph updates in place shares no memory with the call's other inputs
@@ -498,6 +529,8 @@ def entry_guards(key: Hashable, dynamic: frozenset, names: Sequence[str] = (), g
             builder.HEAP_METHOD(path, name, fn, heap.labels[path])
         for path in heap.mutated:
             builder.HEAP_UNALIASED(path, heap.labels[path], tuple(p for p, first in heap.aliases if first == path))
+        for leaf, _ in heap.argument_writes:
+            builder.ARGUMENT_UNALIASED(leaf)
     return builder.build(len(key))  # type: ignore[arg-type]
 
 

@@ -271,6 +271,23 @@ def test_heap_same():
     assert_same(got.encoder.W, want.encoder.W)
 
 
+def decay(x, factor):
+    x *= factor
+    return x.sum()
+
+
+def test_argument_unaliased():
+    jf = janus.jit(decay, warmup=1)
+    for _ in range(2):
+        assert_same(jf(rand(4), 0.5), decay(rand(4), 0.5))
+    version = only_version(jf)
+    assert version.calls == 1 and "ARGUMENT_UNALIASED" in kinds(version.guards)
+    frozen = rand(4)
+    frozen.flags.writeable = False
+    assert "argument array 0 is updated in place but is read-only" in heap_miss(version, (frozen, 0.5))
+    assert not heap_miss(version, (rand(4), 0.5))
+
+
 def test_heap_location():
     layer, x = layer_class()(), rand(2, 3)
     version = warm(layer, x)
@@ -475,4 +492,4 @@ def test_explain_lists_the_entry_guards():
 
 def test_every_guard_kind_has_a_test():
     kinds = {name for name in vars(GuardBuilder) if name.isupper()}
-    assert len(kinds) == 12 and {f"test_{kind.lower()}" for kind in kinds} <= set(globals())
+    assert len(kinds) == 13 and {f"test_{kind.lower()}" for kind in kinds} <= set(globals())

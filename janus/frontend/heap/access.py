@@ -178,6 +178,10 @@ class HeapTracker:
         self.identities: dict[int, AccessPath] = {}
         #: a later path to one of them -> that first path (``self.layers[2]`` and ``self.head``: one location)
         self.aliases: dict[AccessPath, AccessPath] = {}
+        #: graph inputs that are the caller's own arrays: id of the Tensor -> its leaf (``generate`` shares its map)
+        self.argument_leaves: dict[int, int] = {}
+        #: leaf -> the array an in-place update of that argument left (``p -= lr * g``, ``p`` passed in)
+        self.argument_updates: dict[int, Tensor] = {}
         #: set while a ``janus.grad`` function is traced into its own func.func (``grad_heap``)
         self.scope: Any = None
 
@@ -377,11 +381,17 @@ class HeapTracker:
         result is written back to its location (and into the very array at commit).
         None when ``a`` is not such an array."""
         path = self.owners.get(a.name) if isinstance(a, Tensor) else None
-        if path is None or self.values.get(path) is not a:
+        if path is None:
+            return self._argument_inplace(symbol, a, b)
+        if self.values.get(path) is not a:
             return None
         label = self.labels[path]
         if any(_holds(v, a) for p, v in self.values.items() if p != path):
             raise NotConvertible(f"in-place {symbol} on {label}, which the traced code also refers to elsewhere")
+        return self._update(path, a, self._inplace_result(symbol, a, b, label), f"in-place {symbol} on {label}")
+
+    def _inplace_result(self, symbol: str, a: Tensor, b: Any, label: str) -> Tensor:
+        """``a op b`` as NumPy's ``a op= b`` leaves ``a``: its shape, cast back to its dtype."""
         mutation.check_views(self.tracer, a, f"in-place {symbol} on {label}")
         result = self.tracer.binary(symbol[:-1], a, b)
         if not isinstance(result, Tensor) or result.shape != a.shape:
@@ -390,7 +400,25 @@ class HeapTracker:
             if not np.can_cast(result.dtype, a.dtype, "same_kind"):
                 raise NotConvertible(f"in-place {symbol} on {label} cannot cast {result.dtype} to {a.dtype}")
             result = op_table.cast(self.tracer.em, result, a.dtype)
-        return self._update(path, a, result, f"in-place {symbol} on {label}")
+        return result
+
+    def _argument_inplace(self, symbol: str, a: Any, b: Any) -> Tensor | None:
+        """``a op= b`` on an array the caller passed in (``for p, g in zip(params, grads): p -= lr * g``):
+        NumPy updates that array, so the graph returns its new value and the call copies it into
+        the caller's array after the commit (``HeapPlan.argument_writes``). None when ``a`` is no such array."""
+        leaf = self.argument_leaves.get(id(a)) if isinstance(a, Tensor) and not isinstance(a, Weak) else None
+        if leaf is None:
+            return None
+        label = f"the argument array {leaf}"
+        if not self.at_root() or self.scope is not None:
+            raise NotConvertible(f"in-place {symbol} on {label} inside a data-dependent branch, loop region or private function")
+        if any(_holds(v, a) for v in self.values.values()):
+            raise NotConvertible(f"in-place {symbol} on {label}, which the heap also holds")
+        result = self._inplace_result(symbol, a, b, label)
+        mutation.substitute(self.tracer, a, result, f"in-place {symbol} on {label}")
+        self.argument_leaves[id(result)] = leaf  # returned later: the caller's very array, updated
+        self.argument_updates[leaf] = result
+        return result
 
     def update_in_place(self, a: Any, updated: Callable[[str], Tensor], verb: str) -> bool:
         """A write into an array read from the heap (``W[i] -= g``, ``np.add.at(W, idx, g)``):
@@ -434,7 +462,7 @@ class HeapTracker:
 
     def plan(self, inputs: list[Tensor], outputs: list[Tensor]) -> HeapPlan | None:
         """What each call must check and commit beyond the runtime's manifest; None without heap access."""
-        if not self.sources:
+        if not self.sources and not self.argument_updates:
             return None
         return HeapPlan(
             sources=tuple(self.sources),
@@ -449,6 +477,7 @@ class HeapTracker:
             structures=tuple(self.layouts.items()),
             scalars=tuple((path, t.python_type) for path, t in self.written.items() if isinstance(t, Weak)),
             aliases=tuple(self.aliases.items()),
+            argument_writes=tuple((leaf, t.name) for leaf, t in self.argument_updates.items()),
         )
 
 
