@@ -125,6 +125,7 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
             written.append((root, nodes[0].tree))
         return sequence(type(root), nodes) if forest else nodes[0]
 
+    tracer.heap.argument_leaves = passthrough  # in-place updates of the caller's arrays (``heap.access``)
     code = fn.__code__
     variadic = bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
     names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount + variadic]  # ``JitFunction._bind``'s order
@@ -154,8 +155,10 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
         return Result(output(t), t.python_type if isinstance(t, Weak) else None)
 
     boundary = None
+    frame_result = None
     try:
-        shape = _outputs(tracer.run(code, fn.__globals__, dict(zip(names, symbolic)), closure), returned)
+        frame_result = tracer.run(code, fn.__globals__, dict(zip(names, symbolic)), closure)
+        shape = _outputs(frame_result, returned)
     except SegmentEnd as end:
         shape = None
         boundary = segments.plan_boundary(end, fn.__globals__, fn.__closure__, output, {t.name: i for i, t in enumerate(inputs)},
@@ -169,7 +172,13 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
         # IREE 3.13 writes such a scatter in place into the argument's buffer and returns that
         # buffer for the view (``tests/frontend/ops/test_advanced_indexing.py``)
         raise NotConvertible("returns a view of an argument from a graph with an item assignment (IREE aliases the two)")
+    if tracer.heap.argument_updates and boundary is not None:
+        raise NotConvertible("an argument array updated in place before a segment boundary (Python after it needs that very array)")
+    for updated in tracer.heap.argument_updates.values():
+        output(updated)
     scalar_outputs = scalar_abi.scalar_results(outputs, range(len(outputs)))
+    if _returns_any(frame_result, {id(v) for v in tracer.heap.structures.values() if type(v) is list}):
+        raise NotConvertible("returns a list it also stores on the heap (Python returns that very list; the graph would build another)")
     tracer.heap.structure_outputs(output)
     tree_writes = tuple(node_writes.TreeWrite(_path_of(root, args), key, output(w.column), output(w.mask))
                         for root, sym in written for key, w in sorted(sym.written.items()))
@@ -180,7 +189,8 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
     pre_passes = (*(SIMPLIFY if tracer.functions else ()), *(("janus-autodiff",) if tracer.needs_autodiff else ()))
     heap = tracer.heap.plan(inputs, outputs)
     work = bool(tracer.functions) or array_work(text)
-    idle = not (outputs or tracer.guards or tree_writes or work or heap is not None and (heap.writes or heap.mutated or heap.structures))
+    idle = not (outputs or tracer.guards or tree_writes or work
+                or heap is not None and (heap.writes or heap.mutated or heap.structures or heap.argument_writes))
     return Graph(text, func_name, shape, tuple(tracer.guards), tuple(tracer.globals_read.values()), tracer.guard_sites,
                  heap, pre_passes, tree_writes, boundary, work, idle)
 
@@ -266,6 +276,13 @@ def _path_of(root: Any, args: tuple) -> tuple[int, ...]:
         if type(value) in (list, tuple, ArgumentList) or path == ():
             stack.extend((v, (*path, i)) for i, v in enumerate(value))
     raise NotConvertible("a tree argument written to is not found among the arguments")
+
+
+def _returns_any(value: Any, ids: set[int]) -> bool:
+    """Whether ``value`` is, or holds in its lists and tuples, an object whose id is in ``ids``."""
+    if id(value) in ids:
+        return True
+    return type(value) in (list, tuple, ArgumentList) and any(_returns_any(v, ids) for v in value)
 
 
 def _outputs(value: Any, output: Callable[[Tensor], Any]) -> Any:

@@ -94,13 +94,47 @@ class HeapMethod(HeapGuard):
 
 
 @dataclass(frozen=True)
+class HeapSame(HeapGuard):
+    """A second path to an object the graph reaches by ``first`` too holds that very object
+    (checked after the locations: both are in ``entry``)."""
+
+    first: AccessPath
+
+    def check(self, objects: list[Any], entry: dict[AccessPath, Any], leaves: Sequence[Any]) -> None:
+        if entry[self.path] is not entry[self.first]:
+            raise HeapMiss(f"{self.label} no longer holds the object the version reaches by another path")
+
+
+@dataclass(frozen=True)
 class HeapUnaliased(HeapGuard):
     """An array the graph updates in place shares no memory with another input (the
     commit overwrites it after the call has read everything)."""
 
+    aliases: tuple[AccessPath, ...] = ()  # other paths to the very array (``HeapSame``): one location of the graph
+
     def check(self, objects: list[Any], entry: dict[AccessPath, Any], leaves: Sequence[Any]) -> None:
-        others = [v for p, v in entry.items() if p != self.path and type(v) is np.ndarray] + list(leaves)
+        others = [v for p, v in entry.items() if p != self.path and p not in self.aliases and type(v) is np.ndarray]
+        others += list(leaves)
         if any(np.may_share_memory(entry[self.path], other) for other in others):
+            raise HeapMiss(f"{self.label} is updated in place but shares memory with another input")
+
+
+@dataclass(frozen=True)
+class ArgumentUnaliased:
+    """An argument array the graph updates in place (copied into after the call) can be
+    written and shares no memory with another input (the graph read them all as they were)."""
+
+    kind: str
+    text: str
+    label: str
+    leaf: int
+
+    def check(self, objects: list[Any], entry: dict[AccessPath, Any], leaves: Sequence[Any]) -> None:
+        target = leaves[self.leaf]
+        if not target.flags.writeable:
+            raise HeapMiss(f"{self.label} is updated in place but is read-only")
+        others = [v for v in entry.values() if type(v) is np.ndarray] + [v for i, v in enumerate(leaves) if i != self.leaf]
+        if any(np.may_share_memory(target, other) for other in others):
             raise HeapMiss(f"{self.label} is updated in place but shares memory with another input")
 
 
@@ -118,7 +152,7 @@ class EntryGuards:
 
     dynamic: frozenset
     guards: tuple[Guard, ...]  # arguments, relaxed dims, globals
-    heap: tuple[HeapGuard, ...]  # locations, then methods, then in-place updates
+    heap: tuple[HeapGuard | ArgumentUnaliased, ...]  # locations, then aliases, methods, then in-place updates
     #: the argument and global guards compiled: the call's leaves, or None; None for nested keys
     match: Callable[[Sequence[Any]], list | None] | None
     globals_hold: Callable[[], bool]
@@ -136,6 +170,8 @@ class EntryGuards:
             if self.in_place and not _separate(entry.values(), leaves):
                 for guard in self.in_place:
                     guard.check(objects, entry, leaves)
+            for argument in self.arguments_written:
+                argument.check(objects, entry, leaves)
             return entry
         entry = {}
         for guard in self.heap:
@@ -145,6 +181,10 @@ class EntryGuards:
     @functools.cached_property
     def in_place(self) -> tuple[HeapUnaliased, ...]:
         return tuple(g for g in self.heap if type(g) is HeapUnaliased)
+
+    @functools.cached_property
+    def arguments_written(self) -> tuple[ArgumentUnaliased, ...]:
+        return tuple(g for g in self.heap if type(g) is ArgumentUnaliased)
 
     def describe(self, modules: bool = True) -> list[str]:
         """One line per guard, for ``janus.explain``; the module globals' line only with ``modules``."""
@@ -195,6 +235,11 @@ class GuardBuilder:
         sign = f" and copysign(1.0, {a}) == {copysign(1.0, value)}" if typ is float and value == 0.0 else ""  # -0.0 == 0.0
         self.guards.append(Guard("CONSTANT_MATCH", f"{self._arg(i)}: {typ.__name__} == {value!r}",
                                  f"type({a}) is {self._bind(typ)} and ({a} is {v} or {a} == {v}{sign})"))
+
+    def CALLEE_IDENTITY(self, i: int, fn: Callable) -> None:
+        """A function argument (``act=np.tanh``) is the very function the graph inlined or applied."""
+        self.guards.append(Guard("CALLEE_IDENTITY", f"{self._arg(i)}: {describe_key(('callee', fn))} (identity)",
+                                 f"a{i} is {self._bind(fn)}"))
 
     def RELAXED_INT(self, i: int) -> None:
         """An int of any value in the range an i64 graph input takes (``signature.relaxed_int``)."""
@@ -249,14 +294,26 @@ class GuardBuilder:
         """A location the graph reads or writes: resolves, and holds what ``spec`` says."""
         self.heap.append(HeapLocation("HEAP_LOCATION", f"heap {label}: {spec.describe()}", path, label, spec))
 
+    def HEAP_SAME(self, path: AccessPath, first: AccessPath, label: str, first_label: str) -> None:
+        """Two paths the graph treats as one location still hold one object."""
+        self.heap.append(HeapSame("HEAP_SAME", f"heap {label}: the same object as {first_label} (identity)", path, label, first))
+
     def HEAP_METHOD(self, path: AccessPath, name: str, fn: Method, label: str) -> None:
         """A method the graph inlined is still the one ``label.name`` binds."""
-        self.heap.append(HeapMethod("HEAP_METHOD", f"heap {label}.{name}: method {fn.__qualname__}", path, label, name, fn))
+        what = f"property {fn.fget.__qualname__}" if type(fn) is property else f"method {fn.__qualname__}"
+        self.heap.append(HeapMethod("HEAP_METHOD", f"heap {label}.{name}: {what}", path, label, name, fn))
 
-    def HEAP_UNALIASED(self, path: AccessPath, label: str) -> None:
-        """An array the graph updates in place shares no memory with the call's other inputs."""
+    def ARGUMENT_UNALIASED(self, leaf: int) -> None:
+        """An argument array the graph updates in place is writeable and shares no memory with the other inputs."""
+        label = f"argument array {leaf}"
+        self.heap.append(ArgumentUnaliased("ARGUMENT_UNALIASED", f"{label}: updated in place, writeable, shares no memory "
+                                           "with other inputs", label, leaf))
+
+    def HEAP_UNALIASED(self, path: AccessPath, label: str, aliases: tuple[AccessPath, ...] = ()) -> None:
+        """An array the graph updates in place shares no memory with the call's other inputs
+        (but the paths ``aliases`` the graph knows hold that very array)."""
         self.heap.append(HeapUnaliased("HEAP_UNALIASED", f"heap {label}: updated in place, shares no memory with other inputs",
-                                       path, label))
+                                       path, label, aliases))
 
     def build(self, arity: int) -> EntryGuards:
         """The guards, with ``match`` compiled when every argument guard has a condition."""
@@ -356,6 +413,11 @@ def heap_checks(guards: Sequence[HeapGuard], bind: Callable[[Any], str], miss: s
             if guard.path not in names:
                 return None
             lines.append(f"if method_of({names[guard.path]}, {guard.name!r}) is not {bind(guard.fn)}: return {miss}")
+            continue
+        if isinstance(guard, HeapSame):
+            if guard.path not in names or guard.first not in names:
+                return None
+            lines.append(f"if {names[guard.path]} is not {names[guard.first]}: return {miss}")
             continue
         if not isinstance(guard, HeapLocation):
             continue
@@ -461,10 +523,14 @@ def entry_guards(key: Hashable, dynamic: frozenset, names: Sequence[str] = (), g
     if heap is not None:
         for path, spec in heap.checks:
             builder.HEAP_LOCATION(path, spec, heap.labels[path])
+        for path, first in heap.aliases:
+            builder.HEAP_SAME(path, first, heap.labels[path], heap.labels[first])
         for path, name, fn in heap.methods:
             builder.HEAP_METHOD(path, name, fn, heap.labels[path])
         for path in heap.mutated:
-            builder.HEAP_UNALIASED(path, heap.labels[path])
+            builder.HEAP_UNALIASED(path, heap.labels[path], tuple(p for p, first in heap.aliases if first == path))
+        for leaf, _ in heap.argument_writes:
+            builder.ARGUMENT_UNALIASED(leaf)
     return builder.build(len(key))  # type: ignore[arg-type]
 
 
@@ -478,6 +544,8 @@ def _argument(builder: GuardBuilder, i: int, node: tuple) -> None:
             return builder.DTYPE_SHAPE(i, typ, np.dtype(node[2]), node[3])
     elif node[0] == "static":
         return builder.CONSTANT_MATCH(i, _STATIC_TYPES[node[1]], node[2])
+    elif node[0] == "callee":
+        return builder.CALLEE_IDENTITY(i, node[1])
     elif node == ("scalar", "int"):
         return builder.RELAXED_INT(i)
     elif node[0] == "object":

@@ -88,7 +88,7 @@ def key_diff(a: Hashable, b: Hashable) -> set | None:
             diffs.add((x[1], path))
         elif kinds <= {"list", "stacked"} and all(n[1] for n in (x, y)) and _one_array_item(x, y):
             diffs.add(("list", path))
-        elif x[0] != y[0] or x[0] in ("array", "static", "scalar", "stacked", "tree", "forest", "object") or len(x[1]) != len(y[1]):
+        elif x[0] != y[0] or x[0] in ("array", "static", "callee", "scalar", "stacked", "tree", "forest", "object") or len(x[1]) != len(y[1]):
             return False
         else:
             return all(visit(p, q, path + (i,)) for i, (p, q) in enumerate(zip(x[1], y[1])))
@@ -111,7 +111,7 @@ def _leaf_count(node: tuple) -> int:
         return 1
     if node[0] in ("tree", "forest"):
         return len(node[-1].columns())
-    if node[0] in ("static", "object"):
+    if node[0] in ("static", "object", "callee"):
         return 0
     return sum(_leaf_count(item) for item in node[1])
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from math import copysign
+import types
 from typing import Any, Callable, Hashable
 
 import numpy as np
@@ -22,6 +23,9 @@ from janus.frontend.heap.rules import is_heap_object
 from janus.frontend.values import ELEMENT_TYPES, NotConvertible
 
 STATIC_TYPES = (bool, int, float, str, type(None))
+#: functions passed as arguments (``act=np.tanh``, ``activation=relu``): constants of the graph by
+#: identity, as a global function is; a Python function's closure cells are heap locations of the trace
+CALLEE_TYPES = (types.FunctionType, types.BuiltinFunctionType, np.ufunc, type(np.mean))
 
 
 def walk(
@@ -39,7 +43,7 @@ def walk(
         if value.dtype.name not in ELEMENT_TYPES:
             raise NotConvertible(f"argument dtype {value.dtype} is not supported")
         return on_array(value)
-    if type(value) in STATIC_TYPES:
+    if type(value) in STATIC_TYPES or type(value) in CALLEE_TYPES:
         return on_static(value)
     if type(value) in (list, tuple):
         return on_sequence(type(value), [walk(v, on_array, on_static, on_sequence, on_tree) for v in value])
@@ -96,7 +100,7 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
 
     Nodes: ``("array", type, dtype, shape)``, ``("static", type, value)`` (``-0.0`` with a
     fourth item: it equals ``0.0``),
-    ``("list" | "tuple", items)``, ``(("namedtuple", type), items)``, ``("tree", trees.TreeKind)`` (its arrays are leaves, of
+    ``("callee", function)`` (a function argument, by identity), ``("list" | "tuple", items)``, ``(("namedtuple", type), items)``, ``("tree", trees.TreeKind)`` (its arrays are leaves, of
     a length the key does not hold), ``("forest", "list" | "tuple", root rows, trees.TreeKind)`` (a list or
     tuple of trees of one class linearized together, ``trees.is_forest``), ``("object", type)`` (top-level heap
     objects; ``("object", list, length)`` for a list of them). Dims in ``dynamic`` (array leaf, dim) are relaxed:
@@ -138,6 +142,8 @@ def key_and_leaves(args: tuple, dynamic: frozenset[tuple[int, int]] = frozenset(
             if typ is float and v == 0.0 and copysign(1.0, v) < 0:  # -0.0 == 0.0, yet 1 / -0.0 is -inf
                 return ("static", "float", v, "negative zero")
             return ("static", typ.__name__, v)
+        if typ in CALLEE_TYPES:
+            return ("callee", v)
         if (typ is list or typ is tuple) and is_forest(v):  # one forest: the key holds its kind and root rows
             kind, arrays = linearize(v)
             leaves.extend(arrays)
@@ -206,7 +212,7 @@ def leaf_shapes(key: Hashable) -> list[tuple]:
             shapes.append((f"len{len(shapes)}",) + node[1][3])
         elif node[0] == "scalar":
             shapes.append(())
-        elif node[0] not in ("static", "object"):
+        elif node[0] not in ("static", "object", "callee"):
             for item in node[1]:
                 visit(item)
 
@@ -223,6 +229,8 @@ def describe_key(key: Hashable) -> str:
         return f"{key[1]}[{key[2]}, shape=({dims}{',' if len(key[3]) == 1 else ''})]"
     if key[0] == "static":
         return f"{key[1]}={key[2]!r}"
+    if key[0] == "callee":
+        return f"{type(key[1]).__name__} {getattr(key[1], '__qualname__', key[1])}"
     if key[0] == "tree":
         return key[1].describe()
     if key[0] == "forest":

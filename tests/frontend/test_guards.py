@@ -220,6 +220,74 @@ def warm(layer, x: np.ndarray) -> Version:
     return only_version(type(layer).forward)
 
 
+def activate(x, act):
+    return act(x) * 2
+
+
+def test_callee_identity():
+    x = rand(3)
+    jf = compiled(activate, x, np.tanh)
+    version = only_version(jf)
+    assert kinds(version.guards) == ["DTYPE_SHAPE", "CALLEE_IDENTITY"] and version.guards.match((x, np.tanh)) is not None
+    for act in [np.sin, np.abs, lambda v: v]:
+        assert version.guards.match((x, act)) is None
+        assert_same(jf(x, act), activate(x, act))
+    assert version.calls == 0
+
+
+class Block:
+    def __init__(self, W: np.ndarray) -> None:
+        self.W = W
+
+
+class Tied:
+    """An autoencoder whose decoder is its encoder (one object, two heap paths)."""
+
+    def __init__(self) -> None:
+        self.encoder = Block(rand(3, 3))
+        self.decoder = self.encoder
+
+    def step(self, x):
+        y = np.tanh(x @ self.encoder.W) @ self.decoder.W.T
+        self.decoder.W -= 0.1 * (y - x).sum()
+        return y
+
+
+def test_heap_same():
+    jf = janus.jit(Tied.step, warmup=1)
+    got, want, x = Tied(), Tied(), rand(2, 3)
+    for _ in range(3):
+        assert_same(jf(got, x), want.step(x))
+        assert_same(got.encoder.W, want.encoder.W)
+    version = only_version(jf)
+    assert version.calls == 2 and "HEAP_SAME" in kinds(version.guards), janus.explain(jf)
+    assert "heap self.decoder: the same object as self.encoder (identity)" in janus.explain(jf)
+    for obj in (got, want):  # now two objects: the compiled checks and the guards refuse the version
+        obj.decoder = Block(obj.decoder.W.copy())
+    assert version.guards.heap_match is not None and version.guards.heap_match(version.graph.heap.objects((got, x))) is None
+    assert "self.decoder no longer holds the object the version reaches by another path" in heap_miss(version, (got, x))
+    assert_same(jf(got, x), want.step(x))
+    assert_same(got.decoder.W, want.decoder.W)
+    assert_same(got.encoder.W, want.encoder.W)
+
+
+def decay(x, factor):
+    x *= factor
+    return x.sum()
+
+
+def test_argument_unaliased():
+    jf = janus.jit(decay, warmup=1)
+    for _ in range(2):
+        assert_same(jf(rand(4), 0.5), decay(rand(4), 0.5))
+    version = only_version(jf)
+    assert version.calls == 1 and "ARGUMENT_UNALIASED" in kinds(version.guards)
+    frozen = rand(4)
+    frozen.flags.writeable = False
+    assert "argument array 0 is updated in place but is read-only" in heap_miss(version, (frozen, 0.5))
+    assert not heap_miss(version, (rand(4), 0.5))
+
+
 def test_heap_location():
     layer, x = layer_class()(), rand(2, 3)
     version = warm(layer, x)
@@ -424,4 +492,4 @@ def test_explain_lists_the_entry_guards():
 
 def test_every_guard_kind_has_a_test():
     kinds = {name for name in vars(GuardBuilder) if name.isupper()}
-    assert len(kinds) == 10 and {f"test_{kind.lower()}" for kind in kinds} <= set(globals())
+    assert len(kinds) == 13 and {f"test_{kind.lower()}" for kind in kinds} <= set(globals())

@@ -9,7 +9,26 @@ from typing import Any
 import numpy as np
 import pytest
 
+import janus
+from janus.frontend.jit import CHEAPER_IN_PYTHON, JitFunction
 from tests.helpers import assert_same
+
+
+def assert_compiled(jf: JitFunction) -> None:
+    """Versions with no segment boundary ran compiled calls; nothing ran in Python."""
+    assert jf.versions and not jf.fallbacks, janus.explain(jf)
+    assert all(v.graph.boundary is None for v in jf.versions.values()), janus.explain(jf)
+    assert sum(v.calls for v in jf.versions.values()) >= 1, janus.explain(jf)
+
+
+def assert_split(jf: JitFunction, operation: str) -> None:
+    """A version ending at ``operation`` (run in Python between compiled segments) ran compiled
+    calls, and what follows each boundary is compiled too, unless it does no array work."""
+    versions = [v for v in jf.versions.values() if v.graph.boundary is not None and v.calls >= 1]
+    assert versions and not jf.fallbacks, janus.explain(jf)
+    assert f"python: {operation} at" in janus.explain(jf)
+    for version in jf.split_versions():
+        assert set(version.resume.fallbacks.values()) <= {CHEAPER_IN_PYTHON}, janus.explain(jf)
 
 
 def same_tree(got: Any, want: Any) -> None:

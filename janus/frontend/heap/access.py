@@ -174,6 +174,14 @@ class HeapTracker:
         self.mutated: dict[AccessPath, None] = {}
         self.methods: dict[tuple[AccessPath, str], Method] = {}
         self.lengths_used: set[AccessPath] = set()  # lists and tuples the trace iterated
+        #: objects and arrays by id -> the first path the trace reached them by
+        self.identities: dict[int, AccessPath] = {}
+        #: a later path to one of them -> that first path (``self.layers[2]`` and ``self.head``: one location)
+        self.aliases: dict[AccessPath, AccessPath] = {}
+        #: graph inputs that are the caller's own arrays: id of the Tensor -> its leaf (``generate`` shares its map)
+        self.argument_leaves: dict[int, int] = {}
+        #: leaf -> the array an in-place update of that argument left (``p -= lr * g``, ``p`` passed in)
+        self.argument_updates: dict[int, Tensor] = {}
         #: set while a ``janus.grad`` function is traced into its own func.func (``grad_heap``)
         self.scope: Any = None
 
@@ -215,6 +223,8 @@ class HeapTracker:
         if self.scope is not None:
             return self.scope.read(ref, kind, key)
         path = ref.path.child(kind, key)
+        if path in self.aliases:
+            return self.read(*self.parents[self.aliases[path]])
         if path in self.values:
             return self.values[path]
         label = f"{ref.label}.{key}" if kind == "attr" else f"{ref.label}[{key!r}]"
@@ -225,6 +235,8 @@ class HeapTracker:
         spec = spec_of(value)
         if spec is None:
             raise NotConvertible(f"{label} holds a {type(value).__name__}, which janus cannot specialize on")
+        if spec.kind in ("object", "array") and self._alias(path, value, spec, label, (ref, kind, key)):
+            return self.read(*self.parents[self.aliases[path]])
         if spec.kind == "value" and type(value) in VARYING_SCALARS and label in self.tracer.profile.varying_heap:
             spec = Spec("scalar", type(value))  # a counter whose value changed between calls: a graph input
         self.checks.setdefault(path, spec)
@@ -250,6 +262,19 @@ class HeapTracker:
         self.values[path] = value
         return value
 
+    def _alias(self, path: AccessPath, value: Any, spec: Spec, label: str, parent: tuple[HeapRef, str, Key]) -> bool:
+        """Whether ``path`` holds an object or array the trace reached first by another path
+        (``for layer in self.layers`` and ``self.head``): then it is an alias of that location
+        (one shadow value, one in-place update), checked on each call to hold the same object.
+        Not where the first location was rebound in this trace (it holds another value now)."""
+        first = self.identities.setdefault(id(value), path)
+        if first == path or first in self.written and first not in self.mutated or first in self.structures:
+            return False
+        self.aliases[path] = first
+        self.checks.setdefault(path, spec)
+        self.labels[path], self.parents[path] = label, parent
+        return True
+
     def dict_keys(self, ref: HeapRef) -> list[Key]:
         """The keys of the heap dict ``ref``, listed by the traced code: from now on the
         version assumes exactly these keys, in this order (checked on entry)."""
@@ -272,6 +297,8 @@ class HeapTracker:
             raise NotConvertible(f"write to {label} {why}")
         if not self.at_root():
             raise NotConvertible(f"write to {label} inside a data-dependent branch or loop region")
+        if path in self.aliases or path in self.aliases.values() and path not in self.mutated:
+            raise NotConvertible(f"{label} is rebound while another heap path holds the same object")
         static = value if type(value) in VARYING_SCALARS else None
         if static is not None:  # ``self.t = 1``: written as a graph constant, committed as a Python scalar
             value = weak_literal(self.tracer.em, value)
@@ -293,7 +320,7 @@ class HeapTracker:
         if path in self.mutated and (structured or self.owners.get(value.name) != path):
             raise NotConvertible(f"{label} is rebound after an in-place update in the same call")
         if structured:
-            heap_struct.check(value, label)
+            heap_struct.check(value, label, self._made)
         self._typed(path, heap_struct.type_text(value))
         self.checks.setdefault(path, Spec("write"))
         self.parents[path] = (ref, kind, key)
@@ -310,6 +337,10 @@ class HeapTracker:
         """``janus.get_attr`` / ``janus.get_item`` of ``ref``; the result's SSA name."""
         op = GetAttrOp if kind == "attr" else GetItemOp
         return self.tracer.em.janus(op, {"object": (ref.ssa, OBJ_TYPE_ASM)}, _step_attr(kind, key), [result_type], into)
+
+    def _made(self, value: Any) -> bool:
+        """Whether ``value`` is an array the trace made (nothing outside the call holds it)."""
+        return self.tracer.local_arrays.get(id(value)) is value
 
     def _typed(self, path: AccessPath, type_: str) -> None:
         known = self.types.setdefault(path, type_)
@@ -350,11 +381,17 @@ class HeapTracker:
         result is written back to its location (and into the very array at commit).
         None when ``a`` is not such an array."""
         path = self.owners.get(a.name) if isinstance(a, Tensor) else None
-        if path is None or self.values.get(path) is not a:
+        if path is None:
+            return self._argument_inplace(symbol, a, b)
+        if self.values.get(path) is not a:
             return None
         label = self.labels[path]
         if any(_holds(v, a) for p, v in self.values.items() if p != path):
             raise NotConvertible(f"in-place {symbol} on {label}, which the traced code also refers to elsewhere")
+        return self._update(path, a, self._inplace_result(symbol, a, b, label), f"in-place {symbol} on {label}")
+
+    def _inplace_result(self, symbol: str, a: Tensor, b: Any, label: str) -> Tensor:
+        """``a op b`` as NumPy's ``a op= b`` leaves ``a``: its shape, cast back to its dtype."""
         mutation.check_views(self.tracer, a, f"in-place {symbol} on {label}")
         result = self.tracer.binary(symbol[:-1], a, b)
         if not isinstance(result, Tensor) or result.shape != a.shape:
@@ -363,7 +400,25 @@ class HeapTracker:
             if not np.can_cast(result.dtype, a.dtype, "same_kind"):
                 raise NotConvertible(f"in-place {symbol} on {label} cannot cast {result.dtype} to {a.dtype}")
             result = op_table.cast(self.tracer.em, result, a.dtype)
-        return self._update(path, a, result, f"in-place {symbol} on {label}")
+        return result
+
+    def _argument_inplace(self, symbol: str, a: Any, b: Any) -> Tensor | None:
+        """``a op= b`` on an array the caller passed in (``for p, g in zip(params, grads): p -= lr * g``):
+        NumPy updates that array, so the graph returns its new value and the call copies it into
+        the caller's array after the commit (``HeapPlan.argument_writes``). None when ``a`` is no such array."""
+        leaf = self.argument_leaves.get(id(a)) if isinstance(a, Tensor) and not isinstance(a, Weak) else None
+        if leaf is None:
+            return None
+        label = f"the argument array {leaf}"
+        if not self.at_root() or self.scope is not None:
+            raise NotConvertible(f"in-place {symbol} on {label} inside a data-dependent branch, loop region or private function")
+        if any(_holds(v, a) for v in self.values.values()):
+            raise NotConvertible(f"in-place {symbol} on {label}, which the heap also holds")
+        result = self._inplace_result(symbol, a, b, label)
+        mutation.substitute(self.tracer, a, result, f"in-place {symbol} on {label}")
+        self.argument_leaves[id(result)] = leaf  # returned later: the caller's very array, updated
+        self.argument_updates[leaf] = result
+        return result
 
     def update_in_place(self, a: Any, updated: Callable[[str], Tensor], verb: str) -> bool:
         """A write into an array read from the heap (``W[i] -= g``, ``np.add.at(W, idx, g)``):
@@ -394,11 +449,20 @@ class HeapTracker:
             if any(p.steps[: len(path.steps)] == path.steps and p != path for p in (*self.written, *self.mutated)
                    if p.slot == path.slot):
                 raise NotConvertible(f"{self.labels[path]} is replaced after an item of it was written")
-        self.layouts = {p: heap_struct.layout(v, output, self.labels[p]) for p, v in self.structures.items()}
+        constants: dict[int, Tensor] = {}  # one graph constant per made array: one object in each place it is
+
+        def constant(array: Any) -> Tensor | None:
+            if not self._made(array):
+                return None
+            if id(array) not in constants:
+                constants[id(array)] = self.tracer.em.literal(array)
+            return constants[id(array)]
+
+        self.layouts = {p: heap_struct.layout(v, output, self.labels[p], constant) for p, v in self.structures.items()}
 
     def plan(self, inputs: list[Tensor], outputs: list[Tensor]) -> HeapPlan | None:
         """What each call must check and commit beyond the runtime's manifest; None without heap access."""
-        if not self.sources:
+        if not self.sources and not self.argument_updates:
             return None
         return HeapPlan(
             sources=tuple(self.sources),
@@ -412,6 +476,8 @@ class HeapTracker:
             labels=dict(self.labels),
             structures=tuple(self.layouts.items()),
             scalars=tuple((path, t.python_type) for path, t in self.written.items() if isinstance(t, Weak)),
+            aliases=tuple(self.aliases.items()),
+            argument_writes=tuple((leaf, t.name) for leaf, t in self.argument_updates.items()),
         )
 
 

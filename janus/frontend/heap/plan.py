@@ -55,6 +55,12 @@ class HeapPlan:
     labels: dict[AccessPath, str]
     structures: tuple[tuple[AccessPath, heap_struct.Layout], ...] = ()  # tuples/lists written, built here
     scalars: tuple[tuple[AccessPath, type], ...] = ()  # Python ints/floats/bools written (``Weak``): their type
+    #: (path, first path): a second path to an object or array the trace reached first by another; the
+    #: graph uses one location for both, so each call checks they still hold one object
+    aliases: tuple[tuple[AccessPath, AccessPath], ...] = ()
+    #: (leaf, tensor): an argument array updated in place by the traced code (``p -= lr * g``) and the
+    #: result holding its new value, copied into the caller's array after the commit
+    argument_writes: tuple[tuple[int, str], ...] = ()
 
     def objects(self, positional: Sequence[Any]) -> list[Any]:
         """The object table of a call: the slots' objects, from its arguments or fixed."""
@@ -67,6 +73,10 @@ class HeapPlan:
         copies, counted in ``traffic``."""
         if self.inert:
             return results
+        for leaf, name in self.argument_writes:
+            np.copyto(leaves[leaf], results[self.outputs.index(name)])
+            if traffic is not None:
+                traffic.copied += leaves[leaf].nbytes
         for path in self.mutated:
             original = entry[path]
             np.copyto(original, path.read(objects))
@@ -112,7 +122,8 @@ class HeapPlan:
     def inert(self) -> bool:
         """``finish`` has nothing to do: no writes, in-place updates or structures, and no
         result that is an entry array (the common case of a call that only reads the heap)."""
-        return not (self.mutated or self.writes or self.structures or any(name in self.owners for name in self.outputs))
+        return not (self.mutated or self.writes or self.structures or self.argument_writes
+                    or any(name in self.owners for name in self.outputs))
 
     def _original(self, name: str, entry: dict, leaves: Sequence[np.ndarray]) -> Any:
         if name in self.owners:

@@ -17,15 +17,19 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from janus.frontend.values import NotConvertible, Tensor
+import numpy as np
+
+from janus.frontend.values import NotConvertible, Tensor, tensor_type
 
 #: a written structure: (tuple | list, children), a leaf is the index of a function result
 Layout = tuple[type, tuple["Layout | int", ...]]
 
 
-def check(value: Any, label: str) -> None:
-    """Refuse anything but (nested) exact tuples and lists of graph arrays."""
-    if isinstance(value, Tensor):
+def check(value: Any, label: str, made: Callable[[Any], bool] = lambda v: False) -> None:
+    """Refuse anything but (nested) exact tuples and lists of graph arrays, or of arrays
+    the trace ``made`` (``np.zeros`` filled by the traced code: constants of the graph,
+    taken as they are at the end of the trace)."""
+    if isinstance(value, Tensor) or type(value) is np.ndarray and made(value):
         return
     if type(value) not in (tuple, list):
         raise NotConvertible(
@@ -33,23 +37,29 @@ def check(value: Any, label: str) -> None:
             "(in tuples or lists) are stored on the heap"
         )
     for item in value:
-        check(item, label)
+        check(item, label, made)
 
 
 def type_text(value: Any) -> str:
     """A location's type for the one-type-per-location rule: ``tuple(tensor<..>, ..)``."""
     if isinstance(value, Tensor):
         return value.type
+    if type(value) is np.ndarray:
+        return tensor_type(value.shape, value.dtype)
     return f"{type(value).__name__}({', '.join(type_text(v) for v in value)})"
 
 
-def layout(value: Any, output: Callable[[Tensor], int], label: str) -> Layout | int:
+def layout(value: Any, output: Callable[[Tensor], int], label: str, made: Callable[[Any], Tensor | None]) -> Layout | int:
     """Make the leaves of ``value`` function results, as they are at the end of the trace
-    (a list written and then changed by the traced code holds its final items)."""
+    (a list written and then changed by the traced code holds its final items); ``made``
+    gives the graph constant of an array the trace made (None for any other array)."""
+    constant = made(value) if type(value) is np.ndarray else None
+    if constant is not None:
+        return output(constant)
+    if type(value) in (tuple, list):
+        return type(value), tuple(layout(v, output, label, made) for v in value)
     check(value, label)
-    if isinstance(value, Tensor):
-        return output(value)
-    return type(value), tuple(layout(v, output, label) for v in value)
+    return output(value)
 
 
 def build(shape: Layout | int, leaf: Callable[[int], Any]) -> Any:

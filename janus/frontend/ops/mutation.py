@@ -334,14 +334,15 @@ def check_views(tracer: "Tracer", base: Tensor, what: str) -> None:
 
 def substitute(tracer: "Tracer", old: Tensor, new: Tensor, what: str) -> None:
     """Replace ``old`` by ``new`` in every frame being traced, and the lists and dicts they reach."""
+    rebuilt: dict[int, tuple] = {}
     for f in tracer.frames[_outside_branch(tracer):]:  # the frames outside do not hold it (checked)
-        _substitute(f.locals, old, new, what)
-        _substitute(f.stack, old, new, what)
+        _substitute(f.locals, old, new, what, rebuilt)
+        _substitute(f.stack, old, new, what, rebuilt)
         for cell in f.cells.values():
             if isinstance(cell, Cell) and cell.contents is old:
                 cell.contents = new
             elif isinstance(cell, Cell):
-                _substitute(cell.contents, old, new, what)
+                _substitute(cell.contents, old, new, what, rebuilt)
 
 
 def _roots(tracer: "Tracer") -> list[Any]:
@@ -350,8 +351,10 @@ def _roots(tracer: "Tracer") -> list[Any]:
             list(tracer.tree_state.stored)]
 
 
-def _substitute(container: Any, old: Tensor, new: Tensor, what: str) -> None:
-    """Replace ``old`` in ``container`` and the lists and dicts it holds, in place."""
+def _substitute(container: Any, old: Tensor, new: Tensor, what: str, rebuilt: dict[int, tuple] | None = None) -> None:
+    """Replace ``old`` in ``container`` and the lists and dicts it holds, in place; a plain
+    tuple holding it (``(param, grad)`` pairs) is made again with ``new`` (``rebuilt``: one
+    new tuple per old one, so a tuple held in two places stays one)."""
     if isinstance(container, dict):
         items = list(container.items())
     elif isinstance(container, list):
@@ -360,11 +363,30 @@ def _substitute(container: Any, old: Tensor, new: Tensor, what: str) -> None:
         if container is not old and found_in([container], old):
             raise NotConvertible(f"{what} on an array held by a {type(container).__name__} (cannot be updated)")
         return
+    rebuilt = {} if rebuilt is None else rebuilt
     for k, v in items:
         if v is old:
             container[k] = new
+        elif type(v) is tuple and found_in([v], old):
+            container[k] = _rebuilt(v, old, new, what, rebuilt)
         else:
-            _substitute(v, old, new, what)
+            _substitute(v, old, new, what, rebuilt)
+
+
+def _rebuilt(t: tuple, old: Tensor, new: Tensor, what: str, rebuilt: dict[int, tuple]) -> tuple:
+    """``t`` with ``old`` replaced by ``new`` (a tuple of the trace: its identity is the trace's own)."""
+    if id(t) not in rebuilt:
+        items = []
+        for x in t:
+            if x is old:
+                x = new
+            elif type(x) is tuple:
+                x = _rebuilt(x, old, new, what, rebuilt)
+            else:
+                _substitute(x, old, new, what, rebuilt)
+            items.append(x)
+        rebuilt[id(t)] = tuple(items)
+    return rebuilt[id(t)]
 
 
 def _walk(values: Any, skip: set[int] | frozenset[int] = frozenset()) -> Any:

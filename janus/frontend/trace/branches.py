@@ -19,6 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from janus.frontend.emitter import joined_name
+from janus.frontend.trace import either
 from janus.frontend.values import NotConvertible, Tensor, Weak
 
 
@@ -109,8 +110,11 @@ class Joiner:
     """Joins the two sides' copies; ``results`` lists the graph values that differ."""
 
     def __init__(self, result_name: str, then_copies: Copier, else_copies: Copier,
-                 promote: Callable[[Any, Any], tuple[Any, Any]] | None = None) -> None:
+                 promote: Callable[[Any, Any], tuple[Any, Any]] | None = None,
+                 mix: Callable[[Any, Any, "Joiner"], Any] | None = None) -> None:
         self.name = result_name
+        #: makes a Python scalar joined with a graph value of another type an ``either.Either``
+        self.mix = mix
         #: makes a Python scalar joined with a ``Weak`` graph value a ``Weak`` of its type
         self.promote = promote
         self.results: list[tuple[Tensor, Tensor]] = []
@@ -160,6 +164,8 @@ class Joiner:
             self.memo[(id(a), id(b))] = joined
             self.joined.append((a, b, joined))
             return joined
+        if self.mix is not None and either.mixes(a, b):
+            return self.mix(a, b, self)
         one_sided = isinstance(a, Weak) != isinstance(b, Weak) or isinstance(a, Tensor) != isinstance(b, Tensor)
         if self.promote is not None and one_sided:
             return self(*self.promote(a, b))

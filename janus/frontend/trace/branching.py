@@ -8,7 +8,7 @@ from typing import Any
 
 from janus.frontend.ops import mutation, op_table
 from janus.frontend.recursion import trees
-from janus.frontend.trace import exceptions, loops, scalars
+from janus.frontend.trace import either, exceptions, loops, scalars
 from janus.frontend.trace.branches import Copier, Joiner
 from janus.frontend.trace.bytecode import EXIT, Instr
 from janus.frontend.trace.frame import Frame
@@ -57,6 +57,8 @@ class Branching:
         jump_if = "TRUE" in ins.opname
         if isinstance(value, (trees.SymNode, trees.SymChildren)):
             value = trees.condition(self, value)
+        if isinstance(value, either.Either) and not pop_on_fall:  # ``x or y`` would leave the value itself
+            value = either.truth(self.em, value)
         truth = self.truth(frame, ins, value)
         if truth is None:
             return self.fork(frame, ins, value, jump_if, pop_on_fall)
@@ -112,7 +114,8 @@ class Branching:
         for name in then.locals.keys() ^ other.locals.keys():  # bound on one side only: unbound after
             then.locals.pop(name, None), other.locals.pop(name, None)
         base = self.em.fresh()
-        joiner = Joiner(base, then_copier, else_copier, lambda a, b: scalars.promote(self.em, a, b, self.local_arrays))
+        joiner = Joiner(base, then_copier, else_copier, lambda a, b: scalars.promote(self.em, a, b, self.local_arrays),
+                        lambda a, b, pair: either.join(self.em, a, b, pair))
         frame.result = joiner(then.result, other.result)
         mutation.join_fresh(self.em, joiner.joined)
         self.em.scf_if(base, condition, then_lines, else_lines, joiner.results)

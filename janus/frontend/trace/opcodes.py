@@ -15,7 +15,7 @@ from janus.frontend.heap.rules import LAZY_ITERATORS, bind
 from janus.frontend.ops import indexing, mutation, registry
 from janus.frontend.recursion import results as recursion_results
 from janus.frontend.recursion import node_writes, trees
-from janus.frontend.trace import exceptions, generators, loops, scalars
+from janus.frontend.trace import either, exceptions, generators, loops, scalars
 from janus.frontend.trace import split as boundary
 from janus.frontend.trace.branches import Cell, SymFunction, SymIter
 from janus.frontend.trace.calls import DictView
@@ -124,6 +124,9 @@ class Opcodes:
         """method of an array (op table), a local container or a heap object (inlined)"""
         obj = frame.stack.pop()
         method = self.heap.method(obj, ins.argval) if isinstance(obj, HeapRef) else None
+        if type(method) is property:  # ``self.act(x)`` where ``act`` is a property: its getter inlined, its value called
+            frame.push_callable(self.call(method.fget, [obj], {}))
+            return
         if type(method) is types.FunctionType:  # CALL sees (function, self, args...)
             frame.stack.extend((method, obj))
             return
@@ -204,6 +207,8 @@ class Opcodes:
     def binary(self, symbol: str, a: Any, b: Any) -> Any:
         if symbol == "%" and type(a) is str and self.splitting and (contains_tensor(b) or isinstance(b, boundary.Deferred)):
             return boundary.Deferred(operator.mod, (a, b))  # ``"loss %.4f" % (loss,)``: text made at a boundary
+        if isinstance(a, either.Either) or isinstance(b, either.Either):
+            return either.lift(lambda x, y: self.binary(symbol, x, y), self.em, a, b)
         if not (isinstance(a, Tensor) or isinstance(b, Tensor)):
             return self.local_result(_PY_OPERATORS[symbol](a, b), [a, b])
         if symbol not in registry.OPERATORS:

@@ -252,6 +252,32 @@ class WithProperty:
         return x @ self.W
 
 
+class WithPropertySetter(WithProperty):
+    @WithProperty.W.setter
+    def W(self, value):
+        self._W = value
+
+    def forward(self, x):
+        self.W = x.T @ x  # a write through the setter: runs in Python
+        return x @ self.W
+
+
+def test_a_property_getter_is_inlined_and_guarded():
+    jf = janus.jit(WithProperty.forward, warmup=1)
+    plain, jitted, x = WithProperty(), WithProperty(), rand(2, 3)
+    for _ in range(3):
+        assert_same(jf(jitted, x), WithProperty.forward(plain, x))
+    assert sum(v.calls for v in jf.versions.values()) == 2 and not jf.fallbacks, janus.explain(jf)
+    assert "heap self.W: property WithProperty.W" in janus.explain(jf), janus.explain(jf)
+    saved = WithProperty.W
+    try:  # the class's property replaced: the version's guard refuses it, Python's answer follows
+        WithProperty.W = property(lambda self: self._W * 2)
+        assert_same(jf(jitted, x), WithProperty.forward(plain, x))
+    finally:
+        WithProperty.W = saved
+    assert "is no longer the method the version inlined" in janus.explain(jf), janus.explain(jf)
+
+
 class WithGetattr:
     def __init__(self):
         self.params = {"W": rand(3, 3)}
@@ -289,7 +315,7 @@ class WithSetattr:
 @pytest.mark.parametrize(
     "cls, reason",
     [
-        (WithProperty, "WithProperty.W is a property"),
+        (WithPropertySetter, "WithPropertySetter.W is a property"),
         (WithGetattr, "WithGetattr defines __getattr__"),
         (WithSlots, "WithSlots uses __slots__"),
         (WithSetattr, "WithSetattr overrides __setattr__"),

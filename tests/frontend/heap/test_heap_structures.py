@@ -75,7 +75,7 @@ def test_tuple_state_matches_python_over_five_calls_then_a_guard_failure():
 def swap(model, x):
     h, c = model.pair
     model.pair = [c + x, h]  # a list: Python stores this new list, `h` itself as item 1
-    return model.pair
+    return model.pair[0]  # (the list itself: ``test_returning_a_list_also_stored_on_the_heap_runs_in_python``)
 
 
 class Holder:
@@ -93,6 +93,7 @@ def test_list_of_arrays_keeps_passed_along_items_and_returned_identity():
         assert_same(got, want)
         assert_same(jitted.pair, plain.pair)
         assert jitted.pair[1] is passed  # only passed along: that very array
+        assert got is jitted.pair[0]
     assert list(jf.versions.values())[0].calls >= 2
 
 
@@ -109,3 +110,43 @@ def test_a_tuple_holding_a_python_number_stays_imperative_with_reason():
         assert_same(holder.pair, store_mixed_want)
     assert not jf.versions
     assert "writing a float inside a model.pair structure" in janus.explain(jf)
+
+
+class Recorder:
+    """Keeps the one-hot inputs it made (``np.zeros`` filled by index) and its states in lists."""
+
+    def __init__(self):
+        self.W = rand(5, 3, seed=4)
+        self.xs, self.hs = [], []
+
+    def run(self, tokens):
+        self.xs, self.hs = [], []
+        for i in tokens:
+            x = np.zeros(5, np.float32)
+            x[i] = 1.0
+            self.xs.append(x)
+            self.hs.append(np.tanh(x @ self.W))
+        return float(np.sum(self.hs[-1]))
+
+    def run_returning(self, tokens):
+        self.run(tokens)
+        return self.hs
+
+
+def test_arrays_the_trace_made_are_stored_in_heap_lists_as_in_python():
+    jf = janus.jit(Recorder.run, warmup=1)
+    plain, jitted = Recorder(), Recorder()
+    for tokens in ([1, 3], [0, 4], [1, 3]):
+        assert_same(jf(jitted, tokens), plain.run(tokens))
+        assert_same(jitted.xs, plain.xs)
+        assert_same(jitted.hs, plain.hs)
+        assert jitted.xs[0] is not jitted.xs[1]
+    assert sum(v.calls for v in jf.versions.values()) >= 1 and not jf.fallbacks, janus.explain(jf)
+
+
+def test_returning_a_list_also_stored_on_the_heap_runs_in_python():
+    jf = janus.jit(Recorder.run_returning, warmup=1, fallback="silent")
+    jitted = Recorder()
+    for _ in range(3):
+        assert jf(jitted, [1, 2]) is jitted.hs
+    assert "returns a list it also stores on the heap" in janus.explain(jf)

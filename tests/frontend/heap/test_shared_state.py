@@ -241,8 +241,8 @@ def test_steps_from_two_threads_match_python() -> None:
 
 
 class Tied:
-    """Two attributes holding one array, updated in place through one of them: every
-    compiled call's aliasing check fails (the graph would read the other one stale)."""
+    """Two attributes holding one array, updated in place through one of them: one location
+    of the graph (an identity guard between the two paths), as Python sees one array."""
 
     def __init__(self) -> None:
         self.p = rand(8, seed=3)
@@ -253,11 +253,32 @@ class Tied:
         return self.q.sum()
 
 
-def test_a_heap_check_failing_every_call_stops_regenerating() -> None:
-    jf = janus.jit(Tied.step, warmup=1, fallback="silent")
+class Overlapping(Tied):
+    """Two attributes holding two arrays over one buffer (a reversed view), one updated in
+    place: every compiled call's aliasing check fails (the graph would read the other stale)."""
+
+    def __init__(self) -> None:
+        self.p = rand(8, seed=3)
+        self.q = self.p[::-1]
+
+
+def test_two_attributes_holding_one_array_compile_as_one_location() -> None:
+    jf = janus.jit(Tied.step, warmup=1)
     plain, jitted = Tied(), Tied()
-    for s in range(8):
+    for s in range(4):
         x = rand(8, seed=s)
         assert_same(jf(jitted, x), Tied.step(plain, x))
+        assert_same(jitted.p, plain.p)
+        assert jitted.q is jitted.p
+    assert jf.compiles == 1 and sum(v.calls for v in jf.versions.values()) == 3, janus.explain(jf)
+    assert "heap self.q: the same object as self.p (identity)" in janus.explain(jf)
+
+
+def test_a_heap_check_failing_every_call_stops_regenerating() -> None:
+    jf = janus.jit(Overlapping.step, warmup=1, fallback="silent")
+    plain, jitted = Overlapping(), Overlapping()
+    for s in range(8):
+        x = rand(8, seed=s)
+        assert_same(jf(jitted, x), Overlapping.step(plain, x))
         assert_same(jitted.p, plain.p)
     assert jf.compiles <= 3 and "heap check failed 3 times in a row" in janus.explain(jf), janus.explain(jf)
