@@ -33,7 +33,7 @@ from janus.frontend.ops import op_table
 from janus.frontend.trace.branches import Cell, SymFunction, SymIter
 from janus.frontend.trace.scalars import weak_literal
 from janus.frontend.heap.plan import HeapPlan
-from janus.frontend.heap.rules import VARYING_SCALARS, HeapMiss, Method, Spec, method_of, spec_of, step
+from janus.frontend.heap.rules import VARYING_SCALARS, HeapMiss, Method, Spec, lacks, method_of, spec_of, step
 from janus.frontend.values import NotConvertible, Tensor, Weak, tensor_type
 from janus.heap import AccessPath, Key
 from janus.ir import OBJ_TYPE_ASM
@@ -249,6 +249,18 @@ class HeapTracker:
             value = HeapRef(path, value, self._get(ref, kind, key, OBJ_TYPE_ASM, into=self.prologue), label)
         self.values[path] = value
         return value
+
+    def has_attribute(self, ref: HeapRef, name: str) -> bool:
+        """``hasattr(ref, name)`` in this call: True where the read succeeds (the read's
+        guards hold it), False where the object plainly lacks it, which the version then
+        assumes (a ``Spec("absent")`` location, checked on entry)."""
+        path = ref.path.child("attr", name)
+        if self.scope is not None or path in self.values or not lacks(ref.obj, name):
+            self.tracer.attribute(ref, name)
+            return True
+        self.checks.setdefault(path, Spec("absent"))
+        self.labels[path], self.parents[path] = f"{ref.label}.{name}", (ref, "attr", name)
+        return False
 
     def dict_keys(self, ref: HeapRef) -> list[Key]:
         """The keys of the heap dict ``ref``, listed by the traced code: from now on the

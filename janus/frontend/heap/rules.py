@@ -74,7 +74,8 @@ def class_makes_heap_object(cls: type) -> bool:
     return cls is dict or bool(cls.__flags__ & _HEAPTYPE) and not issubclass(cls, _NOT_OBJECTS) or cls in HOST_OBJECTS
 
 
-_MISSING = object()
+#: the value of an attribute an object does not have (a ``Spec("absent")`` location)
+ABSENT = object()
 #: what a ``functools.partial`` calls (read-only members): locations the version checks
 PARTIAL_PARTS = ("func", "args", "keywords")
 
@@ -83,7 +84,7 @@ def _class_attribute(cls: type, name: str) -> Any:
     for klass in cls.__mro__:
         if name in klass.__dict__:
             return klass.__dict__[name]
-    return _MISSING
+    return ABSENT
 
 
 def attribute_problem(obj: Any, name: str, write: bool) -> str | None:
@@ -96,6 +97,26 @@ def attribute_problem(obj: Any, name: str, write: bool) -> str | None:
         return None if write or name in vars(obj) else f"module {obj.__name__} has no global {name}"
     if cls is functools.partial:
         return None if name in PARTIAL_PARTS and not write else f"attribute .{name} of a functools.partial"
+    problem = _object_problem(obj, name, write)
+    if problem is not None:
+        return problem
+    found = _class_attribute(cls, name) if hasattr(cls, name) else ABSENT
+    if found is not ABSENT:
+        kind = "property" if isinstance(found, property) else "descriptor" if hasattr(type(found), "__get__") else None
+        if kind is not None:
+            return f"{cls.__name__}.{name} is a {kind}"
+        if write and name not in vars(obj):  # the write would make an instance attribute shadowing it
+            return f"{cls.__name__}.{name} is a class attribute"
+        if name not in vars(obj):
+            return None  # read through the instance: a plain value of the class (``step`` looks it up as Python does)
+    if not write and name not in vars(obj):
+        return f"{cls.__name__} object has no attribute {name}"
+    return None
+
+
+def _object_problem(obj: Any, name: str, write: bool) -> str | None:
+    """Why the attributes of ``obj`` are not plain instance-dict locations (None when they are)."""
+    cls = type(obj)
     if cls in CONTAINERS or not is_heap_object(obj):
         return f"attribute .{name} of a {cls.__name__} is not a heap location"
     # hasattr on the class goes through CPython's type attribute cache: cheap on every call
@@ -107,18 +128,15 @@ def attribute_problem(obj: Any, name: str, write: bool) -> str | None:
         return f"{cls.__name__} overrides __setattr__"
     if hasattr(cls, "__slots__"):
         return f"{cls.__name__} uses __slots__"
-    found = _class_attribute(cls, name) if hasattr(cls, name) else _MISSING
-    if found is not _MISSING:
-        kind = "property" if isinstance(found, property) else "descriptor" if hasattr(type(found), "__get__") else None
-        if kind is not None:
-            return f"{cls.__name__}.{name} is a {kind}"
-        if write and name not in vars(obj):  # the write would make an instance attribute shadowing it
-            return f"{cls.__name__}.{name} is a class attribute"
-        if name not in vars(obj):
-            return None  # read through the instance: a plain value of the class (``step`` looks it up as Python does)
-    if not write and name not in vars(obj):
-        return f"{cls.__name__} object has no attribute {name}"
     return None
+
+
+def lacks(obj: Any, name: str) -> bool:
+    """Whether ``obj`` plainly has no attribute ``name``: a plain heap object (as for its
+    locations) with nothing of that name on its class or in its dict, so that ``hasattr``
+    is False and ``getattr`` with a default gives the default, by Python's own rules."""
+    return (type(obj) not in (types.CellType, types.ModuleType, functools.partial)
+            and _object_problem(obj, name, False) is None and not hasattr(type(obj), name) and name not in vars(obj))
 
 
 def item_problem(container: Any, key: Key, write: bool) -> str | None:
@@ -152,10 +170,13 @@ def step(value: Any, kind: str, key: Key, write: bool = False) -> Any:
     return own[key] if key in own else _class_attribute(type(value), key)
 
 
-def resolve(objects: list[Any], path: AccessPath, write: bool = False) -> Any:
-    """The value at ``path`` under the rules (for ``write``, only check it is assignable)."""
+def resolve(objects: list[Any], path: AccessPath, write: bool = False, absent: bool = False) -> Any:
+    """The value at ``path`` under the rules (for ``write``, only check it is assignable;
+    with ``absent``, ``ABSENT`` where the object plainly lacks the last attribute)."""
     value = objects[path.slot]
     for i, (kind, key) in enumerate(path.steps):
+        if absent and i == len(path.steps) - 1 and kind == "attr" and lacks(value, key):
+            return ABSENT
         value = step(value, kind, key, write and i == len(path.steps) - 1)
     return value
 
@@ -169,7 +190,7 @@ class Spec:
     (within int64) or float of any value (a graph input, where the value varied); ``identity``: this very
     object (code baked in); ``object``: an object of this exact type, ``length`` items for
     a list or tuple (a reference whose attributes are locations); ``write``: only written,
-    any value.
+    any value; ``absent``: an attribute the object does not have (``hasattr`` was False).
     """
 
     kind: str
@@ -186,6 +207,8 @@ class Spec:
             return True
         if self.kind == "identity":
             return v is self.value
+        if self.kind == "absent":
+            return v is ABSENT
         if type(v) is not self.type_:
             return False
         if self.kind == "array":
@@ -206,7 +229,7 @@ class Spec:
         if self.kind == "object":
             return (f"{self.type_.__name__} object" + (f" of length {self.length}" if self.length is not None else "")
                     + (f" with keys {list(self.keys)}" if self.keys is not None else ""))
-        return "written"
+        return "no such attribute" if self.kind == "absent" else "written"
 
 
 def spec_of(value: Any) -> Spec | None:

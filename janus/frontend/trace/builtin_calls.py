@@ -123,24 +123,28 @@ IMMUTABLE = (bool, int, float, complex, str, bytes, tuple, type(None), range, sl
 
 
 def _getattr(tracer: "Tracer", args: list, kwargs: dict) -> Any:
-    """``getattr(obj, name[, default])``: the read ``obj.name`` (a default only for immutable values)."""
+    """``getattr(obj, name[, default])``: the read ``obj.name``, or the default where
+    ``hasattr`` is False."""
     obj, name, *default = args
     if type(name) is not str:
         raise NotConvertible("getattr() with a name that is not a static string")
-    if default and type(obj) in IMMUTABLE and not hasattr(obj, name):
+    if default and not _hasattr(tracer, [obj, name], {}):
         return default[0]
     return tracer.attribute(obj, name)
 
 
 def _hasattr(tracer: "Tracer", args: list, kwargs: dict) -> bool:
-    """``hasattr(obj, name)``: Python's on immutable values; on others True when the read
-    succeeds in the trace (and is guarded as a read), else refused: a False would be an
-    assumption about a module or the heap that nothing guards."""
+    """``hasattr(obj, name)``: Python's on immutable values; on a heap object the read, or
+    False where it plainly lacks the attribute (guarded on entry: ``HeapTracker.has_attribute``);
+    on others True when the read succeeds in the trace, else refused: a False would be an
+    assumption that nothing guards."""
     obj, name = args
     if type(name) is not str:
         raise NotConvertible("hasattr() with a name that is not a static string")
     if type(obj) in IMMUTABLE:
         return hasattr(obj, name)
+    if isinstance(obj, HeapRef):
+        return tracer.heap.has_attribute(obj, name)
     tracer.attribute(obj, name)
     return True
 
