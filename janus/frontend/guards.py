@@ -27,7 +27,7 @@ from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from janus.frontend.heap.rules import (ABSENT, I64_MAX, I64_MIN, VARYING_SCALARS, HeapMiss, Method, Spec, class_makes_heap_object,
+from janus.frontend.heap.rules import (ABSENT, CONTAINERS, I64_MAX, I64_MIN, VARYING_SCALARS, HeapMiss, Method, Spec, class_makes_heap_object,
                                        is_heap_object, method_of, resolve)
 from janus.frontend.recursion.trees import is_tree, plainly_not_tree
 from janus.frontend.signature import RELAXED_INT_BOUND, STATIC_TYPES, by_reference, describe_key, record_node
@@ -78,6 +78,8 @@ class HeapLocation(HeapGuard):
             varied = self.spec.kind == "value" and type(value) is self.spec.type_ and type(value) in VARYING_SCALARS
             raise HeapMiss(f"{self.label} is {_describe(value)}; the version assumed {self.spec.describe()}",
                            self.label if varied else None)
+        if self.spec.same_as is not None and value is not entry.get(self.spec.same_as):
+            raise HeapMiss(f"{self.label} is no longer the object at {self.spec.same_as.describe()}")
         entry[self.path] = value
 
 
@@ -96,10 +98,13 @@ class HeapMethod(HeapGuard):
 @dataclass(frozen=True)
 class HeapUnaliased(HeapGuard):
     """An array the graph updates in place shares no memory with another input (the
-    commit overwrites it after the call has read everything)."""
+    commit overwrites it after the call has read everything) but the locations ``aliases``
+    that hold this very array (``Spec.same_as``: the graph reads them as this one)."""
+
+    aliases: tuple[AccessPath, ...] = ()
 
     def check(self, objects: list[Any], entry: dict[AccessPath, Any], leaves: Sequence[Any]) -> None:
-        others = [v for p, v in entry.items() if p != self.path and type(v) is np.ndarray] + list(leaves)
+        others = [v for p, v in entry.items() if p != self.path and p not in self.aliases and type(v) is np.ndarray] + list(leaves)
         if any(np.may_share_memory(entry[self.path], other) for other in others):
             raise HeapMiss(f"{self.label} is updated in place but shares memory with another input")
 
@@ -245,18 +250,21 @@ class GuardBuilder:
         full = f"resolve_global({ns}, {name!r}, NULL) is {v}"
         return f"({ns}.get({name!r}, NULL) is {v} or {full})" if type(namespace) is dict else full
 
-    def HEAP_LOCATION(self, path: AccessPath, spec: Spec, label: str) -> None:
-        """A location the graph reads or writes: resolves, and holds what ``spec`` says."""
-        self.heap.append(HeapLocation("HEAP_LOCATION", f"heap {label}: {spec.describe()}", path, label, spec))
+    def HEAP_LOCATION(self, path: AccessPath, spec: Spec, label: str, same_label: str | None = None) -> None:
+        """A location the graph reads or writes: resolves, and holds what ``spec`` says
+        (and the very object at ``spec.same_as``, labelled ``same_label``)."""
+        same = f" (the one at {same_label})" if same_label is not None else ""
+        self.heap.append(HeapLocation("HEAP_LOCATION", f"heap {label}: {spec.describe()}{same}", path, label, spec))
 
     def HEAP_METHOD(self, path: AccessPath, name: str, fn: Method, label: str) -> None:
         """A method the graph inlined is still the one ``label.name`` binds."""
         self.heap.append(HeapMethod("HEAP_METHOD", f"heap {label}.{name}: method {fn.__qualname__}", path, label, name, fn))
 
-    def HEAP_UNALIASED(self, path: AccessPath, label: str) -> None:
-        """An array the graph updates in place shares no memory with the call's other inputs."""
+    def HEAP_UNALIASED(self, path: AccessPath, label: str, aliases: tuple[AccessPath, ...] = ()) -> None:
+        """An array the graph updates in place shares no memory with the call's other inputs
+        (but ``aliases``, locations guarded to hold this very array)."""
         self.heap.append(HeapUnaliased("HEAP_UNALIASED", f"heap {label}: updated in place, shares no memory with other inputs",
-                                       path, label))
+                                       path, label, aliases))
 
     def build(self, arity: int) -> EntryGuards:
         """The guards, with ``match`` compiled when every argument guard has a condition."""
@@ -388,6 +396,10 @@ def heap_checks(guards: Sequence[HeapGuard], bind: Callable[[Any], str], miss: s
         condition = None if same_object else _spec_condition(spec, v, bind)
         if condition is not None:
             lines.append(f"if not ({condition}): return {miss}")
+        if spec.same_as is not None:
+            if spec.same_as not in names:
+                return None
+            lines.append(f"if {v} is not {names[spec.same_as]}: return {miss}")
     return lines, names
 
 
@@ -420,7 +432,7 @@ class _ClassLookup:
 def _plain_class(spec: Spec) -> bool:
     """An object whose attributes the compiled checks resolve: of one exact class that is
     neither a container, a cell nor a module."""
-    return spec.kind == "object" and spec.type_ not in (dict, list, tuple, types.CellType, types.ModuleType)
+    return spec.kind == "object" and spec.type_ not in (*CONTAINERS, types.CellType, types.ModuleType)
 
 
 def _spec_condition(spec: Spec, v: str, bind: Callable[[Any], str]) -> str | None:
@@ -462,11 +474,11 @@ def entry_guards(key: Hashable, dynamic: frozenset, names: Sequence[str] = (), g
         builder.GLOBAL_ID(modules)
     if heap is not None:
         for path, spec in heap.checks:
-            builder.HEAP_LOCATION(path, spec, heap.labels[path])
+            builder.HEAP_LOCATION(path, spec, heap.labels[path], heap.labels.get(spec.same_as))
         for path, name, fn in heap.methods:
             builder.HEAP_METHOD(path, name, fn, heap.labels[path])
         for path in heap.mutated:
-            builder.HEAP_UNALIASED(path, heap.labels[path])
+            builder.HEAP_UNALIASED(path, heap.labels[path], tuple(p for p, spec in heap.checks if spec.same_as == path))
     return builder.build(len(key))  # type: ignore[arg-type]
 
 

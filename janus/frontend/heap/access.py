@@ -33,7 +33,7 @@ from janus.frontend.ops import op_table
 from janus.frontend.trace.branches import Cell, SymFunction, SymIter
 from janus.frontend.trace.scalars import weak_literal
 from janus.frontend.heap.plan import HeapPlan
-from janus.frontend.heap.rules import VARYING_SCALARS, HeapMiss, Method, Spec, lacks, method_of, spec_of, step
+from janus.frontend.heap.rules import DICTS, VARYING_SCALARS, HeapMiss, Method, Spec, lacks, method_of, spec_of, step
 from janus.frontend.values import NotConvertible, Tensor, Weak, tensor_type
 from janus.heap import AccessPath, Key
 from janus.ir import OBJ_TYPE_ASM
@@ -172,6 +172,10 @@ class HeapTracker:
         self.layouts: dict[AccessPath, heap_struct.Layout] = {}
         self.owners: dict[str, AccessPath] = {}  # tensor -> location whose entry array it is (or updates)
         self.mutated: dict[AccessPath, None] = {}
+        #: per array or object read: (the object, the first location read holding it)
+        self.first_paths: dict[int, tuple[Any, AccessPath]] = {}
+        #: a location holding the very object an earlier-read location holds -> that location
+        self.aliases: dict[AccessPath, AccessPath] = {}
         self.methods: dict[tuple[AccessPath, str], Method] = {}
         self.lengths_used: set[AccessPath] = set()  # lists and tuples the trace iterated
         #: set while a ``janus.grad`` function is traced into its own func.func (``grad_heap``)
@@ -217,6 +221,8 @@ class HeapTracker:
         path = ref.path.child(kind, key)
         if path in self.values:
             return self.values[path]
+        if path in self.aliases:
+            return self.values[self.aliases[path]]
         label = f"{ref.label}.{key}" if kind == "attr" else f"{ref.label}[{key!r}]"
         try:
             value = step(ref.obj, kind, key)
@@ -227,6 +233,11 @@ class HeapTracker:
             raise NotConvertible(f"{label} holds a {type(value).__name__}, which janus cannot specialize on")
         if spec.kind == "value" and type(value) in VARYING_SCALARS and label in self.tracer.profile.varying_heap:
             spec = Spec("scalar", type(value))  # a counter whose value changed between calls: a graph input
+        first = self._first_path(path, value, spec)
+        if first is not None:  # two paths to one object: one location, the second guarded to hold the same
+            self.checks.setdefault(path, dataclasses.replace(spec, same_as=first))
+            self.labels[path], self.parents[path], self.aliases[path] = label, (ref, kind, key), first
+            return self.values[first]
         self.checks.setdefault(path, spec)
         self.labels[path], self.parents[path] = label, (ref, kind, key)
         if spec.kind == "scalar":
@@ -262,11 +273,23 @@ class HeapTracker:
         self.labels[path], self.parents[path] = f"{ref.label}.{name}", (ref, "attr", name)
         return False
 
+    def _first_path(self, path: AccessPath, value: Any, spec: Spec) -> AccessPath | None:
+        """The location read before that holds ``value`` (an array or object), where the
+        trace still sees that very object there; None for the first path to it, which
+        becomes the one every later path to it reads through."""
+        if spec.kind not in ("array", "object"):
+            return None
+        seen = self.first_paths.setdefault(id(value), (value, path))
+        first = seen[1]
+        if seen[0] is not value or first == path or first not in self.values or first in self.written and first not in self.mutated:
+            return None
+        return first
+
     def dict_keys(self, ref: HeapRef) -> list[Key]:
         """The keys of the heap dict ``ref``, listed by the traced code: from now on the
         version assumes exactly these keys, in this order (checked on entry)."""
         spec = self.checks.get(ref.path)
-        if type(ref.obj) is not dict or spec is None or spec.kind != "object" or self.scope is not None:
+        if type(ref.obj) not in DICTS or spec is None or spec.kind != "object" or self.scope is not None:
             raise NotConvertible(f"listing the keys of {ref.label} (only of a dict argument or attribute)")
         added = [key for p, (parent, kind, key) in self.parents.items() if parent is ref and kind == "item" and key not in ref.obj
                  and p in self.values]
@@ -298,6 +321,8 @@ class HeapTracker:
             step(ref.obj, kind, key, write=True)
         except HeapMiss as e:
             raise NotConvertible(str(e)) from None
+        if self.owners.get(getattr(value, "name", None)) != path:  # a rebinding, not an in-place update
+            self._unalias(path, label)
         old = self.values.get(path)
         # a tuple or list read before stays valid through the old reference (reads see entry values)
         if isinstance(old, HeapRef) and not (structured and type(old.obj) in (tuple, list)):
@@ -317,6 +342,14 @@ class HeapTracker:
         self.values[path] = self.written[path] = value
         if static is not None:  # later reads in this call see the Python value itself
             self.values[path] = static
+
+    def _unalias(self, path: AccessPath, label: str) -> None:
+        """Before ``path`` is rebound: it no longer reads through the location it shared an
+        object with; one that other paths read through cannot be rebound (they keep the object)."""
+        self.aliases.pop(path, None)
+        shared = [p for p, first in self.aliases.items() if first == path]
+        if shared:
+            raise NotConvertible(f"{label} is rebound while {self.labels[shared[0]]} holds the same object")
 
     def _get(self, ref: HeapRef, kind: str, key: Key, result_type: str, into: list[str] | None = None) -> str:
         """``janus.get_attr`` / ``janus.get_item`` of ``ref``; the result's SSA name."""

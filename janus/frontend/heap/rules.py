@@ -10,6 +10,7 @@ did not trace.
 
 from __future__ import annotations
 
+import collections
 import functools
 import io
 import types
@@ -25,8 +26,10 @@ _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
 #: Python-defined classes whose instances are values or code, never heap objects
 _NOT_OBJECTS = (np.ndarray, np.generic, list, tuple, dict, set, frozenset, BaseException,
                 types.FunctionType, types.MethodType, types.ModuleType, type)
+#: dicts whose items may be heap locations (``OrderedDict``: its items, keys and order behave as a dict's)
+DICTS = (dict, collections.OrderedDict)
 #: containers whose items may be heap locations (exact types: subclasses may hook __getitem__)
-CONTAINERS = (dict, list, tuple)
+CONTAINERS = (*DICTS, list, tuple)
 #: values baked into the graph by identity (code and namespaces)
 IDENTITY_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc)
 STATIC_VALUES = (bool, int, float, str, type(None))
@@ -59,7 +62,7 @@ HOST_OBJECTS = (np.random.Generator, np.random.RandomState, bytes, *LAZY_ITERATO
 def is_heap_object(value: Any) -> bool:
     """Whether an argument is passed as an object reference (a ``janus.object`` slot)."""
     typ = type(value)
-    return (typ is dict or bool(typ.__flags__ & _HEAPTYPE) and not isinstance(value, _NOT_OBJECTS)
+    return (typ in DICTS or bool(typ.__flags__ & _HEAPTYPE) and not isinstance(value, _NOT_OBJECTS)
             or typ in HOST_OBJECTS)
 
 
@@ -71,7 +74,7 @@ def class_makes_heap_object(cls: type) -> bool:
     (their layouts differ), and assigning ``__class__`` changes the exact class."""
     if any("__class__" in vars(klass) for klass in cls.__mro__ if klass is not object):
         return False
-    return cls is dict or bool(cls.__flags__ & _HEAPTYPE) and not issubclass(cls, _NOT_OBJECTS) or cls in HOST_OBJECTS
+    return cls in DICTS or bool(cls.__flags__ & _HEAPTYPE) and not issubclass(cls, _NOT_OBJECTS) or cls in HOST_OBJECTS
 
 
 #: the value of an attribute an object does not have (a ``Spec("absent")`` location)
@@ -146,7 +149,7 @@ def item_problem(container: Any, key: Key, write: bool) -> str | None:
         return f"items of a {cls.__name__} are not heap locations"
     if cls is tuple and write:
         return "a tuple does not support item assignment"
-    if cls is dict:
+    if cls in DICTS:
         return None if write or key in container else f"dict has no key {key!r}"
     if type(key) is not int or not -len(container) <= key < len(container):
         return f"index {key!r} is out of range for a {cls.__name__} of {len(container)}"
@@ -191,6 +194,8 @@ class Spec:
     object (code baked in); ``object``: an object of this exact type, ``length`` items for
     a list or tuple (a reference whose attributes are locations); ``write``: only written,
     any value; ``absent``: an attribute the object does not have (``hasattr`` was False).
+    ``same_as``: an array or object location that holds the very object the location at
+    that path holds (two paths to one object: ``params["W1"]`` and ``layers["fc1"].W``).
     """
 
     kind: str
@@ -201,6 +206,7 @@ class Spec:
     length: int | None = None
     #: a dict's keys, in order, where the traced code listed them (``model.keys()``)
     keys: tuple | None = None
+    same_as: AccessPath | None = None
 
     def matches(self, v: Any) -> bool:
         if self.kind == "write":
@@ -220,8 +226,6 @@ class Spec:
         return (self.length is None or len(v) == self.length) and (self.keys is None or tuple(v) == self.keys)
 
     def describe(self) -> str:
-        if self.kind == "array":
-            return f"ndarray[{self.dtype}, shape={self.shape}]"
         if self.kind in ("value", "identity"):
             return f"{self.kind} {self.value!r}"
         if self.kind == "scalar":
@@ -229,6 +233,8 @@ class Spec:
         if self.kind == "object":
             return (f"{self.type_.__name__} object" + (f" of length {self.length}" if self.length is not None else "")
                     + (f" with keys {list(self.keys)}" if self.keys is not None else ""))
+        if self.kind == "array":
+            return f"ndarray[{self.dtype}, shape={self.shape}]"
         return "no such attribute" if self.kind == "absent" else "written"
 
 
