@@ -33,6 +33,7 @@ from typing import Any, Callable
 import numpy as np
 
 from janus.frontend.heap.access import HeapCell, HeapRef, HeapTracker
+from janus.frontend.heap.rules import DICTS
 from janus.frontend.signature import is_namedtuple
 from janus.frontend.trace.branches import SymFunction, SymIter
 from janus.frontend.trace.exceptions import ErrorSettings
@@ -235,8 +236,8 @@ class Container(Live):
         made = env.built.get(id(self))
         if made is None:
             items = [(k, v.build(env)) for k, v in self.items]
-            if self.kind is dict:
-                made = dict(items)
+            if self.kind in DICTS:
+                made = self.kind(items)
             elif self.kind in (list, tuple):
                 made = self.kind(v for _, v in items)
             else:  # a NamedTuple: its fields
@@ -344,8 +345,8 @@ class Planner:
             return self.arguments[id(value)]
         if type(value) in (list, tuple) or is_namedtuple(value):
             return Container(type(value), tuple((i, self.plan(v)) for i, v in enumerate(value)))
-        if type(value) is dict:
-            return Container(dict, tuple((k, self.plan(v)) for k, v in value.items()))
+        if type(value) in DICTS:
+            return Container(type(value), tuple((k, self.plan(v)) for k, v in value.items()))
         if type(value) is SymIter:
             return Iterator(self.remaining(value))
         if isinstance(value, BoundTensorMethod):  # ``y.tobytes``: looked up on the real array

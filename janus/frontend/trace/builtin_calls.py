@@ -4,6 +4,7 @@ structural and pure builtins do on static values is plain Python (``calls``)."""
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import inspect
@@ -17,7 +18,7 @@ import numpy as np
 
 from janus.frontend.heap.access import HeapRef
 from janus.frontend.ops import registry
-from janus.frontend.trace import generators
+from janus.frontend.trace import generators, math_calls
 from janus.frontend.trace.branches import SymFunction
 from janus.frontend.trace.frame import NULL, local_dict
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor
@@ -88,6 +89,11 @@ def _dict(tracer: "Tracer", args: list, kwargs: dict) -> dict:
     if args and isinstance(args[0], HeapRef):
         raise NotConvertible("dict() of a heap object (its items would be heap reads)")
     return local_dict(dict(*args, **kwargs).items())
+
+
+def _ordered_dict(tracer: "Tracer", args: list, kwargs: dict) -> collections.OrderedDict:
+    """``OrderedDict(...)``: an ``OrderedDict`` of the trace, built as ``dict(...)`` is."""
+    return collections.OrderedDict(_dict(tracer, args, kwargs))
 
 
 def _asarray_parameters(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None, copy: Any = None,
@@ -209,9 +215,9 @@ def _dataclass_replace(tracer: "Tracer", args: list, kwargs: dict) -> Any:
 
 #: callables whose calls the trace runs itself: handler(tracer, args, kwargs)
 HANDLERS: dict[Any, Callable[["Tracer", list, dict], Any]] = {
-    sum: _sum, map: _map, filter: _filter, dict: _dict, getattr: _getattr, hasattr: _hasattr, isinstance: _isinstance,
+    sum: _sum, map: _map, filter: _filter, dict: _dict, collections.OrderedDict: _ordered_dict, getattr: _getattr, hasattr: _hasattr, isinstance: _isinstance,
     functools.partial: _partial, functools.reduce: _reduce, tuple.__new__: _tuple_new,
-    dataclasses.replace: _dataclass_replace, np.asarray: _asarray, np.asanyarray: _asarray,
+    dataclasses.replace: _dataclass_replace, np.asarray: _asarray, np.asanyarray: _asarray, **math_calls.HANDLERS,
     **{getattr(operator, name): _operator(symbol) for name, symbol in {
         "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**", "matmul": "@",
         "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}.items()},
