@@ -41,7 +41,7 @@ from janus.frontend.trace.frame import ArgumentList, BoundTensorMethod
 from janus.frontend.trace.liveness import live_locals
 from janus.frontend.trace.resume import (ATTRIBUTE, ITERATOR, VALUE, Box, ResumePoint, cell_written, passed,
                                         resume_function, unwinding_function)
-from janus.frontend.trace.split import (Deferred, HostMethod, SegmentEnd, attribute_receiver, container_method,
+from janus.frontend.trace.split import (CYTHON_FUNCTION, Deferred, HostMethod, SegmentEnd, attribute_receiver, container_method,
                                        foreign_method, method_receiver)
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor, hashable
 from janus.heap import AccessPath
@@ -65,7 +65,7 @@ def reads_only(fn: Any) -> bool:
 #: values a boundary passes on as they are: immutable, or code and namespaces baked into the trace
 CONSTANT_TYPES = (bool, int, float, complex, str, bytes, type(None), slice, range, type(Ellipsis), np.generic, np.dtype,
                   types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc,
-                  type(np.stack))  # NumPy's array-function dispatchers
+                  type(np.stack), CYTHON_FUNCTION)  # NumPy's array-function dispatchers, Cython functions
 
 
 class Env:
