@@ -31,7 +31,7 @@ from janus.frontend.heap import structures as heap_struct
 from janus.frontend.ops import mutation
 from janus.frontend.ops import op_table
 from janus.frontend.trace.branches import Cell, SymFunction, SymIter
-from janus.frontend.trace.scalars import weak_literal
+from janus.frontend.trace.scalars import PYTHON_DTYPES, weak_literal
 from janus.frontend.heap.plan import HeapPlan
 from janus.frontend.heap.rules import DICTS, VARYING_SCALARS, HeapMiss, Method, Spec, lacks, method_of, spec_of, step
 from janus.frontend.values import NotConvertible, Tensor, Weak, tensor_type
@@ -241,7 +241,7 @@ class HeapTracker:
         self.checks.setdefault(path, spec)
         self.labels[path], self.parents[path] = label, (ref, kind, key)
         if spec.kind == "scalar":
-            dtype = np.dtype(np.int64 if spec.type_ is int else np.float64)
+            dtype = PYTHON_DTYPES[spec.type_]
             t = Weak(self._get(ref, kind, key, tensor_type((), dtype)), (), dtype)
             self._typed(path, t.type)
             if self.at_root():

@@ -34,7 +34,7 @@ CONTAINERS = (*DICTS, list, tuple)
 IDENTITY_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc)
 STATIC_VALUES = (bool, int, float, str, type(None))
 #: Python scalars a location may hold as a graph input once its value varied (``Spec`` kind ``scalar``)
-VARYING_SCALARS = (int, float)
+VARYING_SCALARS = (bool, int, float)
 I64_MIN, I64_MAX = -(2 ** 63), 2 ** 63 - 1
 
 

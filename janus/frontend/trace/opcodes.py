@@ -296,10 +296,13 @@ class Opcodes:
         frame.stack.append(boundary.Deferred(boundary.joined, tuple(parts)) if deferred else "".join(parts))
 
     def UNARY_NOT(self, frame: Frame, ins: Instr) -> None:
-        """`not` of a static value"""
+        """`not` of a static value; of a 0-d graph value, a graph Python bool (``np.logical_not``)"""
         x = frame.stack.pop()
         if isinstance(x, Tensor):
-            raise NotConvertible("`not` on an array value")
+            if x.ndim:
+                raise NotConvertible("`not` on an array value of rank >= 1")
+            frame.stack.append(scalars.weak(registry.apply(self.em, registry.OPS["logical_not"], [x], {})))
+            return
         frame.stack.append(not x)
 
     def IS_OP(self, frame: Frame, ins: Instr) -> None:
