@@ -258,7 +258,8 @@ class GuardBuilder:
 
     def HEAP_METHOD(self, path: AccessPath, name: str, fn: Method, label: str) -> None:
         """A method the graph inlined is still the one ``label.name`` binds."""
-        self.heap.append(HeapMethod("HEAP_METHOD", f"heap {label}.{name}: method {fn.__qualname__}", path, label, name, fn))
+        what = f"property {fn.fget.__qualname__}" if type(fn) is property else f"method {fn.__qualname__}"
+        self.heap.append(HeapMethod("HEAP_METHOD", f"heap {label}.{name}: {what}", path, label, name, fn))
 
     def HEAP_UNALIASED(self, path: AccessPath, label: str, aliases: tuple[AccessPath, ...] = ()) -> None:
         """An array the graph updates in place shares no memory with the call's other inputs

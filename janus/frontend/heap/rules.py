@@ -253,19 +253,21 @@ def spec_of(value: Any) -> Spec | None:
 
 
 #: class attributes a method call goes through: a plain function, or a static or class method of one
-Method = types.FunctionType | staticmethod | classmethod
+Method = types.FunctionType | staticmethod | classmethod | property
 
 
 def method_of(obj: Any, name: str) -> Method | None:
     """The class attribute ``obj.name`` binds when it is a method not shadowed by the
-    instance: a plain function, or a ``staticmethod``/``classmethod`` of one (None otherwise,
+    instance: a plain function, a ``staticmethod``/``classmethod`` of one, or a ``property``
+    whose getter is one (its read calls the getter) (None otherwise,
     also for an object without a ``__dict__``, ``np.errstate``: its slots are state heap ops
     cannot see, so its methods run in Python, ``split.host_method``)."""
     cls = type(obj)
     if not is_heap_object(obj) or cls.__getattribute__ is not object.__getattribute__ or not hasattr(obj, "__dict__"):
         return None
     found = _class_attribute(cls, name)
-    plain = type(found) is types.FunctionType or type(found) in (staticmethod, classmethod) and type(found.__func__) is types.FunctionType
+    plain = (type(found) is types.FunctionType or type(found) in (staticmethod, classmethod) and type(found.__func__) is types.FunctionType
+             or type(found) is property and type(found.fget) is types.FunctionType)
     return found if plain and name not in vars(obj) else None
 
 

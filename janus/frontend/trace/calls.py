@@ -155,6 +155,8 @@ class Calls:
             return view
         if isinstance(obj, HeapRef):
             method = self.heap.method(obj, name)  # ``self.loss`` passed along (to janus.grad): bound here
+            if type(method) is property:  # its getter, traced (the version assumes the class keeps it)
+                return self.call(method.fget, [obj], {})
             if method is not None:
                 return bind(method, obj.obj, obj)
             host = host_method(obj, name)  # a C method (a file's ``__exit__``): called, a segment boundary

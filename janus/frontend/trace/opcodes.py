@@ -127,7 +127,7 @@ class Opcodes:
         if type(method) is types.FunctionType:  # CALL sees (function, self, args...)
             frame.stack.extend((method, obj))
             return
-        if method is not None:  # a static or class method
+        if method is not None and type(method) is not property:  # a static or class method
             frame.push_callable(bind(method, obj.obj, obj))
             return
         host = None if DictView.of(obj, ins.argval) else boundary.host_method(obj, ins.argval)

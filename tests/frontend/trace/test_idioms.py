@@ -410,3 +410,33 @@ def test_hasattr_false_on_a_heap_object_is_guarded_and_the_attribute_added_later
         assert vars(got).keys() == vars(want).keys()
         for name in vars(want):
             assert_same(getattr(got, name), getattr(want, name))
+
+
+# ---- properties of heap objects --------------------------------------------------------
+class Heads:
+    def __init__(self, n_head):
+        self.n_head, self.W = n_head, rand(8, 8)
+
+    @property
+    def head_dim(self):
+        return self.W.shape[0] // self.n_head
+
+    @property
+    def scale(self):
+        return 1.0 / np.sqrt(self.head_dim)
+
+    def split(self, x):
+        return (x @ self.W).reshape(x.shape[0], self.n_head, self.head_dim) * self.scale
+
+
+def test_properties_of_heap_objects_are_traced_through_their_getters():
+    plain, jitted = Heads(2), Heads(2)
+    jf = janus.jit(Heads.split, warmup=1)
+    for s in range(3):
+        assert_same(jf(jitted, rand(3, 8, seed=s)), plain.split(rand(3, 8, seed=s)))
+    assert not in_python(jf) and "heap self.head_dim: property Heads.head_dim" in janus.explain(jf), janus.explain(jf)
+    original, Heads.scale = Heads.scale, property(lambda self: 2.0)  # replaced on the class: the guard sees it
+    try:
+        assert_same(jf(jitted, rand(3, 8)), plain.split(rand(3, 8)))
+    finally:
+        Heads.scale = original
