@@ -27,7 +27,7 @@ from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from janus.frontend.heap.rules import (ABSENT, CONTAINERS, I64_MAX, I64_MIN, VARYING_SCALARS, HeapMiss, Method, Spec, class_makes_heap_object,
+from janus.frontend.heap.rules import (ABSENT, CONTAINERS, I64_MAX, I64_MIN, VARYING_NUMPY, VARYING_SCALARS, HeapMiss, Method, Spec, class_makes_heap_object,
                                        is_heap_object, method_of, resolve)
 from janus.frontend.recursion.trees import is_tree, plainly_not_tree
 from janus.frontend.signature import RELAXED_INT_BOUND, STATIC_TYPES, by_reference, describe_key, record_node
@@ -75,7 +75,7 @@ class HeapLocation(HeapGuard):
         except HeapMiss as e:
             raise HeapMiss(f"{self.label}: {e}") from None
         if not self.spec.matches(value):
-            varied = self.spec.kind == "value" and type(value) is self.spec.type_ and type(value) in VARYING_SCALARS
+            varied = self.spec.kind == "value" and type(value) is self.spec.type_ and type(value) in (*VARYING_SCALARS, *VARYING_NUMPY)
             raise HeapMiss(f"{self.label} is {_describe(value)}; the version assumed {self.spec.describe()}",
                            self.label if varied else None)
         if self.spec.same_as is not None and value is not entry.get(self.spec.same_as):

@@ -260,6 +260,16 @@ class Iterator(Live):
 
 
 @dataclass(frozen=True, eq=False)
+class Steps(Live):
+    """The ints a ``for`` loop has left, as a fresh range iterator (a host object)."""
+
+    steps: range
+
+    def build(self, env: Env) -> Any:
+        return iter(self.steps)
+
+
+@dataclass(frozen=True, eq=False)
 class Method(Live):
     """A bound method: its function with the rebuilt ``self``."""
 
@@ -316,7 +326,8 @@ class Planner:
         self.arguments = arguments  # id of an ArgumentList -> where the caller's list is
         self.held: list[AccessPath] = []
         self.seen: dict[int, Live] = {}
-        self.outputs: dict[str, Output] = {}
+        #: per result tensor, its Outputs by Python type (``float(loss)`` and ``loss`` may be one tensor)
+        self.outputs: dict[str, dict[type | None, Output]] = {}
         self.point: ResumePoint | None = None  # where the traced function resumes (``closure_cell``)
         self.cell_names: dict[int, str] = {}  # id of a cell of the traced function -> its name
 
@@ -403,8 +414,14 @@ class Planner:
         return known
 
     def remaining(self, iterator: SymIter) -> Live:
-        """A ``for`` loop's iterator on the stack: the list of the items it has left (``resume``)."""
-        return Container(list, tuple((i, self.plan(v)) for i, v in enumerate(iterator.items[iterator.pos:])))
+        """A ``for`` loop's iterator on the stack: the list of the items it has left (``resume``),
+        or for a run of ints (``range(epochs)``) a range iterator over them, an object the resume
+        function takes by reference, each step a boundary: its versions do not count the steps left."""
+        items = iterator.items[iterator.pos:]
+        steps = range(items[0], items[-1] + 1, items[1] - items[0] or 1) if len(items) > 1 and all(type(v) is int for v in items) else None
+        if steps is not None and list(steps) == items:
+            return Steps(steps)
+        return Container(list, tuple((i, self.plan(v)) for i, v in enumerate(items)))
 
     def _tensor(self, t: Tensor) -> Live:
         if t.name in self.inputs:
@@ -413,11 +430,12 @@ class Planner:
         path = self.heap.owners.get(t.name)
         if path is not None:
             return self._held(path)
-        known = self.outputs.get(t.name)
+        python = t.python_type if isinstance(t, Weak) else None
+        known = self.outputs.get(t.name, {}).get(python)
         if known is None:
             if self.provenance.get(t) is not None and not self.passive:
                 self.views.append((t, self.provenance[t]))
-            known = self.outputs[t.name] = Output(self.output(t), t.python_type if isinstance(t, Weak) else None)
+            known = self.outputs.setdefault(t.name, {})[python] = Output(self.output(t), python)
         return known
 
     def check_views(self) -> None:
@@ -573,6 +591,8 @@ def plan_boundary(end: SegmentEnd, globals_: dict, closure: tuple | None, output
         names = end.point.code.co_varnames
         baked = dict(end.point.constants)
         live = live_locals(end.point.code, end.point.offset)  # a dead local is not rebuilt: None in its place
+        if end.exhausted is not None:  # the same locals continue past the loop when there is no next item
+            live |= live_locals(end.exhausted.code, end.exhausted.offset)
         local_values = [planner.plan(end.locals[n]) if n in end.locals and n not in baked and n in live
                         else Constant(None) for n in names]
         cells = [planner.plan(v) for v in end.cells]

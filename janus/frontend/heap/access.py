@@ -33,7 +33,7 @@ from janus.frontend.ops import op_table
 from janus.frontend.trace.branches import Cell, SymFunction, SymIter
 from janus.frontend.trace.scalars import PYTHON_DTYPES, weak_literal
 from janus.frontend.heap.plan import HeapPlan
-from janus.frontend.heap.rules import DICTS, VARYING_SCALARS, HeapMiss, Method, Spec, lacks, method_of, spec_of, step
+from janus.frontend.heap.rules import DICTS, VARYING_NUMPY, VARYING_SCALARS, HeapMiss, Method, Spec, lacks, method_of, spec_of, step
 from janus.frontend.values import NotConvertible, Tensor, Weak, tensor_type
 from janus.heap import AccessPath, Key
 from janus.ir import OBJ_TYPE_ASM
@@ -231,7 +231,7 @@ class HeapTracker:
         spec = spec_of(value)
         if spec is None:
             raise NotConvertible(f"{label} holds a {type(value).__name__}, which janus cannot specialize on")
-        if spec.kind == "value" and type(value) in VARYING_SCALARS and label in self.tracer.profile.varying_heap:
+        if spec.kind == "value" and type(value) in (*VARYING_SCALARS, *VARYING_NUMPY) and label in self.tracer.profile.varying_heap:
             spec = Spec("scalar", type(value))  # a counter whose value changed between calls: a graph input
         first = self._first_path(path, value, spec)
         if first is not None:  # two paths to one object: one location, the second guarded to hold the same
@@ -240,9 +240,9 @@ class HeapTracker:
             return self.values[first]
         self.checks.setdefault(path, spec)
         self.labels[path], self.parents[path] = label, (ref, kind, key)
-        if spec.kind == "scalar":
-            dtype = PYTHON_DTYPES[spec.type_]
-            t = Weak(self._get(ref, kind, key, tensor_type((), dtype)), (), dtype)
+        if spec.kind == "scalar":  # a Python scalar (weakly typed) or a NumPy one (a 0-d array)
+            dtype = PYTHON_DTYPES.get(spec.type_) or np.dtype(spec.type_)
+            t = (Weak if spec.type_ in VARYING_SCALARS else Tensor)(self._get(ref, kind, key, tensor_type((), dtype)), (), dtype)
             self._typed(path, t.type)
             if self.at_root():
                 self.values[path] = t
@@ -310,6 +310,8 @@ class HeapTracker:
         static = value if type(value) in VARYING_SCALARS else None
         if static is not None:  # ``self.t = 1``: written as a graph constant, committed as a Python scalar
             value = weak_literal(self.tracer.em, value)
+        if type(value) is np.ndarray and self.tracer.local_arrays.get(id(value)) is value:  # ``self.w = np.zeros(d)``
+            value = mutation.as_graph_constant(self.tracer, value, f"storing {label}")
         structured = type(value) in (tuple, list)
         if not isinstance(value, Tensor) and not structured:
             raise NotConvertible(

@@ -35,6 +35,8 @@ IDENTITY_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleTyp
 STATIC_VALUES = (bool, int, float, str, type(None))
 #: Python scalars a location may hold as a graph input once its value varied (``Spec`` kind ``scalar``)
 VARYING_SCALARS = (bool, int, float)
+#: NumPy scalars a location may hold as a graph input once its value varied (a 0-d array of their dtype)
+VARYING_NUMPY = (np.float64, np.float32, np.int64, np.int32, np.bool_)
 I64_MIN, I64_MAX = -(2 ** 63), 2 ** 63 - 1
 
 
@@ -53,7 +55,7 @@ class HeapMiss(Exception):
 #: the bytes one Python operation hands to the next (``zlib.crc32(x.tobytes())``); lazy
 #: iterators a boundary made (a generator, ``enumerate``/``zip`` over one): each step of a
 #: ``for`` loop over one is a boundary
-LAZY_ITERATORS = (types.GeneratorType, enumerate, zip)
+LAZY_ITERATORS = (types.GeneratorType, enumerate, zip, type(iter(range(0))))
 #: files a boundary opened (``with open(...) as f``: entered, written and closed in Python)
 FILES = (io.TextIOWrapper, io.BufferedReader, io.BufferedWriter, io.BufferedRandom, io.FileIO, io.StringIO, io.BytesIO)
 HOST_OBJECTS = (np.random.Generator, np.random.RandomState, bytes, *LAZY_ITERATORS, *FILES)
