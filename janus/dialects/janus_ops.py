@@ -48,6 +48,7 @@ GUARD_KINDS = (
     "value",
     "callee",
     "raise",
+    "python",
     "stack_depth",
 )
 

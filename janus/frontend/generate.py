@@ -14,6 +14,7 @@ from janus.frontend import relax, scalar_abi, segments, speculation
 from janus.frontend.signature import by_reference
 from janus.frontend.profiler import Profile
 from janus.frontend.recursion import node_writes, trees
+from janus.frontend.heap.rules import DICTS
 from janus.frontend.recursion.invoke import SIMPLIFY
 from janus.frontend.trace import builtin_calls, generators
 from janus.frontend.trace.frame import ArgumentList
@@ -290,8 +291,8 @@ def _outputs(value: Any, output: Callable[[Tensor], Any]) -> Any:
         return output(value)
     if type(value) in (list, tuple, ArgumentList):
         return (tuple if type(value) is tuple else list)(_outputs(v, output) for v in value)
-    if type(value) is dict and all(type(k) in (str, int) for k in value):  # a gradient tree, a record of results
-        return {k: _outputs(v, output) for k, v in value.items()}
+    if type(value) in DICTS and all(type(k) in (str, int) for k in value):  # a gradient tree, a record of results
+        return type(value)((k, _outputs(v, output)) for k, v in value.items())
     if builtin_calls.is_record(value):
         return Record(type(value), tuple((name, _outputs(v, output)) for name, v in builtin_calls.record_fields(value)))
     if type(value) in (bool, int, float, str, type(None)) or isinstance(value, (np.generic, np.ndarray)):

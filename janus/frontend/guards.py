@@ -27,7 +27,7 @@ from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from janus.frontend.heap.rules import (I64_MAX, I64_MIN, VARYING_SCALARS, HeapMiss, Method, Spec, class_makes_heap_object,
+from janus.frontend.heap.rules import (ABSENT, CONTAINERS, I64_MAX, I64_MIN, VARYING_NUMPY, VARYING_SCALARS, HeapMiss, Method, Spec, class_makes_heap_object,
                                        is_heap_object, method_of, resolve)
 from janus.frontend.recursion.trees import is_tree, plainly_not_tree
 from janus.frontend.signature import RELAXED_INT_BOUND, STATIC_TYPES, by_reference, describe_key, record_node
@@ -71,11 +71,11 @@ class HeapLocation(HeapGuard):
 
     def check(self, objects: list[Any], entry: dict[AccessPath, Any], leaves: Sequence[Any]) -> None:
         try:
-            value = resolve(objects, self.path, write=self.spec.kind == "write")
+            value = resolve(objects, self.path, write=self.spec.kind == "write", absent=self.spec.kind == "absent")
         except HeapMiss as e:
             raise HeapMiss(f"{self.label}: {e}") from None
         if not self.spec.matches(value):
-            varied = self.spec.kind == "value" and type(value) is self.spec.type_ and type(value) in VARYING_SCALARS
+            varied = self.spec.kind == "value" and type(value) is self.spec.type_ and type(value) in (*VARYING_SCALARS, *VARYING_NUMPY)
             raise HeapMiss(f"{self.label} is {_describe(value)}; the version assumed {self.spec.describe()}",
                            self.label if varied else None)
         entry[self.path] = value
@@ -203,7 +203,7 @@ class GuardBuilder:
         #: the names the compiled conditions use
         self.scope: dict[str, Any] = {"NULL": NULL, "resolve_global": resolve_global,
                                       "is_heap_object": is_heap_object, "by_reference": by_reference, "is_tree": is_tree, "plain": plainly_not_tree,
-                                      "asarray": np.asarray, "copysign": copysign, "method_of": method_of, "MISSING": _MISSING,
+                                      "asarray": np.asarray, "copysign": copysign, "method_of": method_of, "MISSING": ABSENT,
                                       "OGA": object.__getattribute__, "OSA": object.__setattr__}
 
     def _bind(self, value: Any) -> str:
@@ -482,7 +482,7 @@ class _ClassLookup:
 def _plain_class(spec: Spec) -> bool:
     """An object whose attributes the compiled checks resolve: of one exact class that is
     neither a container, a cell nor a module."""
-    return spec.kind == "object" and spec.type_ not in (dict, list, tuple, types.CellType, types.ModuleType)
+    return spec.kind == "object" and spec.type_ not in (*CONTAINERS, types.CellType, types.ModuleType)
 
 
 def _spec_condition(spec: Spec, v: str, bind: Callable[[Any], str]) -> str | None:
@@ -491,6 +491,8 @@ def _spec_condition(spec: Spec, v: str, bind: Callable[[Any], str]) -> str | Non
         return None
     if spec.kind == "identity":
         return f"{v} is {bind(spec.value)}"
+    if spec.kind == "absent":
+        return f"{v} is MISSING"
     same_type = f"type({v}) is {bind(spec.type_)}"
     if spec.kind == "array":
         d = bind(spec.dtype)
@@ -582,4 +584,3 @@ def _describe(value: Any) -> str:
 
 
 _STATIC_TYPES = {t.__name__: t for t in STATIC_TYPES}
-_MISSING = object()  # an attribute the instance does not have

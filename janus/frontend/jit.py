@@ -26,7 +26,7 @@ from janus.frontend.logs import SWITCH, ConversionError
 from janus.frontend.trace.versions import supported, unsupported_message
 from janus.frontend.generate import Argument, Graph, Record, Result, generate
 from janus.frontend.guards import MISS, EntryGuards, entry_guards
-from janus.frontend.heap.rules import HeapMiss
+from janus.frontend.heap.rules import DICTS, HeapMiss
 from janus.frontend.profiler import RUNNING, Profile, profiling, run_profiled
 from janus.frontend.recursion import node_writes, trees
 from janus.frontend.relax import describe_position, key_diff, leaf_labels
@@ -149,8 +149,8 @@ def _rebuild(shape: Any, results: list[np.ndarray], leaves: list[np.ndarray]) ->
         return value[()] if value.ndim == 0 else value
     if type(shape) in (list, tuple):
         return type(shape)(_rebuild(s, results, leaves) for s in shape)
-    if type(shape) is dict:
-        return {k: _rebuild(v, results, leaves) for k, v in shape.items()}
+    if type(shape) in DICTS:
+        return type(shape)((k, _rebuild(v, results, leaves)) for k, v in shape.items())
     if isinstance(shape, Record):
         return shape.rebuild(lambda s: _rebuild(s, results, leaves))
     return shape.copy() if isinstance(shape, np.ndarray) else shape
@@ -554,7 +554,7 @@ class JitFunction:
     def _guard_failed(self, version: Version, key: Hashable, positional: tuple, args: tuple, kwargs: dict,
                       failure: Any) -> Any:
         site = version.graph.guard_sites.get(failure.guard_id)
-        if failure.kind == "raise":  # Python raises the real exception; the graph stays right for other calls
+        if failure.kind in ("raise", "python"):  # Python raises, or takes the side the graph leaves to it
             return self._run_raising(failure, site, args, kwargs)
         self.failures[(site or failure.source, failure.kind)] += 1
         if self.failures[(site or failure.source, failure.kind)] >= MAX_FAILURES:
@@ -598,10 +598,11 @@ class JitFunction:
 
     def _run_raising(self, failure: Any, site: Any, args: tuple, kwargs: dict) -> Any:
         """A ``raise`` guard failed: run imperatively (it raises, or an outer handler
-        catches); regenerating would give the same graph, so the version is kept."""
-        self.failures[(site, "raise")] += 1
-        if self.failures[(site, "raise")] == 1:
-            self._event(f"raise guard {failure.guard_id} at {failure.source} failed: ran imperatively, version kept")
+        catches), as for a ``python`` guard (the branch side the graph leaves to Python);
+        regenerating would give the same graph, so the version is kept."""
+        self.failures[(site, failure.kind)] += 1
+        if self.failures[(site, failure.kind)] == 1:
+            self._event(f"{failure.kind} guard {failure.guard_id} at {failure.source} failed: ran imperatively, version kept")
         return self.fn(*args, **kwargs)
 
     def _run_profiled(self, key: Hashable, positional: tuple, args: tuple, kwargs: dict) -> Any:

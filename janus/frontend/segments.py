@@ -33,6 +33,7 @@ from typing import Any, Callable
 import numpy as np
 
 from janus.frontend.heap.access import HeapCell, HeapRef, HeapTracker
+from janus.frontend.heap.rules import DICTS
 from janus.frontend.signature import is_namedtuple
 from janus.frontend.trace.branches import SymFunction, SymIter
 from janus.frontend.trace.exceptions import ErrorSettings
@@ -40,7 +41,7 @@ from janus.frontend.trace.frame import ArgumentList, BoundTensorMethod
 from janus.frontend.trace.liveness import live_locals
 from janus.frontend.trace.resume import (ATTRIBUTE, ITERATOR, VALUE, Box, ResumePoint, cell_written, passed,
                                         resume_function, unwinding_function)
-from janus.frontend.trace.split import (Deferred, HostMethod, SegmentEnd, attribute_receiver, container_method,
+from janus.frontend.trace.split import (CYTHON_FUNCTION, Deferred, HostMethod, SegmentEnd, attribute_receiver, container_method,
                                        foreign_method, method_receiver)
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor, hashable
 from janus.heap import AccessPath
@@ -64,7 +65,7 @@ def reads_only(fn: Any) -> bool:
 #: values a boundary passes on as they are: immutable, or code and namespaces baked into the trace
 CONSTANT_TYPES = (bool, int, float, complex, str, bytes, type(None), slice, range, type(Ellipsis), np.generic, np.dtype,
                   types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc,
-                  type(np.stack))  # NumPy's array-function dispatchers
+                  type(np.stack), CYTHON_FUNCTION)  # NumPy's array-function dispatchers, Cython functions
 
 
 class Env:
@@ -235,8 +236,8 @@ class Container(Live):
         made = env.built.get(id(self))
         if made is None:
             items = [(k, v.build(env)) for k, v in self.items]
-            if self.kind is dict:
-                made = dict(items)
+            if self.kind in DICTS:
+                made = self.kind(items)
             elif self.kind in (list, tuple):
                 made = self.kind(v for _, v in items)
             else:  # a NamedTuple: its fields
@@ -256,6 +257,16 @@ class Iterator(Live):
         if made is None:
             made = env.built[id(self)] = iter(self.rest.build(env))
         return made
+
+
+@dataclass(frozen=True, eq=False)
+class Steps(Live):
+    """The ints a ``for`` loop has left, as a fresh range iterator (a host object)."""
+
+    steps: range
+
+    def build(self, env: Env) -> Any:
+        return iter(self.steps)
 
 
 @dataclass(frozen=True, eq=False)
@@ -315,7 +326,8 @@ class Planner:
         self.arguments = arguments  # id of an ArgumentList -> where the caller's list is
         self.held: list[AccessPath] = []
         self.seen: dict[int, Live] = {}
-        self.outputs: dict[str, Output] = {}
+        #: per result tensor, its Outputs by Python type (``float(loss)`` and ``loss`` may be one tensor)
+        self.outputs: dict[str, dict[type | None, Output]] = {}
         self.point: ResumePoint | None = None  # where the traced function resumes (``closure_cell``)
         self.cell_names: dict[int, str] = {}  # id of a cell of the traced function -> its name
 
@@ -344,8 +356,8 @@ class Planner:
             return self.arguments[id(value)]
         if type(value) in (list, tuple) or is_namedtuple(value):
             return Container(type(value), tuple((i, self.plan(v)) for i, v in enumerate(value)))
-        if type(value) is dict:
-            return Container(dict, tuple((k, self.plan(v)) for k, v in value.items()))
+        if type(value) in DICTS:
+            return Container(type(value), tuple((k, self.plan(v)) for k, v in value.items()))
         if type(value) is SymIter:
             return Iterator(self.remaining(value))
         if isinstance(value, BoundTensorMethod):  # ``y.tobytes``: looked up on the real array
@@ -402,8 +414,14 @@ class Planner:
         return known
 
     def remaining(self, iterator: SymIter) -> Live:
-        """A ``for`` loop's iterator on the stack: the list of the items it has left (``resume``)."""
-        return Container(list, tuple((i, self.plan(v)) for i, v in enumerate(iterator.items[iterator.pos:])))
+        """A ``for`` loop's iterator on the stack: the list of the items it has left (``resume``),
+        or for a run of ints (``range(epochs)``) a range iterator over them, an object the resume
+        function takes by reference, each step a boundary: its versions do not count the steps left."""
+        items = iterator.items[iterator.pos:]
+        steps = range(items[0], items[-1] + 1, items[1] - items[0] or 1) if len(items) > 1 and all(type(v) is int for v in items) else None
+        if steps is not None and list(steps) == items:
+            return Steps(steps)
+        return Container(list, tuple((i, self.plan(v)) for i, v in enumerate(items)))
 
     def _tensor(self, t: Tensor) -> Live:
         if t.name in self.inputs:
@@ -412,11 +430,12 @@ class Planner:
         path = self.heap.owners.get(t.name)
         if path is not None:
             return self._held(path)
-        known = self.outputs.get(t.name)
+        python = t.python_type if isinstance(t, Weak) else None
+        known = self.outputs.get(t.name, {}).get(python)
         if known is None:
             if self.provenance.get(t) is not None and not self.passive:
                 self.views.append((t, self.provenance[t]))
-            known = self.outputs[t.name] = Output(self.output(t), t.python_type if isinstance(t, Weak) else None)
+            known = self.outputs.setdefault(t.name, {})[python] = Output(self.output(t), python)
         return known
 
     def check_views(self) -> None:
@@ -572,6 +591,8 @@ def plan_boundary(end: SegmentEnd, globals_: dict, closure: tuple | None, output
         names = end.point.code.co_varnames
         baked = dict(end.point.constants)
         live = live_locals(end.point.code, end.point.offset)  # a dead local is not rebuilt: None in its place
+        if end.exhausted is not None:  # the same locals continue past the loop when there is no next item
+            live |= live_locals(end.exhausted.code, end.exhausted.offset)
         local_values = [planner.plan(end.locals[n]) if n in end.locals and n not in baked and n in live
                         else Constant(None) for n in names]
         cells = [planner.plan(v) for v in end.cells]

@@ -65,7 +65,7 @@ func.func @kind_not_string(%c: i1) {
 // -----
 
 func.func @unknown_kind(%c: i1) {
-  // expected-error @+1 {{'janus.guard' op attribute 'kind' must be one of branch, trip_count, type, dtype, shape, value, callee, raise, stack_depth; got 'hunch'}}
+  // expected-error @+1 {{'janus.guard' op attribute 'kind' must be one of branch, trip_count, type, dtype, shape, value, callee, raise, python, stack_depth; got 'hunch'}}
   "janus.guard"(%c) {id = 0, kind = "hunch", source = "a.py:1"} : (i1) -> ()
   return
 }

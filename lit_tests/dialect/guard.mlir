@@ -31,6 +31,7 @@ func.func @guard_in_loop(%n: index, %limit: index) {
 // CHECK: kind = "value"
 // CHECK: kind = "callee"
 // CHECK: kind = "raise"
+// CHECK: kind = "python"
 // CHECK: kind = "stack_depth"
 func.func @kinds(%c: i1) {
   "janus.guard"(%c) {id = 10, kind = "type", source = "m.py:1"} : (i1) -> ()
@@ -39,7 +40,8 @@ func.func @kinds(%c: i1) {
   "janus.guard"(%c) {id = 13, kind = "value", source = "m.py:4"} : (i1) -> ()
   "janus.guard"(%c) {id = 14, kind = "callee", source = "m.py:5"} : (i1) -> ()
   "janus.guard"(%c) {id = 15, kind = "raise", source = "m.py:6"} : (i1) -> ()
-  "janus.guard"(%c) {id = 16, kind = "stack_depth", source = "m.py:7"} : (i1) -> ()
+  "janus.guard"(%c) {id = 16, kind = "python", source = "m.py:7"} : (i1) -> ()
+  "janus.guard"(%c) {id = 17, kind = "stack_depth", source = "m.py:8"} : (i1) -> ()
   return
 }
 

@@ -156,3 +156,15 @@ def test_a_layer_list_whose_layers_draw_from_the_global_generator():
         assert_same(jf(jitted, x), want)
         assert all(np.array_equal(a, b) for a, b in zip(np.random.get_state(), drawn))
     assert segment_calls(jf)[1] > 0 and "list of 3 objects" in janus.explain(jf), janus.explain(jf)
+
+
+def noisy_double(x, seed):
+    gen = np.random.default_rng(seed)  # a Generator made by the call: a Cython function at the boundary
+    return x * 2.0 + gen.standard_normal(x.shape)
+
+
+def test_a_generator_made_inside_the_call_splits_there(capsys):
+    calls = [lambda state, s=s: (np.arange(4.0) * s, s) for s in range(CALLS)]
+    jf = lockstep(noisy_double, [None, None], calls, capsys)
+    assert "python: default_rng at" in janus.explain(jf), janus.explain(jf)
+    assert segment_calls(jf)[0] >= 1, janus.explain(jf)

@@ -355,14 +355,14 @@ def looped(h):
 
 
 def test_a_split_inside_an_unrolled_loop(capsys):
-    """Each iteration's print runs in Python; the array work around it runs compiled, in a
-    resume function (at one point for all iterations) keyed by the iterations left. After
-    the last print only ``return h`` is left: no array work, so Python runs it (no launch)."""
+    """Each iteration's print runs in Python; the array work around it runs compiled. The
+    steps left (``range(1, 3)``) go on as a range iterator, an object each resume function
+    takes by reference: each step is a boundary (``next``), and the resume functions' versions
+    do not count the steps left, so a loop of any length needs the same few."""
     jf = lockstep(looped, [None, None], [lambda s: (np.ones(2),)] * CALLS, capsys)
-    assert len(jf.resumes) == 1, janus.explain(jf)
-    (resume,) = jf.resumes.values()
-    assert len(resume.versions) == 2 and all(v.calls for v in resume.versions.values()), janus.explain(jf)
-    assert list(resume.fallbacks.values()) == [CHEAPER_IN_PYTHON], janus.explain(jf)
+    assert "python: next at" in janus.explain(jf) and "range_iterator object" in janus.explain(jf), janus.explain(jf)
+    calls = segment_calls(jf)
+    assert calls[0] == CALLS - 1 and sum(calls[1:]) >= CALLS - 1, janus.explain(jf)
 
 
 def noisy_helper(v):

@@ -31,9 +31,9 @@ from janus.frontend.heap import structures as heap_struct
 from janus.frontend.ops import mutation
 from janus.frontend.ops import op_table
 from janus.frontend.trace.branches import Cell, SymFunction, SymIter
-from janus.frontend.trace.scalars import weak_literal
+from janus.frontend.trace.scalars import PYTHON_DTYPES, weak_literal
 from janus.frontend.heap.plan import HeapPlan
-from janus.frontend.heap.rules import VARYING_SCALARS, HeapMiss, Method, Spec, method_of, spec_of, step
+from janus.frontend.heap.rules import DICTS, VARYING_NUMPY, VARYING_SCALARS, HeapMiss, Method, Spec, lacks, method_of, spec_of, step
 from janus.frontend.values import NotConvertible, Tensor, Weak, tensor_type
 from janus.heap import AccessPath, Key
 from janus.ir import OBJ_TYPE_ASM
@@ -237,13 +237,13 @@ class HeapTracker:
             raise NotConvertible(f"{label} holds a {type(value).__name__}, which janus cannot specialize on")
         if spec.kind in ("object", "array") and self._alias(path, value, spec, label, (ref, kind, key)):
             return self.read(*self.parents[self.aliases[path]])
-        if spec.kind == "value" and type(value) in VARYING_SCALARS and label in self.tracer.profile.varying_heap:
+        if spec.kind == "value" and type(value) in (*VARYING_SCALARS, *VARYING_NUMPY) and label in self.tracer.profile.varying_heap:
             spec = Spec("scalar", type(value))  # a counter whose value changed between calls: a graph input
         self.checks.setdefault(path, spec)
         self.labels[path], self.parents[path] = label, (ref, kind, key)
-        if spec.kind == "scalar":
-            dtype = np.dtype(np.int64 if spec.type_ is int else np.float64)
-            t = Weak(self._get(ref, kind, key, tensor_type((), dtype)), (), dtype)
+        if spec.kind == "scalar":  # a Python scalar (weakly typed) or a NumPy one (a 0-d array)
+            dtype = PYTHON_DTYPES.get(spec.type_) or np.dtype(spec.type_)
+            t = (Weak if spec.type_ in VARYING_SCALARS else Tensor)(self._get(ref, kind, key, tensor_type((), dtype)), (), dtype)
             self._typed(path, t.type)
             if self.at_root():
                 self.values[path] = t
@@ -275,11 +275,23 @@ class HeapTracker:
         self.labels[path], self.parents[path] = label, parent
         return True
 
+    def has_attribute(self, ref: HeapRef, name: str) -> bool:
+        """``hasattr(ref, name)`` in this call: True where the read succeeds (the read's
+        guards hold it), False where the object plainly lacks it, which the version then
+        assumes (a ``Spec("absent")`` location, checked on entry)."""
+        path = ref.path.child("attr", name)
+        if self.scope is not None or path in self.values or not lacks(ref.obj, name):
+            self.tracer.attribute(ref, name)
+            return True
+        self.checks.setdefault(path, Spec("absent"))
+        self.labels[path], self.parents[path] = f"{ref.label}.{name}", (ref, "attr", name)
+        return False
+
     def dict_keys(self, ref: HeapRef) -> list[Key]:
         """The keys of the heap dict ``ref``, listed by the traced code: from now on the
         version assumes exactly these keys, in this order (checked on entry)."""
         spec = self.checks.get(ref.path)
-        if type(ref.obj) is not dict or spec is None or spec.kind != "object" or self.scope is not None:
+        if type(ref.obj) not in DICTS or spec is None or spec.kind != "object" or self.scope is not None:
             raise NotConvertible(f"listing the keys of {ref.label} (only of a dict argument or attribute)")
         added = [key for p, (parent, kind, key) in self.parents.items() if parent is ref and kind == "item" and key not in ref.obj
                  and p in self.values]
@@ -302,6 +314,8 @@ class HeapTracker:
         static = value if type(value) in VARYING_SCALARS else None
         if static is not None:  # ``self.t = 1``: written as a graph constant, committed as a Python scalar
             value = weak_literal(self.tracer.em, value)
+        if type(value) is np.ndarray and self.tracer.local_arrays.get(id(value)) is value:  # ``self.w = np.zeros(d)``
+            value = mutation.as_graph_constant(self.tracer, value, f"storing {label}")
         structured = type(value) in (tuple, list)
         if not isinstance(value, Tensor) and not structured:
             raise NotConvertible(

@@ -10,6 +10,7 @@ did not trace.
 
 from __future__ import annotations
 
+import collections
 import functools
 import io
 import types
@@ -25,13 +26,17 @@ _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
 #: Python-defined classes whose instances are values or code, never heap objects
 _NOT_OBJECTS = (np.ndarray, np.generic, list, tuple, dict, set, frozenset, BaseException,
                 types.FunctionType, types.MethodType, types.ModuleType, type)
+#: dicts whose items may be heap locations (``OrderedDict``: its items, keys and order behave as a dict's)
+DICTS = (dict, collections.OrderedDict)
 #: containers whose items may be heap locations (exact types: subclasses may hook __getitem__)
-CONTAINERS = (dict, list, tuple)
+CONTAINERS = (*DICTS, list, tuple)
 #: values baked into the graph by identity (code and namespaces)
 IDENTITY_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc)
 STATIC_VALUES = (bool, int, float, str, type(None))
 #: Python scalars a location may hold as a graph input once its value varied (``Spec`` kind ``scalar``)
-VARYING_SCALARS = (int, float)
+VARYING_SCALARS = (bool, int, float)
+#: NumPy scalars a location may hold as a graph input once its value varied (a 0-d array of their dtype)
+VARYING_NUMPY = (np.float64, np.float32, np.int64, np.int32, np.bool_)
 I64_MIN, I64_MAX = -(2 ** 63), 2 ** 63 - 1
 
 
@@ -50,7 +55,7 @@ class HeapMiss(Exception):
 #: the bytes one Python operation hands to the next (``zlib.crc32(x.tobytes())``); lazy
 #: iterators a boundary made (a generator, ``enumerate``/``zip`` over one): each step of a
 #: ``for`` loop over one is a boundary
-LAZY_ITERATORS = (types.GeneratorType, enumerate, zip)
+LAZY_ITERATORS = (types.GeneratorType, enumerate, zip, type(iter(range(0))))
 #: files a boundary opened (``with open(...) as f``: entered, written and closed in Python)
 FILES = (io.TextIOWrapper, io.BufferedReader, io.BufferedWriter, io.BufferedRandom, io.FileIO, io.StringIO, io.BytesIO)
 HOST_OBJECTS = (np.random.Generator, np.random.RandomState, bytes, *LAZY_ITERATORS, *FILES)
@@ -59,7 +64,7 @@ HOST_OBJECTS = (np.random.Generator, np.random.RandomState, bytes, *LAZY_ITERATO
 def is_heap_object(value: Any) -> bool:
     """Whether an argument is passed as an object reference (a ``janus.object`` slot)."""
     typ = type(value)
-    return (typ is dict or bool(typ.__flags__ & _HEAPTYPE) and not isinstance(value, _NOT_OBJECTS)
+    return (typ in DICTS or bool(typ.__flags__ & _HEAPTYPE) and not isinstance(value, _NOT_OBJECTS)
             or typ in HOST_OBJECTS)
 
 
@@ -71,10 +76,11 @@ def class_makes_heap_object(cls: type) -> bool:
     (their layouts differ), and assigning ``__class__`` changes the exact class."""
     if any("__class__" in vars(klass) for klass in cls.__mro__ if klass is not object):
         return False
-    return cls is dict or bool(cls.__flags__ & _HEAPTYPE) and not issubclass(cls, _NOT_OBJECTS) or cls in HOST_OBJECTS
+    return cls in DICTS or bool(cls.__flags__ & _HEAPTYPE) and not issubclass(cls, _NOT_OBJECTS) or cls in HOST_OBJECTS
 
 
-_MISSING = object()
+#: the value of an attribute an object does not have (a ``Spec("absent")`` location)
+ABSENT = object()
 #: what a ``functools.partial`` calls (read-only members): locations the version checks
 PARTIAL_PARTS = ("func", "args", "keywords")
 
@@ -83,7 +89,7 @@ def _class_attribute(cls: type, name: str) -> Any:
     for klass in cls.__mro__:
         if name in klass.__dict__:
             return klass.__dict__[name]
-    return _MISSING
+    return ABSENT
 
 
 def attribute_problem(obj: Any, name: str, write: bool) -> str | None:
@@ -96,19 +102,11 @@ def attribute_problem(obj: Any, name: str, write: bool) -> str | None:
         return None if write or name in vars(obj) else f"module {obj.__name__} has no global {name}"
     if cls is functools.partial:
         return None if name in PARTIAL_PARTS and not write else f"attribute .{name} of a functools.partial"
-    if cls in CONTAINERS or not is_heap_object(obj):
-        return f"attribute .{name} of a {cls.__name__} is not a heap location"
-    # hasattr on the class goes through CPython's type attribute cache: cheap on every call
-    if cls.__getattribute__ is not object.__getattribute__:
-        return f"{cls.__name__} overrides __getattribute__"
-    if hasattr(cls, "__getattr__"):
-        return f"{cls.__name__} defines __getattr__"
-    if write and cls.__setattr__ is not object.__setattr__:
-        return f"{cls.__name__} overrides __setattr__"
-    if hasattr(cls, "__slots__"):
-        return f"{cls.__name__} uses __slots__"
-    found = _class_attribute(cls, name) if hasattr(cls, name) else _MISSING
-    if found is not _MISSING:
+    problem = _object_problem(obj, name, write)
+    if problem is not None:
+        return problem
+    found = _class_attribute(cls, name) if hasattr(cls, name) else ABSENT
+    if found is not ABSENT:
         kind = "property" if isinstance(found, property) else "descriptor" if hasattr(type(found), "__get__") else None
         if kind is not None:
             return f"{cls.__name__}.{name} is a {kind}"
@@ -121,6 +119,31 @@ def attribute_problem(obj: Any, name: str, write: bool) -> str | None:
     return None
 
 
+def _object_problem(obj: Any, name: str, write: bool) -> str | None:
+    """Why the attributes of ``obj`` are not plain instance-dict locations (None when they are)."""
+    cls = type(obj)
+    if cls in CONTAINERS or not is_heap_object(obj):
+        return f"attribute .{name} of a {cls.__name__} is not a heap location"
+    # hasattr on the class goes through CPython's type attribute cache: cheap on every call
+    if cls.__getattribute__ is not object.__getattribute__:
+        return f"{cls.__name__} overrides __getattribute__"
+    if hasattr(cls, "__getattr__"):
+        return f"{cls.__name__} defines __getattr__"
+    if write and cls.__setattr__ is not object.__setattr__:
+        return f"{cls.__name__} overrides __setattr__"
+    if hasattr(cls, "__slots__"):
+        return f"{cls.__name__} uses __slots__"
+    return None
+
+
+def lacks(obj: Any, name: str) -> bool:
+    """Whether ``obj`` plainly has no attribute ``name``: a plain heap object (as for its
+    locations) with nothing of that name on its class or in its dict, so that ``hasattr``
+    is False and ``getattr`` with a default gives the default, by Python's own rules."""
+    return (type(obj) not in (types.CellType, types.ModuleType, functools.partial)
+            and _object_problem(obj, name, False) is None and not hasattr(type(obj), name) and name not in vars(obj))
+
+
 def item_problem(container: Any, key: Key, write: bool) -> str | None:
     """Why ``container[key]`` is not a plain item location (None when it is)."""
     cls = type(container)
@@ -128,7 +151,7 @@ def item_problem(container: Any, key: Key, write: bool) -> str | None:
         return f"items of a {cls.__name__} are not heap locations"
     if cls is tuple and write:
         return "a tuple does not support item assignment"
-    if cls is dict:
+    if cls in DICTS:
         return None if write or key in container else f"dict has no key {key!r}"
     if type(key) is not int or not -len(container) <= key < len(container):
         return f"index {key!r} is out of range for a {cls.__name__} of {len(container)}"
@@ -152,10 +175,13 @@ def step(value: Any, kind: str, key: Key, write: bool = False) -> Any:
     return own[key] if key in own else _class_attribute(type(value), key)
 
 
-def resolve(objects: list[Any], path: AccessPath, write: bool = False) -> Any:
-    """The value at ``path`` under the rules (for ``write``, only check it is assignable)."""
+def resolve(objects: list[Any], path: AccessPath, write: bool = False, absent: bool = False) -> Any:
+    """The value at ``path`` under the rules (for ``write``, only check it is assignable;
+    with ``absent``, ``ABSENT`` where the object plainly lacks the last attribute)."""
     value = objects[path.slot]
     for i, (kind, key) in enumerate(path.steps):
+        if absent and i == len(path.steps) - 1 and kind == "attr" and lacks(value, key):
+            return ABSENT
         value = step(value, kind, key, write and i == len(path.steps) - 1)
     return value
 
@@ -169,7 +195,7 @@ class Spec:
     (within int64) or float of any value (a graph input, where the value varied); ``identity``: this very
     object (code baked in); ``object``: an object of this exact type, ``length`` items for
     a list or tuple (a reference whose attributes are locations); ``write``: only written,
-    any value.
+    any value; ``absent``: an attribute the object does not have (``hasattr`` was False).
     """
 
     kind: str
@@ -186,6 +212,8 @@ class Spec:
             return True
         if self.kind == "identity":
             return v is self.value
+        if self.kind == "absent":
+            return v is ABSENT
         if type(v) is not self.type_:
             return False
         if self.kind == "array":
@@ -197,8 +225,6 @@ class Spec:
         return (self.length is None or len(v) == self.length) and (self.keys is None or tuple(v) == self.keys)
 
     def describe(self) -> str:
-        if self.kind == "array":
-            return f"ndarray[{self.dtype}, shape={self.shape}]"
         if self.kind in ("value", "identity"):
             return f"{self.kind} {self.value!r}"
         if self.kind == "scalar":
@@ -206,7 +232,9 @@ class Spec:
         if self.kind == "object":
             return (f"{self.type_.__name__} object" + (f" of length {self.length}" if self.length is not None else "")
                     + (f" with keys {list(self.keys)}" if self.keys is not None else ""))
-        return "written"
+        if self.kind == "array":
+            return f"ndarray[{self.dtype}, shape={self.shape}]"
+        return "no such attribute" if self.kind == "absent" else "written"
 
 
 def spec_of(value: Any) -> Spec | None:

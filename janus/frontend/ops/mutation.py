@@ -272,13 +272,17 @@ def replace(tracer: "Tracer", old: Tensor, new: Tensor, what: str) -> None:
         raise NotConvertible(f"{what} on an array not known to be local to the trace (an argument, a loop or branch result)")
     if provenance[old] is not None and _base_alive(tracer, old):
         raise NotConvertible(f"{what} on an array that may be a view of another array (slice, reshape, transpose)")
-    if found_in(tracer.heap.values.values(), old):
-        raise NotConvertible(f"{what} on an array also stored on the heap in this call")
+    heap = tracer.heap
+    stored = [path for path, v in heap.values.items() if v is old and path in heap.written]  # ``self.w = np.zeros(d)``
+    if found_in([v for path, v in heap.values.items() if path not in stored], old):
+        raise NotConvertible(f"{what} on an array also stored on the heap in this call (inside a list, tuple or dict)")
     if found_in(tracer.tree_state.stored, old):
         raise NotConvertible(f"{what} on an array also stored on a tree node in this call")
     check_views(tracer, old, what)
     _check_outside_branch(tracer, old, what)
     substitute(tracer, old, new, what)
+    for path in stored:  # the locations this call stored it to hold the updated array (committed after the call)
+        heap.write(*heap.parents[path], new)
     provenance[new] = None
     em.updated[new] = em.updated.get(old, old)
 

@@ -42,9 +42,9 @@ class Branching:
         self.speculate(frame, ins, condition if truth else self.em.negate(condition), kind)
         return truth
 
-    def speculate(self, frame: Frame, ins: Instr, condition: str, kind: str) -> None:
-        """Guard that ``condition`` holds at the branch ``ins``."""
-        source = frame.bc.source(ins.offset)
+    def speculate(self, frame: Frame, ins: Instr, condition: str, kind: str, why: str = "") -> None:
+        """Guard that ``condition`` holds at the branch ``ins`` (``why``: said after its source line)."""
+        source = frame.bc.source(ins.offset) + why
         gid = self.em.guard(condition, kind, source)
         self.guards.append((gid, kind, source))
         self.guard_sites[gid] = (frame.bc.code, ins.offset)
@@ -100,6 +100,9 @@ class Branching:
             except exceptions.TracedRaise:
                 del self.guards[guards:]
                 sides.append(None)
+            except NotConvertible as e:  # this side runs in Python, if the other converts
+                del self.guards[guards:]
+                sides.append(e)
             finally:
                 del self.em.sides[id(self.em.lines)]
                 self.branch_copies.pop()
@@ -108,8 +111,14 @@ class Branching:
                     self.frames[at] = frame
         if sides == [None, None]:
             raise exceptions.TracedRaise(f"both sides of the branch at {frame.bc.source(ins.offset)} raise")
+        unconverted = [side for side in sides if isinstance(side, NotConvertible)]
+        if len(unconverted) + sides.count(None) == 2:
+            raise unconverted[0]
         if None in sides:
-            return self.avoid_raise(frame, ins, condition, jump_if, pop_on_fall, raising_if=sides[0] is None)
+            return self.avoid_side(frame, ins, condition, jump_if, pop_on_fall, sides[0] is None, "raise")
+        if unconverted:
+            return self.avoid_side(frame, ins, condition, jump_if, pop_on_fall, sides[0] is unconverted[0], "python",
+                                   f" (the other side runs in Python: {unconverted[0]})")
         (then, then_copier, then_lines), (other, else_copier, else_lines) = sides
         for name in then.locals.keys() ^ other.locals.keys():  # bound on one side only: unbound after
             then.locals.pop(name, None), other.locals.pop(name, None)
@@ -121,12 +130,13 @@ class Branching:
         self.em.scf_if(base, condition, then_lines, else_lines, joiner.results)
         return None if join == EXIT else join
 
-    def avoid_raise(self, frame: Frame, ins: Instr, condition: str, jump_if: bool, pop_on_fall: bool,
-                    raising_if: bool) -> int | None:
-        """A branch with a side that raises (taken when the condition is ``raising_if``) is
-        not forked: guard (kind ``raise``) the other side, and go on along it."""
-        self.speculate(frame, ins, self.em.negate(condition) if raising_if else condition, "raise")
-        if jump_if != raising_if:
+    def avoid_side(self, frame: Frame, ins: Instr, condition: str, jump_if: bool, pop_on_fall: bool,
+                   avoided_if: bool, kind: str, why: str = "") -> int | None:
+        """A branch with a side that raises or does not convert (taken when the condition is
+        ``avoided_if``) is not forked: guard (kind ``raise`` or ``python``: a call taking that
+        side runs in Python, the version stays) the other side, and go on along it."""
+        self.speculate(frame, ins, self.em.negate(condition) if avoided_if else condition, kind, why)
+        if jump_if != avoided_if:
             return ins.target
         if pop_on_fall:
             frame.stack.pop()

@@ -4,6 +4,7 @@ structural and pure builtins do on static values is plain Python (``calls``)."""
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import inspect
@@ -17,7 +18,7 @@ import numpy as np
 
 from janus.frontend.heap.access import HeapRef
 from janus.frontend.ops import registry
-from janus.frontend.trace import generators
+from janus.frontend.trace import generators, math_calls
 from janus.frontend.trace.branches import SymFunction
 from janus.frontend.trace.frame import NULL, local_dict
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor
@@ -90,6 +91,11 @@ def _dict(tracer: "Tracer", args: list, kwargs: dict) -> dict:
     return local_dict(dict(*args, **kwargs).items())
 
 
+def _ordered_dict(tracer: "Tracer", args: list, kwargs: dict) -> collections.OrderedDict:
+    """``OrderedDict(...)``: an ``OrderedDict`` of the trace, built as ``dict(...)`` is."""
+    return collections.OrderedDict(_dict(tracer, args, kwargs))
+
+
 def _asarray_parameters(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None, copy: Any = None,
                         like: Any = None) -> dict:
     return {"a": a, "dtype": dtype, "copy": copy, "rest": (order, device, like)}
@@ -123,24 +129,28 @@ IMMUTABLE = (bool, int, float, complex, str, bytes, tuple, type(None), range, sl
 
 
 def _getattr(tracer: "Tracer", args: list, kwargs: dict) -> Any:
-    """``getattr(obj, name[, default])``: the read ``obj.name`` (a default only for immutable values)."""
+    """``getattr(obj, name[, default])``: the read ``obj.name``, or the default where
+    ``hasattr`` is False."""
     obj, name, *default = args
     if type(name) is not str:
         raise NotConvertible("getattr() with a name that is not a static string")
-    if default and type(obj) in IMMUTABLE and not hasattr(obj, name):
+    if default and not _hasattr(tracer, [obj, name], {}):
         return default[0]
     return tracer.attribute(obj, name)
 
 
 def _hasattr(tracer: "Tracer", args: list, kwargs: dict) -> bool:
-    """``hasattr(obj, name)``: Python's on immutable values; on others True when the read
-    succeeds in the trace (and is guarded as a read), else refused: a False would be an
-    assumption about a module or the heap that nothing guards."""
+    """``hasattr(obj, name)``: Python's on immutable values; on a heap object the read, or
+    False where it plainly lacks the attribute (guarded on entry: ``HeapTracker.has_attribute``);
+    on others True when the read succeeds in the trace, else refused: a False would be an
+    assumption that nothing guards."""
     obj, name = args
     if type(name) is not str:
         raise NotConvertible("hasattr() with a name that is not a static string")
     if type(obj) in IMMUTABLE:
         return hasattr(obj, name)
+    if isinstance(obj, HeapRef):
+        return tracer.heap.has_attribute(obj, name)
     tracer.attribute(obj, name)
     return True
 
@@ -205,9 +215,9 @@ def _dataclass_replace(tracer: "Tracer", args: list, kwargs: dict) -> Any:
 
 #: callables whose calls the trace runs itself: handler(tracer, args, kwargs)
 HANDLERS: dict[Any, Callable[["Tracer", list, dict], Any]] = {
-    sum: _sum, map: _map, filter: _filter, dict: _dict, getattr: _getattr, hasattr: _hasattr, isinstance: _isinstance,
+    sum: _sum, map: _map, filter: _filter, dict: _dict, collections.OrderedDict: _ordered_dict, getattr: _getattr, hasattr: _hasattr, isinstance: _isinstance,
     functools.partial: _partial, functools.reduce: _reduce, tuple.__new__: _tuple_new,
-    dataclasses.replace: _dataclass_replace, np.asarray: _asarray, np.asanyarray: _asarray,
+    dataclasses.replace: _dataclass_replace, np.asarray: _asarray, np.asanyarray: _asarray, **math_calls.HANDLERS,
     **{getattr(operator, name): _operator(symbol) for name, symbol in {
         "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**", "matmul": "@",
         "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}.items()},

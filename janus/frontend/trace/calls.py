@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from janus.frontend.heap.access import HeapRef, holds_ref
-from janus.frontend.heap.rules import PARTIAL_PARTS, bind, spec_of
+from janus.frontend.heap.rules import CONTAINERS, DICTS, PARTIAL_PARTS, bind, spec_of
 from janus.frontend.ops import mutation, registry
 from janus.frontend.recursion import results as recursion_results
 from janus.frontend.recursion import trees
@@ -87,7 +87,7 @@ class Calls:
             return self.inline(fn.__code__, fn.__globals__, fn.__defaults__ or (), fn.__kwdefaults__ or {}, closure, args, kwargs)
         if hashable(fn) and fn in STRUCTURAL_BUILTINS and any(map(_heap_container, args)):
             return self.structural_on_heap(fn, args, kwargs)
-        if holds_ref(args) or holds_ref(kwargs):
+        if (holds_ref(args) or holds_ref(kwargs)) and not _regrouped(fn, args, kwargs):
             raise NotConvertible(f"a heap object is passed to {getattr(fn, '__qualname__', type(fn).__name__)} (only inlined code may use it)")
         if hashable(fn) and fn in mutation.NUMPY_MUTATORS:
             return mutation.NUMPY_MUTATORS[fn](self, args, kwargs)
@@ -213,7 +213,7 @@ class Calls:
         if isinstance(value, HeapRef) and type(value.obj) in (list, tuple):  # its length is part of its spec
             self.heap.lengths_used.add(value.path)
             return [self.heap.read(value, "item", i) for i in range(len(value.obj))]
-        if isinstance(value, HeapRef) and type(value.obj) is dict:  # its keys, which the version then assumes
+        if isinstance(value, HeapRef) and type(value.obj) in DICTS:  # its keys, which the version then assumes
             return self.heap.dict_keys(value)
         try:
             return list(value)
@@ -233,7 +233,7 @@ class Calls:
         and keys, which the version then assumes (a dict's keys, a list's length)."""
         if fn is len and len(args) == 1 and not kwargs:
             ref = args[0]
-            if type(ref.obj) is dict:
+            if type(ref.obj) in DICTS:
                 return len(self.heap.dict_keys(ref))
             self.heap.lengths_used.add(ref.path)
             return len(ref.obj)
@@ -248,10 +248,11 @@ def _heap_container(value: Any) -> bool:
     structure: not empty, every item an array or an object (layers, weights), read as
     locations. A list of Python scalars (a log of rewards) is not: its length and values
     change from call to call, and a version would assume them all (it runs in Python)."""
-    if not isinstance(value, HeapRef) or type(value.obj) not in (list, tuple, dict):
+    if not isinstance(value, HeapRef) or type(value.obj) not in CONTAINERS:
         return False
-    items = value.obj if type(value.obj) is not dict else ()
-    return all(getattr(spec_of(item), "kind", None) in ("array", "object") for item in items) and (bool(items) or type(value.obj) is dict)
+    if type(value.obj) in DICTS:
+        return True
+    return bool(value.obj) and all(getattr(spec_of(item), "kind", None) in ("array", "object") for item in value.obj)
 
 
 class DictView:
@@ -268,7 +269,7 @@ class DictView:
     @classmethod
     def of(cls, obj: Any, name: str) -> "DictView | None":
         """``obj.name`` as a ``DictView``, or None when it is not one."""
-        return cls(obj, name) if isinstance(obj, HeapRef) and type(obj.obj) is dict and name in cls.KINDS else None
+        return cls(obj, name) if isinstance(obj, HeapRef) and type(obj.obj) in DICTS and name in cls.KINDS else None
 
     def janus_trace(self, tracer: Any, args: list, kwargs: dict) -> Any:
         if self.kind == "get":
@@ -288,6 +289,13 @@ class DictView:
             return tracer.heap.read(self.ref, "item", key)
         tracer.heap.dict_keys(self.ref)
         return default
+
+
+def _regrouped(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> bool:
+    """Whether ``fn`` only regroups the items of lists and tuples of the trace (``list``,
+    ``reversed``, ``zip``... of ``[self.fc1, self.fc2]``): the heap objects in them are
+    passed along, never used."""
+    return hashable(fn) and fn in STRUCTURAL_BUILTINS and not kwargs and all(type(a) in (list, tuple) for a in args)
 
 
 def _local_array_mutator(tracer: Any, fn: Any) -> bool:

@@ -130,7 +130,7 @@ class Opcodes:
         if type(method) is types.FunctionType:  # CALL sees (function, self, args...)
             frame.stack.extend((method, obj))
             return
-        if method is not None:  # a static or class method
+        if method is not None and type(method) is not property:  # a static or class method
             frame.push_callable(bind(method, obj.obj, obj))
             return
         host = None if DictView.of(obj, ins.argval) else boundary.host_method(obj, ins.argval)
@@ -301,10 +301,13 @@ class Opcodes:
         frame.stack.append(boundary.Deferred(boundary.joined, tuple(parts)) if deferred else "".join(parts))
 
     def UNARY_NOT(self, frame: Frame, ins: Instr) -> None:
-        """`not` of a static value"""
+        """`not` of a static value; of a 0-d graph value, a graph Python bool (``np.logical_not``)"""
         x = frame.stack.pop()
         if isinstance(x, Tensor):
-            raise NotConvertible("`not` on an array value")
+            if x.ndim:
+                raise NotConvertible("`not` on an array value of rank >= 1")
+            frame.stack.append(scalars.weak(registry.apply(self.em, registry.OPS["logical_not"], [x], {})))
+            return
         frame.stack.append(not x)
 
     def IS_OP(self, frame: Frame, ins: Instr) -> None:

@@ -149,7 +149,9 @@ class SegmentEnd(Exception):
 
 
 #: values of the trace that are code or namespaces: a resume function has them as constants
-BAKED = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc, type(np.stack))
+#: Cython module functions (``np.random.default_rng``): code, like a module's Python functions
+CYTHON_FUNCTION = type(np.random.default_rng)
+BAKED = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc, type(np.stack), CYTHON_FUNCTION)
 
 
 def foreign_method(value: Any) -> bool:

@@ -272,6 +272,13 @@ def test_two_attributes_holding_one_array_compile_as_one_location() -> None:
         assert jitted.q is jitted.p
     assert jf.compiles == 1 and sum(v.calls for v in jf.versions.values()) == 3, janus.explain(jf)
     assert "heap self.q: the same object as self.p (identity)" in janus.explain(jf)
+    for model in (plain, jitted):  # parted from outside: the guard sees it, q no longer follows p
+        model.q = model.p.copy()
+    for s in range(3):
+        x = rand(8, seed=s)
+        assert_same(jf(jitted, x), Tied.step(plain, x))
+        assert_same(jitted.p, plain.p)
+        assert_same(jitted.q, plain.q)
 
 
 def test_a_heap_check_failing_every_call_stops_regenerating() -> None:
@@ -282,3 +289,26 @@ def test_a_heap_check_failing_every_call_stops_regenerating() -> None:
         assert_same(jf(jitted, x), Overlapping.step(plain, x))
         assert_same(jitted.p, plain.p)
     assert jf.compiles <= 3 and "heap check failed 3 times in a row" in janus.explain(jf), janus.explain(jf)
+
+
+class Alternating:
+    """A bool flag on the object, flipped by every call and branched on."""
+
+    def __init__(self) -> None:
+        self.w, self.even, self.calls = rand(3), True, 0
+
+    def step(self, x: np.ndarray):
+        self.even = not self.even
+        self.calls += 1
+        return (self.w * x).sum() if self.even else (self.w - x).sum()
+
+
+def test_a_bool_flag_flipped_every_call_is_written_as_a_bool_and_read_as_a_graph_bool() -> None:
+    jf = janus.jit(Alternating.step, warmup=1)
+    plain, jitted = Alternating(), Alternating()
+    for s in range(10):
+        x = rand(3, seed=s)
+        assert_same(jf(jitted, x), Alternating.step(plain, x))
+        assert type(jitted.even) is bool and jitted.even == plain.even and type(jitted.calls) is int
+    assert len(jf.versions) == 1 and next(iter(jf.versions.values())).calls >= 4, janus.explain(jf)
+    assert "heap self.even: bool (any value, a graph input)" in janus.explain(jf), janus.explain(jf)

@@ -55,3 +55,24 @@ def test_other_generator_uses_run_imperatively(fn, x, why) -> None:
         assert_same(jf(x), fn(x))
     assert not jf.versions
     assert why in janus.explain(jf)
+
+
+def _counter(n):
+    for i in range(n):
+        yield i
+
+
+def last_scaled(x, n):
+    y = x  # dead where the loop body starts (rebound there), live after the loop
+    for i in _counter(n):
+        y = x * i
+    return y
+
+
+def test_a_local_live_only_after_a_generator_loop_reaches_the_code_after_it() -> None:
+    """Each step of a loop over a generator is a boundary with two continuations (the next
+    item, or none left): a local the loop body rebinds but the code after the loop reads is
+    passed to both (it came back as None when only the body's liveness was asked)."""
+    jf = janus.jit(last_scaled, warmup=1, fallback="silent")
+    for n in (3, 3, 3, 4, 3, 3, 3, 2):
+        assert_same(jf(rand(3), n), last_scaled(rand(3), n))
