@@ -309,6 +309,8 @@ class HeapTracker:
             raise NotConvertible(f"write to {label} {why}")
         if not self.at_root():
             raise NotConvertible(f"write to {label} inside a data-dependent branch or loop region")
+        if path in self.aliases and self.owners.get(getattr(value, "name", None)) == self.aliases[path]:
+            return  # ``params[k] += g`` through the second path: the array updated in place, stored back as it is
         if path in self.aliases or path in self.aliases.values() and path not in self.mutated:
             raise NotConvertible(f"{label} is rebound while another heap path holds the same object")
         static = value if type(value) in VARYING_SCALARS else None

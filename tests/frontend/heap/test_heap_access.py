@@ -243,15 +243,21 @@ def test_changing_a_guarded_attribute_gives_the_imperative_answer(change):
 
 
 class WithProperty:
-    """A property whose getter is not a Python function (one that is is traced: test_idioms)."""
-
-    W = property(operator.attrgetter("_W"))
-
     def __init__(self):
         self._W = rand(3, 3)
 
+    @property
+    def W(self):
+        return self._W
+
     def forward(self, x):
         return x @ self.W
+
+
+class WithCProperty(WithProperty):
+    """A property whose getter is not a Python function: not traced."""
+
+    W = property(operator.attrgetter("_W"))
 
 
 class WithPropertySetter(WithProperty):
@@ -318,6 +324,7 @@ class WithSetattr:
     "cls, reason",
     [
         (WithPropertySetter, "WithPropertySetter.W is a property"),
+        (WithCProperty, "WithCProperty.W is a property"),
         (WithGetattr, "WithGetattr defines __getattr__"),
         (WithSlots, "WithSlots uses __slots__"),
         (WithSetattr, "WithSetattr overrides __setattr__"),
