@@ -44,12 +44,20 @@ def caller(function: "CompiledFunction") -> Caller | None:
     """``function.run_inputs`` for inputs that passed a version's entry guards (exact dtypes
     and shapes), generated for ``function``; ``run_inputs`` itself when it takes an input the
     generated code does not stage (a large or relaxed array); None when it writes the heap."""
+    steady = steady_call(function)
+    return steady.build() if isinstance(steady, SteadyCall) else steady
+
+
+def steady_call(function: "CompiledFunction") -> "SteadyCall | Caller | None":
+    """The generated steady call of ``function`` as source a caller can inline (a version's
+    fused call, ``guards.EntryGuards.fuse``: one Python frame for the entry checks and the
+    call); ``run_inputs`` or None as ``caller`` says."""
     if function._heap is not None and function._heap.writes:
         return None
     runner = function._runners[0]
     if not all(_scalar(kind) or _staged(kind) and runner.host for kind in function._info.inputs):
         return function.run_inputs
-    return _Source(function, runner).build()
+    return SteadyCall(function, runner)
 
 
 def _scalar(kind: Any) -> bool:
@@ -65,8 +73,16 @@ def _nbytes(kind: TensorType) -> int:
     return kind.dtype.itemsize * int(np.prod(kind.shape, dtype=np.int64))
 
 
-class _Source:
-    """The generated call's source and the names it uses, for one function on its first runner."""
+def _indent(lines: list[str], levels: int = 1) -> list[str]:
+    return [" " * (4 * levels) + line for line in lines]
+
+
+class SteadyCall:
+    """The generated call's source and the names it uses (``scope``), for one function on its
+    first runner: ``lines(inputs)`` sets ``results`` from the input expressions ``inputs``
+    (its own function, ``build``, or inlined in a version's fused call). Its local names
+    (``x``, ``n`` and ``s`` with a number, ``out``, ``values``, ``started``, ``elapsed``,
+    ``path``, ``failure``, ``e``) and its scope's names are its own."""
 
     def __init__(self, function: "CompiledFunction", runner: Any) -> None:
         self.function, self.runner = function, runner
@@ -86,44 +102,60 @@ class _Source:
         self.copied = sum(_nbytes(inputs[i]) for i in self.staged) + sum(_nbytes(k) for k in function._outputs)
 
     def build(self) -> Caller:
-        body = self.entry() + self.conversions()
-        body += ["if not acquire(False):", "    return slow(inputs)", "try:"]  # the scratch: one call at a time
-        body += [f"    s{i}[...] = x{i}" for i in self.staged]
-        body += [f"    {line}" for line in self.argument_list()]
-        body += ["    out = scratch_results"] + [f"    {line}" for line in self.call()] + ["finally:", "    release()"]
-        body += ["traffic.calls += 1"] + ([f"traffic.copied += {self.copied}"] if self.copied else [])
-        if self.function.choice is not None:  # a timed call, recorded only while it may change the choice
-            body += ["if elapsed >= MIN or not choice.quiet:", "    choice.record(0, elapsed)"]
-        body.append("return values")
+        """The call as a function of the list of inputs."""
+        n = len(self.function._info.inputs)
+        names = [f"x{i}" for i in range(n)]
+        body = [f"if len(inputs) != {n}:", "    return slow(inputs)"]
+        body += [f"{''.join(f'{x}, ' for x in names)}= inputs"] if n else []
+        body += self.lines(names) + ["return results"]
         source = "def call(inputs):\n" + "".join(f"    {line}\n" for line in body)
         namespace: dict[str, Any] = {}
         exec(compile(source, f"<janus call: @{self.function.name}>", "exec"), self.scope, namespace)
         return namespace["call"]
 
-    def entry(self) -> list[str]:
-        """Hand the call to ``run_inputs`` unless it is a steady one; unpack the inputs."""
-        n = len(self.function._info.inputs)
-        lines = [f"if len(inputs) != {n} or HOSTS{' or choice.compared' if self.function.choice else ''}:",
-                 "    return slow(inputs)"]
-        if n:
-            lines.append(f"{''.join(f'x{i}, ' for i in range(n))}= inputs")
+    def lines(self, inputs: list[str]) -> list[str]:
+        """Lines setting ``results`` to the call's results for the input expressions
+        ``inputs``: handed to ``run_inputs`` unless it is a steady call (no host module, the
+        driver choice not comparing, the scratch free, every scalar converts)."""
+        names = [x if x.isidentifier() else f"x{i}" for i, x in enumerate(inputs)]
+        body = [f"{name} = {x}" for name, x in zip(names, inputs) if name != x]
+        slow = [f"results = slow([{', '.join(names)}])"]
+        steady = ["if not acquire(False):", *_indent(slow), "else:",  # the scratch: one call at a time
+                  *_indent(self.locked(names)), *_indent(self.accounting()), "    results = values"]
+        converted = self.conversions(names, slow, steady)
+        if self.function.choice is not None:
+            return body + ["if HOSTS or choice.compared:", *_indent(slow), "else:", *_indent(converted)]
+        return body + ["if HOSTS:", *_indent(slow), "else:", *_indent(converted)]
+
+    def locked(self, names: list[str]) -> list[str]:
+        """Stage, invoke and pull, the scratch held."""
+        body = [f"s{i}[...] = {names[i]}" for i in self.staged]
+        body += self.argument_list() + ["out = scratch_results"] + self.call()
+        return ["try:", *_indent(body), "finally:", "    release()"]
+
+    def accounting(self) -> list[str]:
+        """The byte counts, and the driver timing while the choice may change."""
+        lines = ["traffic.calls += 1"] + ([f"traffic.copied += {self.copied}"] if self.copied else [])
+        if self.function.choice is not None:  # a timed call, recorded only while it may change the choice
+            lines += ["if elapsed >= MIN or not choice.quiet:", "    choice.record(0, elapsed)"]
         return lines
 
-    def conversions(self) -> list[str]:
-        """Each scalar input converted (an int in range as it is), or the call handed to
-        ``run_inputs``, which names the input it refuses."""
+    def conversions(self, names: list[str], slow: list[str], steady: list[str]) -> list[str]:
+        """Each scalar input converted (an int in range as it is), then ``steady``; or the
+        call handed to ``run_inputs``, which names the input it refuses."""
         if not self.scalars:
-            return []
-        lines = ["try:"]
+            return steady
+        lines = []
         for i in self.scalars:
-            kind = self.function._info.inputs[i]
+            kind, x = self.function._info.inputs[i], names[i]
             self.scope[f"arg{i}"] = kind.arg
             if isinstance(kind, IntType):  # without the converter's call
-                lines.append(f"    v{i} = x{i} if type(x{i}) is int and {kind.low} <= x{i} <= {kind.high} "
-                             f"else arg{i}(x{i}, None, 0)")
+                lines.append(f"n{i} = {x} if type({x}) is int and {kind.low} <= {x} <= {kind.high} "
+                             f"else arg{i}({x}, None, 0)")
             else:
-                lines.append(f"    v{i} = arg{i}(x{i}, None, 0)")
-        return lines + ["except (TypeError, OverflowError):", "    return slow(inputs)"]
+                lines.append(f"n{i} = arg{i}({x}, None, 0)")
+        return ["try:", *_indent(lines), "except (TypeError, OverflowError):", *_indent(slow), "else:",
+                *_indent(steady)]
 
     def argument_list(self) -> list[str]:
         """``arguments``: built here once when every item is a stage's view (or there are
@@ -154,12 +186,12 @@ class _Source:
             if i in self.staged:
                 build.append(f"arguments.push_ref(view{i})")
             else:
-                build.append(f"arguments.push_{'float' if isinstance(kind, FloatType) else 'int'}(v{i})")
+                build.append(f"arguments.push_{'float' if isinstance(kind, FloatType) else 'int'}(n{i})")
         build.extend(f"arguments.push_ref(out_view{k})" for k in range(len(transfer.outputs)))
         if any(isinstance(inputs[i], FloatType) for i in self.scalars):
             return build
         scope["last"] = [None, None]  # the last call's ints and argument list
-        ints = f"({''.join(f'v{i}, ' for i in self.scalars)})"
+        ints = f"({''.join(f'n{i}, ' for i in self.scalars)})"
         return [f"if {ints} == last[0]:", "    arguments = last[1]", "else:", *(f"    {line}" for line in build),
                 f"    last[0], last[1] = {ints}, arguments"]
 
