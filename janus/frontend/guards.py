@@ -323,7 +323,7 @@ class GuardBuilder:
         if _uses("leaves", finish):
             body.append(f"leaves = [{', '.join(leaves)}]")
         if isinstance(run, SteadyCall):
-            body += run.lines(inputs)  # binds the names it uses in its scope
+            body += run.lines(inputs, self._checked_ints(inputs))  # binds the names it uses in its scope
             clash = scope.keys() & run.scope.keys()
             assert not clash, f"the fused call and the runtime's steady call both name {sorted(clash)}"
             scope.update(run.scope)
@@ -331,6 +331,13 @@ class GuardBuilder:
             scope["run"] = run
             body.append(f"results = run([{', '.join(inputs)}])")
         return _compile("call", "args", body + list(finish), scope)
+
+
+    def _checked_ints(self, inputs: Sequence[str]) -> list[int]:
+        """The positions in ``inputs`` of relaxed int arguments: their guards checked them to
+        be ``int``s within ±2**62 (heap reads are arrays, 0-d for a Python scalar)."""
+        ints = {g.leaf for g in self.guards if g.kind == "RELAXED_INT"}
+        return [i for i, x in enumerate(inputs) if x in ints]
 
 
 def _uses(name: str, lines: Sequence[str]) -> bool:

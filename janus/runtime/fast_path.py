@@ -23,7 +23,7 @@ belongs to ``results``.
 from __future__ import annotations
 
 from time import perf_counter
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Sequence
 
 import numpy as np
 from iree import runtime as rt
@@ -36,6 +36,7 @@ from janus.runtime.values import SCALAR_TYPES, SHARE_MIN_BYTES, BoolType, FloatT
 if TYPE_CHECKING:
     from janus.runtime.module import CompiledFunction
 
+I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 #: inputs (arguments, then heap reads) -> every result
 Caller = Callable[[Sequence[Any]], list[Any]]
 
@@ -113,10 +114,12 @@ class SteadyCall:
         exec(compile(source, f"<janus call: @{self.function.name}>", "exec"), self.scope, namespace)
         return namespace["call"]
 
-    def lines(self, inputs: list[str]) -> list[str]:
+    def lines(self, inputs: list[str], ints: Collection[int] = ()) -> list[str]:
         """Lines setting ``results`` to the call's results for the input expressions
         ``inputs``: handed to ``run_inputs`` unless it is a steady call (no host module, the
-        driver choice not comparing, the scratch free, every scalar converts)."""
+        driver choice not comparing, the scratch free, every scalar converts). ``ints``: the
+        positions of inputs the caller checked already to be ``int``s in the i64 range."""
+        self.ints = frozenset(ints)
         names = [x if x.isidentifier() else f"x{i}" for i, x in enumerate(inputs)]
         body = [f"{name} = {x}" for name, x in zip(names, inputs) if name != x]
         slow = [f"results = slow([{', '.join(names)}])"]
@@ -145,16 +148,20 @@ class SteadyCall:
         call handed to ``run_inputs``, which names the input it refuses."""
         if not self.scalars:
             return steady
-        lines = []
+        lines, exact = [], []
         for i in self.scalars:
             kind, x = self.function._info.inputs[i], names[i]
             self.scope[f"arg{i}"] = kind.arg
-            if isinstance(kind, IntType):  # without the converter's call
+            if i in self.ints and isinstance(kind, IntType) and kind.low <= I64_MIN and kind.high >= I64_MAX:
+                exact.append(f"n{i} = {x}")  # the value is the argument
+            elif isinstance(kind, IntType):  # without the converter's call
                 lines.append(f"n{i} = {x} if type({x}) is int and {kind.low} <= {x} <= {kind.high} "
                              f"else arg{i}({x}, None, 0)")
             else:
                 lines.append(f"n{i} = arg{i}({x}, None, 0)")
-        return ["try:", *_indent(lines), "except (TypeError, OverflowError):", *_indent(slow), "else:",
+        if not lines:
+            return exact + steady
+        return [*exact, "try:", *_indent(lines), "except (TypeError, OverflowError):", *_indent(slow), "else:",
                 *_indent(steady)]
 
     def argument_list(self) -> list[str]:
