@@ -10,11 +10,12 @@ one function (as TorchDynamo generates its guard code and JAX keeps a C++ fast p
 small static arrays are copied into the function's stages with one assignment each (the
 argument list, holding the stages' views, is built once), scalars pushed (ints into the
 last call's list again when they are the same: making a list costs about 0.4 us), the VM
-function invoked with the scratch's result list, stored results copied out, other results pulled by their converters, and the
-call timed for the driver choice only while that choice can still change
-(``DriverChoice.quiet``). A recursion entry with a host twin invokes the export its
-``EntryChoice`` names, timed (the choice sees a call when it asks for it or when the call
-was slow). Anything else (a busy scratch: another thread's or a reentrant
+function invoked with the scratch's result list, stored results copied out, other results
+pulled by their converters, and the call timed for the driver choice (while that choice is
+quiet, one call in ``QUIET_SAMPLE``: a slow call still reaches it, ``DriverChoice.quiet``).
+A version's fused call (``guards.EntryGuards.fuse``) inlines this code (``SteadyCall``).
+A recursion entry with a host twin invokes the export its ``EntryChoice`` names, timed
+(the choice sees a call when it asks for it or when the call was slow). Anything else (a busy scratch: another thread's or a reentrant
 call; a host module; the driver choice comparing drivers) goes to ``run_inputs``, which
 does the same work slower. A function that writes the heap gets no caller: its commit
 belongs to ``results``.
@@ -37,6 +38,10 @@ if TYPE_CHECKING:
     from janus.runtime.module import CompiledFunction
 
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
+#: while the driver choice is quiet (its calls fast), one steady call in this many is timed: enough to
+#: see calls turn slow (``DriverChoice`` compares drivers after ``WINDOW`` slow ones), two clock reads
+#: saved on the others
+QUIET_SAMPLE = 16
 #: inputs (arguments, then heap reads) -> every result
 Caller = Callable[[Sequence[Any]], list[Any]]
 
@@ -139,7 +144,7 @@ class SteadyCall:
     def accounting(self) -> list[str]:
         """The byte counts, and the driver timing while the choice may change."""
         lines = ["traffic.calls += 1"] + ([f"traffic.copied += {self.copied}"] if self.copied else [])
-        if self.function.choice is not None:  # a timed call, recorded only while it may change the choice
+        if self.function.choice is not None and self.runner.host_twin is not None:  # timed for the twin (``call``)
             lines += ["if elapsed >= MIN or not choice.quiet:", "    choice.record(0, elapsed)"]
         return lines
 
@@ -206,15 +211,20 @@ class SteadyCall:
         """The invoke (timed when the driver choice is open; a failed guard as ``GuardFailure``)
         and the results."""
         twin = self.runner.host_twin is not None
-        timed = self.function.choice is not None or twin
-        lines = (["path = paths.path"] if twin else []) + (["started = perf_counter()"] if timed else []) + [
-            "try:", f"    invoke({'exports[path]' if twin else 'function'}, arguments, out)", "except RuntimeError as e:",
-            "    failure = from_error(e, NAME)", "    if failure is None:", "        raise",
-            "    raise failure from e"]
-        if timed:
-            lines.append("elapsed = perf_counter() - started")
+        invoke = ["try:", f"    invoke({'exports[path]' if twin else 'function'}, arguments, out)",
+                  "except RuntimeError as e:", "    failure = from_error(e, NAME)", "    if failure is None:",
+                  "        raise", "    raise failure from e"]
+        timed = ["started = perf_counter()", *invoke, "elapsed = perf_counter() - started"]
         if twin:
-            lines += ["paths.left -= 1", "if paths.left <= 0 or elapsed > paths.limit:", "    paths.record(path, elapsed)"]
+            lines = ["path = paths.path", *timed, "paths.left -= 1", "if paths.left <= 0 or elapsed > paths.limit:",
+                     "    paths.record(path, elapsed)"]
+        elif self.function.choice is not None:  # quiet: one call in QUIET_SAMPLE timed, for a slow one
+            self.scope.update(untimed=[0], SAMPLE=QUIET_SAMPLE - 1)
+            lines = ["if choice.quiet and untimed[0]:", "    untimed[0] -= 1", *_indent(invoke), "else:",
+                     "    untimed[0] = SAMPLE", *_indent(timed), "    if elapsed >= MIN or not choice.quiet:",
+                     "        choice.record(0, elapsed)"]
+        else:
+            lines = invoke
         if any(isinstance(k, TensorType) and i not in self.function._info.storage
                for i, k in enumerate(self.function._results)):
             lines.insert(0, "transfer.pinned.clear()")
