@@ -332,7 +332,6 @@ class GuardBuilder:
             body.append(f"results = run([{', '.join(inputs)}])")
         return _compile("call", "args", body + list(finish), scope)
 
-
     def _checked_ints(self, inputs: Sequence[str]) -> list[int]:
         """The positions in ``inputs`` of relaxed int arguments: their guards checked them to
         be ``int``s within ±2**62 (heap reads are arrays, 0-d for a Python scalar)."""

@@ -15,10 +15,10 @@ pulled by their converters, and the call timed for the driver choice (while that
 quiet, one call in ``QUIET_SAMPLE``: a slow call still reaches it, ``DriverChoice.quiet``).
 A version's fused call (``guards.EntryGuards.fuse``) inlines this code (``SteadyCall``).
 A recursion entry with a host twin invokes the export its ``EntryChoice`` names, timed
-(the choice sees a call when it asks for it or when the call was slow). Anything else (a busy scratch: another thread's or a reentrant
-call; a host module; the driver choice comparing drivers) goes to ``run_inputs``, which
-does the same work slower. A function that writes the heap gets no caller: its commit
-belongs to ``results``.
+(the choice sees a call when it asks for it or when the call was slow). Anything else (a
+busy scratch: another thread's or a reentrant call; a host module; the driver choice
+comparing drivers) goes to ``run_inputs``, which does the same work slower. A function
+that writes the heap gets no caller: its commit belongs to ``results``.
 """
 
 from __future__ import annotations
@@ -124,13 +124,12 @@ class SteadyCall:
         ``inputs``: handed to ``run_inputs`` unless it is a steady call (no host module, the
         driver choice not comparing, the scratch free, every scalar converts). ``ints``: the
         positions of inputs the caller checked already to be ``int``s in the i64 range."""
-        self.ints = frozenset(ints)
         names = [x if x.isidentifier() else f"x{i}" for i, x in enumerate(inputs)]
         body = [f"{name} = {x}" for name, x in zip(names, inputs) if name != x]
         slow = [f"results = slow([{', '.join(names)}])"]
         steady = ["if not acquire(False):", *_indent(slow), "else:",  # the scratch: one call at a time
                   *_indent(self.locked(names)), *_indent(self.accounting()), "    results = values"]
-        converted = self.conversions(names, slow, steady)
+        converted = self.conversions(names, frozenset(ints), slow, steady)
         if self.function.choice is not None:
             return body + ["if HOSTS or choice.compared:", *_indent(slow), "else:", *_indent(converted)]
         return body + ["if HOSTS:", *_indent(slow), "else:", *_indent(converted)]
@@ -148,16 +147,17 @@ class SteadyCall:
             lines += ["if elapsed >= MIN or not choice.quiet:", "    choice.record(0, elapsed)"]
         return lines
 
-    def conversions(self, names: list[str], slow: list[str], steady: list[str]) -> list[str]:
-        """Each scalar input converted (an int in range as it is), then ``steady``; or the
-        call handed to ``run_inputs``, which names the input it refuses."""
+    def conversions(self, names: list[str], ints: frozenset[int], slow: list[str], steady: list[str]) -> list[str]:
+        """Each scalar input converted (an int in range as it is; one of ``ints``, checked
+        by the caller, without a test), then ``steady``; or the call handed to
+        ``run_inputs``, which names the input it refuses."""
         if not self.scalars:
             return steady
         lines, exact = [], []
         for i in self.scalars:
             kind, x = self.function._info.inputs[i], names[i]
             self.scope[f"arg{i}"] = kind.arg
-            if i in self.ints and isinstance(kind, IntType) and kind.low <= I64_MIN and kind.high >= I64_MAX:
+            if i in ints and isinstance(kind, IntType) and kind.low <= I64_MIN and kind.high >= I64_MAX:
                 exact.append(f"n{i} = {x}")  # the value is the argument
             elif isinstance(kind, IntType):  # without the converter's call
                 lines.append(f"n{i} = {x} if type({x}) is int and {kind.low} <= {x} <= {kind.high} "
