@@ -151,10 +151,11 @@ def per_call_cases() -> list[tuple[str, Callable, Callable, tuple]]:
     """(name, compiled callable after warm-up, the plain function, arguments) of the per-call table."""
     from janus.models.reinforce import Policy
 
-    linear_jit, ack_jit, model, in_place, policy = janus.jit(linear), janus.jit(ackermann), MLP4(), MLP4InPlace(), Policy(16)
+    linear_jit, model, in_place, policy = janus.jit(linear), MLP4(), MLP4InPlace(), Policy(16)
+    ack_jit = janus.jit(ackermann, specialize=False)  # as janus-bench's: the ints are graph inputs
     batch = (r(32, 64), r(32, 10))
     cases = [("one-dispatch call (linear 16x64 @ 64x32)", linear_jit, linear, CASES[0][2][0]),
-             ("ackermann(2, 3) (scalars only)", ack_jit, ackermann, (2, 3)),
+             ("ackermann(2, 3) (2 int arguments, specialize=False)", ack_jit, ackermann, (2, 3)),
              ("REINFORCE policy forward (4 parameters in self, hidden 16)", policy.probabilities,
               functools.partial(Policy.probabilities.fn, policy), (np.array([0.01, -0.02, 0.03, 0.01], np.float32),)),
              ("train step, 8 parameter arrays (batch 32x64)", model.train_step, functools.partial(MLP4.train_step.fn, model),
@@ -303,28 +304,56 @@ def main() -> None:
 
 
 def overhead_breakdown() -> str:
-    """Where the time of a compiled call of ``linear`` goes: janus.jit (entry checks,
-    result rebuild), argument and result conversion, and the IREE invoke itself; and the
-    invoke of a trivial function (one i64 in and out: the VM's floor per call)."""
-    args = CASES[0][2][0]
-    jf = janus.jit(linear)
-    for _ in range(3):
-        jf(*args)
-    (version,) = jf.versions.values()
-    function = version.call.__self__  # the runtime's CompiledFunction
-    total = per_call(jf, [args])
-    runtime = per_call(function.results, [(args,)])
-    runner = function._runners[0]  # local-sync: calls under 1 ms never try the parallel driver
-    function.results(args)  # the runner's scratch holds this call's argument list
-    pushed = runner.scratch.arguments
-    invoke = per_call(lambda: runner.invoke(runner.function, pushed, rt.VmVariantList(1)), [()])
+    """Where the time of a steady compiled call goes, per per-call case: ``janus.jit``'s
+    dispatch (``JitFunction.__call__`` and a bound method's ``functools.partial`` around
+    the version's fused call), the entry checks (argument and global guards; heap checks),
+    argument conversion with result handling (staging, the argument list, the lock, the
+    driver timing, results copied out and rebuilt), and the IREE invoke of the export the
+    call runs; and the invoke of a trivial function (one i64 in and out: the VM's floor)."""
+    rows = ["| call | total | janus.jit dispatch | entry checks | conversion + results | IREE invoke |",
+            "|---|---:|---:|---:|---:|---:|"]
+    for name, fn, _, args in per_call_cases()[:3]:
+        jf = getattr(fn, "func", fn)
+        positional = (*getattr(fn, "args", ()), *args)
+        (version,) = jf.versions.values()
+        function = version.call.__self__  # the runtime's CompiledFunction
+        total, fused = per_call(fn, [args]), per_call(version.quick, [(positional,)])
+        checks = per_call(_entry_checks(version), [(positional,)])
+        invoke = per_call(_invoke(function, version, positional), [()])
+        rows.append(f"| {name} | {total * 1e6:.2f} | {(total - fused) * 1e6:.2f} | {checks * 1e6:.2f} "
+                    f"| {(fused - checks - invoke) * 1e6:.2f} | {invoke * 1e6:.2f} |")
     trivial = CompiledModule.from_mlir("func.func @f(%a: i64) -> i64 { return %a : i64 }")["f"]._runners[0]
     seven = rt.VmVariantList(1)
     seven.push_int(7)
     floor = per_call(lambda: trivial.invoke(trivial.function, seven, rt.VmVariantList(1)), [()])
-    return (f"compiled call of linear: {total * 1e6:.1f} µs = janus.jit {(total - runtime) * 1e6:.1f} "
-            f"+ conversion {(runtime - invoke) * 1e6:.1f} + IREE invoke {invoke * 1e6:.1f} "
-            f"(1 dispatch; a trivial function's invoke: {floor * 1e6:.1f} µs)")
+    return "\n".join(rows) + f"\n(µs per call, CPU time, best of {REPEATS}; a trivial function's invoke: {floor * 1e6:.2f} µs)"
+
+
+def _entry_checks(version: Any) -> Callable[[tuple], Any]:
+    """The version's fused entry checks alone (``EntryGuards.fuse`` with a call that does
+    nothing): argument and global guards, then the heap checks of a version reading the heap."""
+    heap = version.graph.heap
+    reads = None if heap is None else (heap.sources, version.call.__self__.heap_reads)
+    return version.guards.fuse(_nothing, ["return results"], {}, reads)
+
+
+def _nothing(inputs: Any) -> None:
+    return None
+
+
+def _invoke(function: Any, version: Any, positional: tuple) -> Callable[[], None]:
+    """The IREE invoke a steady call of ``version`` makes (its host twin where the recursion
+    entry's choice took it), with the arguments that call passes."""
+    guards, heap = version.guards, version.graph.heap
+    leaves = guards.match(positional)
+    inputs = [*leaves, *function._heap.read_inputs(heap.objects(positional))] if heap is not None else leaves
+    runner = function._runners[0]
+    transfer = runner.scratch.transfer
+    arguments = function._arguments(function._items(inputs, transfer), transfer)
+    choice = function.entry_choice
+    export = runner.host_twin if choice is not None and choice.path == 1 else runner.function
+    results = rt.VmVariantList(len(function._results))
+    return lambda: runner.invoke(export, arguments, results)
 
 
 if __name__ == "__main__":

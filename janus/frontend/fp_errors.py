@@ -21,7 +21,17 @@ except ImportError:  # pragma: no cover - another NumPy: np.geterr() on every ca
 
 #: settings under which a graph's silence is not what NumPy would do
 OBSERVED = frozenset({"raise", "call"})
-_harmless: list[Any] = [None]  # the last settings object seen without an OBSERVED setting
+_harmless: list[Any] = [object()]  # the last settings object seen without an OBSERVED setting
+
+
+def observed_test() -> tuple[str, dict[str, Any]]:
+    """``errors_observed()`` as an expression for generated code (a fused call,
+    ``guards.EntryGuards.fuse``), with the names it uses: the usual call, whose settings
+    were seen harmless, decided without a function call."""
+    names = {"errors_observed": errors_observed, "FP_SETTINGS": _SETTINGS, "FP_HARMLESS": _harmless}
+    if _SETTINGS is None:
+        return "errors_observed()", names
+    return "(FP_SETTINGS.get() is not FP_HARMLESS[0] and errors_observed())", names
 
 
 def errors_observed() -> bool:

@@ -19,6 +19,7 @@ those matched, on every call, and raise ``HeapMiss`` with the reason.
 from __future__ import annotations
 
 import functools
+import re
 from math import copysign
 import types
 from abc import ABC, abstractmethod
@@ -33,6 +34,7 @@ from janus.frontend.recursion.trees import is_tree, plainly_not_tree
 from janus.frontend.signature import RELAXED_INT_BOUND, STATIC_TYPES, by_reference, describe_key, record_node
 from janus.frontend.trace.frame import NULL, resolve_global
 from janus.heap import AccessPath
+from janus.runtime.fast_path import SteadyCall
 
 
 @dataclass(frozen=True)
@@ -340,20 +342,22 @@ class GuardBuilder:
     def _leaves(self) -> str:
         return f"[{', '.join(g.leaf for g in self.guards if g.leaf is not None)}]"
 
-    def _fused(self, arity: int, run: Callable, finish: Sequence[str], names: dict[str, Any],
+    def _fused(self, arity: int, run: Callable | SteadyCall, finish: Sequence[str], names: dict[str, Any],
                heap: tuple[Sequence[tuple[str, Any]], Sequence[AccessPath]] | None = None,
                held: Sequence[AccessPath] = (), prologue: Sequence[str] = ()) -> Callable[[tuple], Any] | None:
         """``match``, then ``results = run(leaves)`` and the lines ``finish`` (over ``results``,
         ``leaves``, ``held`` and ``names``, returning the call's value) in one generated
-        function (``EntryGuards.fuse``); it returns ``MISS`` where ``match`` returns None. With
-        ``heap`` (the object table's sources, the locations read, of a version that only
-        reads the heap) the heap checks run too, and ``run`` gets the values read after the
-        leaves; ``held``: checked locations whose entry values ``finish`` gets as the list
-        ``held`` (a segment boundary's state, read before the call); ``prologue``: lines run
-        once the arguments matched. None when the heap checks do not compile
-        (``heap_checks``) or do not locate a read or held path."""
-        body = self._checks(arity, "MISS") + [*prologue, f"leaves = {self._leaves()}"]
-        inputs = "leaves"
+        function (``EntryGuards.fuse``); it returns ``MISS`` where ``match`` returns None. A
+        ``run`` that is the runtime's generated call as source (``fast_path.SteadyCall``) is
+        inlined: one frame, no list of inputs. With ``heap`` (the object table's sources,
+        the locations read, of a version that only reads the heap) the heap checks run too,
+        and ``run`` gets the values read after the leaves; ``held``: checked locations whose
+        entry values ``finish`` gets as the list ``held`` (a segment boundary's state, read
+        before the call); ``prologue``: lines run once the arguments matched. None when the
+        heap checks do not compile (``heap_checks``) or do not locate a read or held path."""
+        leaves = [g.leaf for g in self.guards if g.leaf is not None]
+        body = self._checks(arity, "MISS") + list(prologue)
+        inputs = list(leaves)
         if heap is None and held:
             return None
         if heap is not None:
@@ -369,10 +373,32 @@ class GuardBuilder:
                 objects = ", ".join(f"a{ref}" if kind == "arg" else self._bind(ref) for kind, ref in sources)
                 body.append(f"objects = [{objects}]")
             body += lines
-            inputs = f"[*leaves, {', '.join(located[path] for path in reads)}]" if reads else inputs
-            body.append(f"held = [{', '.join(located[path] for path in held)}]")
-        scope = {**self.scope, **names, "run": run, "MISS": MISS}
-        return _compile("call", "args", body + [f"results = run({inputs})", *finish], scope)
+            inputs += [located[path] for path in reads]
+            if _uses("held", finish):
+                body.append(f"held = [{', '.join(located[path] for path in held)}]")
+        scope = {**self.scope, **names, "MISS": MISS}
+        if _uses("leaves", finish):
+            body.append(f"leaves = [{', '.join(leaves)}]")
+        if isinstance(run, SteadyCall):
+            body += run.lines(inputs, self._checked_ints(inputs))  # binds the names it uses in its scope
+            clash = scope.keys() & run.scope.keys()
+            assert not clash, f"the fused call and the runtime's steady call both name {sorted(clash)}"
+            scope.update(run.scope)
+        else:
+            scope["run"] = run
+            body.append(f"results = run([{', '.join(inputs)}])")
+        return _compile("call", "args", body + list(finish), scope)
+
+    def _checked_ints(self, inputs: Sequence[str]) -> list[int]:
+        """The positions in ``inputs`` of relaxed int arguments: their guards checked them to
+        be ``int``s within ±2**62 (heap reads are arrays, 0-d for a Python scalar)."""
+        ints = {g.leaf for g in self.guards if g.kind == "RELAXED_INT"}
+        return [i for i, x in enumerate(inputs) if x in ints]
+
+
+def _uses(name: str, lines: Sequence[str]) -> bool:
+    """Whether the generated ``lines`` read the variable ``name``."""
+    return any(re.search(rf"\b{name}\b", line) for line in lines)
 
 
 def _compile(name: str, params: str, body: list[str], scope: dict[str, Any]) -> Callable:

@@ -21,7 +21,7 @@ from typing import Any, Callable, Hashable
 import numpy as np
 
 from janus.frontend import logs, segments
-from janus.frontend.fp_errors import errors_observed
+from janus.frontend.fp_errors import errors_observed, observed_test
 from janus.frontend.logs import SWITCH, ConversionError
 from janus.frontend.trace.versions import supported, unsupported_message
 from janus.frontend.generate import Argument, Graph, Record, Result, generate
@@ -81,10 +81,14 @@ class Version:
         if guards.fuse is None or heap is not None and not heap.inert or graph.tree_writes:
             return
         owner = getattr(self.call, "__self__", None)  # the runtime's CompiledFunction (a stub in some tests)
-        run = owner.caller() if hasattr(owner, "caller") else None if heap is not None else self.call
+        run = owner.steady_call() if hasattr(owner, "steady_call") else None if heap is not None else self.call
         if run is None:
             return
-        names = {"version": self, "rebuild": _rebuild, "output": graph.output}
+        observed, names = observed_test()
+        names.update(version=self, rebuild=_rebuild, output=graph.output, SWITCH=SWITCH, RUNNING=RUNNING)
+        # what ``JitFunction.__call__`` checks before the version's guards: compiling on, not profiling, and
+        # NumPy not asked to raise on floating-point errors (a graph would not)
+        prologue = [f"if not SWITCH.enabled or RUNNING or {observed}: return MISS"]
         finish = ["version.calls += 1", *_rebuild_source(graph.output)]
         if boundary is not None:  # the segment, then the continuation the caller drives (``segments``)
             names.update(boundary=boundary, resume=self.resume, Continuation=segments.Continuation, Env=segments.Env,
@@ -93,7 +97,7 @@ class Version:
                       f"return Continuation(boundary, resume, Env(results, leaves, {'held' if heap else '[]'}, args))"]
         self.quick = guards.fuse(run, finish, names, None if heap is None else (heap.sources, owner.heap_reads),
                                  () if boundary is None else boundary.held,
-                                 () if boundary is None else ["started = clock()"])
+                                 prologue if boundary is None else [*prologue, "started = clock()"])
 
     @functools.cached_property
     def traffic(self) -> Any:
@@ -211,7 +215,7 @@ class JitFunction:
         #: seconds spent generating and compiling graphs (janus-bench reports it)
         self.compile_seconds = 0.0
         #: (array leaf, dim) positions relaxed to ``?``; those that could not be
-        self.dynamic: frozenset[tuple[int, int]] = frozenset()
+        self.dynamic = frozenset()
         self.unrelaxable: set[tuple[int, int]] = set()
         self.relaxing: dict[Hashable, set[tuple[int, int]]] = {}  # relaxed key -> positions
         #: guard failures per (site, kind), and the branch sites no longer speculated
@@ -361,21 +365,31 @@ class JitFunction:
         # a version's fused call takes the key's values as the caller's positional arguments; with
         # keyword-only or variadic parameters they are not (see ``_bind``); and not while a split
         # version's cost rule times it (``_run_compiled`` runs the fused call then)
-        self._quick = None if version is None or self._rebound or version.cost is not None else version.quick
+        self._quick = (None if version is None or self._rebound or version.cost is not None
+                       or version.guards.dynamic is not self.dynamic else version.quick)
+
+    @property
+    def dynamic(self) -> frozenset[tuple[int, int]]:
+        """(array leaf, dim) positions relaxed to ``?``."""
+        return self._dynamic
+
+    @dynamic.setter
+    def dynamic(self, positions: frozenset[tuple[int, int]]) -> None:
+        self._dynamic = positions
+        self._quick = None  # the fused call's guards were made for the old positions
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         quick = self._quick
-        if quick is not None and not kwargs and SWITCH.enabled and not RUNNING and not errors_observed():
-            fast = self._fast_version
-            if fast.guards.dynamic is self.dynamic:  # type: ignore[union-attr]  # set with ``_quick``
-                try:
-                    result = quick(args)
-                except Exception as error:
-                    return self._failed(fast, fast.key, args, args, kwargs, error)  # type: ignore[union-attr]
+        if quick is not None and not kwargs:  # it checks the switches, profiling and NumPy's errstate too
+            try:
+                result = quick(args)
+            except Exception as error:
+                fast = self._fast_version
+                return self._failed(fast, fast.key, args, args, kwargs, error)  # type: ignore[union-attr]
+            if result is not MISS:
                 if type(result) is segments.Continuation:  # a split version's segment committed (``_run_compiled``)
                     return result if self._chained else segments.drive(result)
-                if result is not MISS:
-                    return result
+                return result
         if not SWITCH.enabled or errors_observed():  # np.errstate(...="raise"): NumPy raises, a graph would not
             return self.fn(*args, **kwargs)
         if self.imperative:

@@ -10,20 +10,21 @@ one function (as TorchDynamo generates its guard code and JAX keeps a C++ fast p
 small static arrays are copied into the function's stages with one assignment each (the
 argument list, holding the stages' views, is built once), scalars pushed (ints into the
 last call's list again when they are the same: making a list costs about 0.4 us), the VM
-function invoked with the scratch's result list, stored results copied out, other results pulled by their converters, and the
-call timed for the driver choice only while that choice can still change
-(``DriverChoice.quiet``). A recursion entry with a host twin invokes the export its
-``EntryChoice`` names, timed (the choice sees a call when it asks for it or when the call
-was slow). Anything else (a busy scratch: another thread's or a reentrant
-call; a host module; the driver choice comparing drivers) goes to ``run_inputs``, which
-does the same work slower. A function that writes the heap gets no caller: its commit
-belongs to ``results``.
+function invoked with the scratch's result list, stored results copied out, other results
+pulled by their converters, and the call timed for the driver choice (while that choice is
+quiet, one call in ``QUIET_SAMPLE``: a slow call still reaches it, ``DriverChoice.quiet``).
+A version's fused call (``guards.EntryGuards.fuse``) inlines this code (``SteadyCall``).
+A recursion entry with a host twin invokes the export its ``EntryChoice`` names, timed
+(the choice sees a call when it asks for it or when the call was slow). Anything else (a
+busy scratch: another thread's or a reentrant call; a host module; the driver choice
+comparing drivers) goes to ``run_inputs``, which does the same work slower. A function
+that writes the heap gets no caller: its commit belongs to ``results``.
 """
 
 from __future__ import annotations
 
 from time import perf_counter
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Sequence
 
 import numpy as np
 from iree import runtime as rt
@@ -36,6 +37,11 @@ from janus.runtime.values import SCALAR_TYPES, SHARE_MIN_BYTES, BoolType, FloatT
 if TYPE_CHECKING:
     from janus.runtime.module import CompiledFunction
 
+I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
+#: while the driver choice is quiet (its calls fast), one steady call in this many is timed: enough to
+#: see calls turn slow (``DriverChoice`` compares drivers after ``WINDOW`` slow ones), two clock reads
+#: saved on the others
+QUIET_SAMPLE = 16
 #: inputs (arguments, then heap reads) -> every result
 Caller = Callable[[Sequence[Any]], list[Any]]
 
@@ -44,12 +50,20 @@ def caller(function: "CompiledFunction") -> Caller | None:
     """``function.run_inputs`` for inputs that passed a version's entry guards (exact dtypes
     and shapes), generated for ``function``; ``run_inputs`` itself when it takes an input the
     generated code does not stage (a large or relaxed array); None when it writes the heap."""
+    steady = steady_call(function)
+    return steady.build() if isinstance(steady, SteadyCall) else steady
+
+
+def steady_call(function: "CompiledFunction") -> "SteadyCall | Caller | None":
+    """The generated steady call of ``function`` as source a caller can inline (a version's
+    fused call, ``guards.EntryGuards.fuse``: one Python frame for the entry checks and the
+    call); ``run_inputs`` or None as ``caller`` says."""
     if function._heap is not None and function._heap.writes:
         return None
     runner = function._runners[0]
     if not all(_scalar(kind) or _staged(kind) and runner.host for kind in function._info.inputs):
         return function.run_inputs
-    return _Source(function, runner).build()
+    return SteadyCall(function, runner)
 
 
 def _scalar(kind: Any) -> bool:
@@ -65,8 +79,16 @@ def _nbytes(kind: TensorType) -> int:
     return kind.dtype.itemsize * int(np.prod(kind.shape, dtype=np.int64))
 
 
-class _Source:
-    """The generated call's source and the names it uses, for one function on its first runner."""
+def _indent(lines: list[str], levels: int = 1) -> list[str]:
+    return [" " * (4 * levels) + line for line in lines]
+
+
+class SteadyCall:
+    """The generated call's source and the names it uses (``scope``), for one function on its
+    first runner: ``lines(inputs)`` sets ``results`` from the input expressions ``inputs``
+    (its own function, ``build``, or inlined in a version's fused call). Its local names
+    (``x``, ``n`` and ``s`` with a number, ``out``, ``values``, ``started``, ``elapsed``,
+    ``path``, ``failure``, ``e``) and its scope's names are its own."""
 
     def __init__(self, function: "CompiledFunction", runner: Any) -> None:
         self.function, self.runner = function, runner
@@ -86,44 +108,66 @@ class _Source:
         self.copied = sum(_nbytes(inputs[i]) for i in self.staged) + sum(_nbytes(k) for k in function._outputs)
 
     def build(self) -> Caller:
-        body = self.entry() + self.conversions()
-        body += ["if not acquire(False):", "    return slow(inputs)", "try:"]  # the scratch: one call at a time
-        body += [f"    s{i}[...] = x{i}" for i in self.staged]
-        body += [f"    {line}" for line in self.argument_list()]
-        body += ["    out = scratch_results"] + [f"    {line}" for line in self.call()] + ["finally:", "    release()"]
-        body += ["traffic.calls += 1"] + ([f"traffic.copied += {self.copied}"] if self.copied else [])
-        if self.function.choice is not None:  # a timed call, recorded only while it may change the choice
-            body += ["if elapsed >= MIN or not choice.quiet:", "    choice.record(0, elapsed)"]
-        body.append("return values")
+        """The call as a function of the list of inputs."""
+        n = len(self.function._info.inputs)
+        names = [f"x{i}" for i in range(n)]
+        body = [f"if len(inputs) != {n}:", "    return slow(inputs)"]
+        body += [f"{''.join(f'{x}, ' for x in names)}= inputs"] if n else []
+        body += self.lines(names) + ["return results"]
         source = "def call(inputs):\n" + "".join(f"    {line}\n" for line in body)
         namespace: dict[str, Any] = {}
         exec(compile(source, f"<janus call: @{self.function.name}>", "exec"), self.scope, namespace)
         return namespace["call"]
 
-    def entry(self) -> list[str]:
-        """Hand the call to ``run_inputs`` unless it is a steady one; unpack the inputs."""
-        n = len(self.function._info.inputs)
-        lines = [f"if len(inputs) != {n} or HOSTS{' or choice.compared' if self.function.choice else ''}:",
-                 "    return slow(inputs)"]
-        if n:
-            lines.append(f"{''.join(f'x{i}, ' for i in range(n))}= inputs")
+    def lines(self, inputs: list[str], ints: Collection[int] = ()) -> list[str]:
+        """Lines setting ``results`` to the call's results for the input expressions
+        ``inputs``: handed to ``run_inputs`` unless it is a steady call (no host module, the
+        driver choice not comparing, the scratch free, every scalar converts). ``ints``: the
+        positions of inputs the caller checked already to be ``int``s in the i64 range."""
+        names = [x if x.isidentifier() else f"x{i}" for i, x in enumerate(inputs)]
+        body = [f"{name} = {x}" for name, x in zip(names, inputs) if name != x]
+        slow = [f"results = slow([{', '.join(names)}])"]
+        steady = ["if not acquire(False):", *_indent(slow), "else:",  # the scratch: one call at a time
+                  *_indent(self.locked(names)), *_indent(self.accounting()), "    results = values"]
+        converted = self.conversions(names, frozenset(ints), slow, steady)
+        if self.function.choice is not None:
+            return body + ["if HOSTS or choice.compared:", *_indent(slow), "else:", *_indent(converted)]
+        return body + ["if HOSTS:", *_indent(slow), "else:", *_indent(converted)]
+
+    def locked(self, names: list[str]) -> list[str]:
+        """Stage, invoke and pull, the scratch held."""
+        body = [f"s{i}[...] = {names[i]}" for i in self.staged]
+        body += self.argument_list() + ["out = scratch_results"] + self.call()
+        return ["try:", *_indent(body), "finally:", "    release()"]
+
+    def accounting(self) -> list[str]:
+        """The byte counts, and the driver timing while the choice may change."""
+        lines = ["traffic.calls += 1"] + ([f"traffic.copied += {self.copied}"] if self.copied else [])
+        if self.function.choice is not None and self.runner.host_twin is not None:  # timed for the twin (``call``)
+            lines += ["if elapsed >= MIN or not choice.quiet:", "    choice.record(0, elapsed)"]
         return lines
 
-    def conversions(self) -> list[str]:
-        """Each scalar input converted (an int in range as it is), or the call handed to
+    def conversions(self, names: list[str], ints: frozenset[int], slow: list[str], steady: list[str]) -> list[str]:
+        """Each scalar input converted (an int in range as it is; one of ``ints``, checked
+        by the caller, without a test), then ``steady``; or the call handed to
         ``run_inputs``, which names the input it refuses."""
         if not self.scalars:
-            return []
-        lines = ["try:"]
+            return steady
+        lines, exact = [], []
         for i in self.scalars:
-            kind = self.function._info.inputs[i]
+            kind, x = self.function._info.inputs[i], names[i]
             self.scope[f"arg{i}"] = kind.arg
-            if isinstance(kind, IntType):  # without the converter's call
-                lines.append(f"    v{i} = x{i} if type(x{i}) is int and {kind.low} <= x{i} <= {kind.high} "
-                             f"else arg{i}(x{i}, None, 0)")
+            if i in ints and isinstance(kind, IntType) and kind.low <= I64_MIN and kind.high >= I64_MAX:
+                exact.append(f"n{i} = {x}")  # the value is the argument
+            elif isinstance(kind, IntType):  # without the converter's call
+                lines.append(f"n{i} = {x} if type({x}) is int and {kind.low} <= {x} <= {kind.high} "
+                             f"else arg{i}({x}, None, 0)")
             else:
-                lines.append(f"    v{i} = arg{i}(x{i}, None, 0)")
-        return lines + ["except (TypeError, OverflowError):", "    return slow(inputs)"]
+                lines.append(f"n{i} = arg{i}({x}, None, 0)")
+        if not lines:
+            return exact + steady
+        return [*exact, "try:", *_indent(lines), "except (TypeError, OverflowError):", *_indent(slow), "else:",
+                *_indent(steady)]
 
     def argument_list(self) -> list[str]:
         """``arguments``: built here once when every item is a stage's view (or there are
@@ -154,12 +198,12 @@ class _Source:
             if i in self.staged:
                 build.append(f"arguments.push_ref(view{i})")
             else:
-                build.append(f"arguments.push_{'float' if isinstance(kind, FloatType) else 'int'}(v{i})")
+                build.append(f"arguments.push_{'float' if isinstance(kind, FloatType) else 'int'}(n{i})")
         build.extend(f"arguments.push_ref(out_view{k})" for k in range(len(transfer.outputs)))
         if any(isinstance(inputs[i], FloatType) for i in self.scalars):
             return build
         scope["last"] = [None, None]  # the last call's ints and argument list
-        ints = f"({''.join(f'v{i}, ' for i in self.scalars)})"
+        ints = f"({''.join(f'n{i}, ' for i in self.scalars)})"
         return [f"if {ints} == last[0]:", "    arguments = last[1]", "else:", *(f"    {line}" for line in build),
                 f"    last[0], last[1] = {ints}, arguments"]
 
@@ -167,15 +211,20 @@ class _Source:
         """The invoke (timed when the driver choice is open; a failed guard as ``GuardFailure``)
         and the results."""
         twin = self.runner.host_twin is not None
-        timed = self.function.choice is not None or twin
-        lines = (["path = paths.path"] if twin else []) + (["started = perf_counter()"] if timed else []) + [
-            "try:", f"    invoke({'exports[path]' if twin else 'function'}, arguments, out)", "except RuntimeError as e:",
-            "    failure = from_error(e, NAME)", "    if failure is None:", "        raise",
-            "    raise failure from e"]
-        if timed:
-            lines.append("elapsed = perf_counter() - started")
+        invoke = ["try:", f"    invoke({'exports[path]' if twin else 'function'}, arguments, out)",
+                  "except RuntimeError as e:", "    failure = from_error(e, NAME)", "    if failure is None:",
+                  "        raise", "    raise failure from e"]
+        timed = ["started = perf_counter()", *invoke, "elapsed = perf_counter() - started"]
         if twin:
-            lines += ["paths.left -= 1", "if paths.left <= 0 or elapsed > paths.limit:", "    paths.record(path, elapsed)"]
+            lines = ["path = paths.path", *timed, "paths.left -= 1", "if paths.left <= 0 or elapsed > paths.limit:",
+                     "    paths.record(path, elapsed)"]
+        elif self.function.choice is not None:  # quiet: one call in QUIET_SAMPLE timed, for a slow one
+            self.scope.update(untimed=[0], SAMPLE=QUIET_SAMPLE - 1)
+            lines = ["if choice.quiet and untimed[0]:", "    untimed[0] -= 1", *_indent(invoke), "else:",
+                     "    untimed[0] = SAMPLE", *_indent(timed), "    if elapsed >= MIN or not choice.quiet:",
+                     "        choice.record(0, elapsed)"]
+        else:
+            lines = invoke
         if any(isinstance(k, TensorType) and i not in self.function._info.storage
                for i, k in enumerate(self.function._results)):
             lines.insert(0, "transfer.pinned.clear()")

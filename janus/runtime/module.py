@@ -219,6 +219,11 @@ class CompiledFunction:
         function (``fast_path``); None for a function that writes the heap."""
         return fast_path.caller(self)
 
+    def steady_call(self) -> "fast_path.SteadyCall | fast_path.Caller | None":
+        """``caller``'s generated call as source a version's fused call inlines
+        (``fast_path.SteadyCall``), or what ``caller`` gives when it generates none."""
+        return fast_path.steady_call(self)
+
     def results(self, args: Sequence[Any], objects: Sequence[object] = ()) -> list[Any]:
         """The call as a list of results (the per-call path of ``janus.jit``)."""
         if len(args) != self._arity:

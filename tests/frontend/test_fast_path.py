@@ -212,6 +212,36 @@ def test_a_plain_version_runs_through_its_fused_call():
     assert_same(jf(x, W, b), linear(x, W, b))
 
 
+def test_the_fused_call_runs_the_runtime_call_in_its_own_frame_and_yields_a_busy_scratch():
+    """The runtime's steady call is inlined in the fused call (it invokes IREE itself); while
+    another call holds the function's scratch, it takes the general path: the same values."""
+    x, W, b = rand(4, 3), rand(3, 2), rand(2)
+    jf = compiled(linear, x, W, b)
+    jf(x, W, b)
+    (version,) = jf.versions.values()
+    names = version.quick.__code__.co_names
+    assert "invoke" in names and "run" not in names
+    with version.call.__self__._runners[0].lock:
+        assert_same(jf(x, W, b), linear(x, W, b))
+    assert_same(jf(x, W, b), linear(x, W, b))
+
+
+def scaled_by(x, n):
+    return x * n + n
+
+
+def test_relaxed_ints_pass_the_fused_call_as_they_are_and_agree_with_python():
+    """A relaxed int's entry guard checked it (an int within ±2**62): the inlined call pushes
+    it unconverted. Ints out of that range take the key walk (a constant of another version)."""
+    x = rand(3)
+    jf = janus.jit(scaled_by, warmup=1, specialize=False)
+    for n in (2, 3, -5, 0, 1 << 40, -(1 << 61), 7, 7):
+        assert_same(jf(x, n), scaled_by(x, n))
+    (version,) = jf.versions.values()
+    assert jf._quick is version.quick
+    assert_same(jf(x, 1 << 62), scaled_by(x, 1 << 62))
+
+
 def test_janus_disabled_runs_python_even_with_a_fused_call():
     x = rand(3)
     jf = compiled(scaled, x)

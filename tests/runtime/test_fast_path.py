@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from janus.heap import AccessPath, HeapManifest
-from janus.runtime import CompiledModule, GuardFailure
+from janus.runtime import CompiledModule, GuardFailure, drivers, fast_path
 from janus.runtime.artifact import Artifact, FunctionInfo
 from janus.runtime.values import SHARE_MIN_BYTES
 
@@ -123,6 +123,47 @@ def test_the_same_ints_reuse_the_argument_list_and_new_ones_are_pushed(module: C
     with pytest.raises(GuardFailure):
         call([-2])
     assert call([4]) == [8] and call([-0]) == [0]
+
+
+def test_a_busy_scratch_hands_the_call_to_run_inputs(module: CompiledModule) -> None:
+    """While another call holds the function's scratch (its lock), the generated call runs
+    the general path, which converts into buffers of its own: the same results."""
+    function = module["affine"]
+    call, args = function.caller(), inputs(2)
+    want = function.results(args)
+    lock = function._runners[0].lock
+    with lock:
+        got = call(args)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_inputs_the_caller_checked_as_ints_are_passed_as_they_are(module: CompiledModule) -> None:
+    """``SteadyCall.lines(inputs, ints)``: an int input the caller checked (a relaxed int's
+    entry guard) is pushed without a conversion; the call agrees with ``results``."""
+    function = module["count"]
+    steady = fast_path.steady_call(function)
+    lines = steady.lines(["n"], ints=[0])
+    assert not any("except (TypeError, OverflowError)" in line for line in lines)  # nothing left to convert
+    namespace: dict = {}
+    exec("def call(n):\n" + "".join(f"    {line}\n" for line in [*lines, "return results"]), steady.scope, namespace)
+    for n in (0, 7, 7, 1 << 40, 3):
+        assert namespace["call"](n) == function.results([n]) == [2 * n]
+
+
+def test_a_quiet_driver_choice_still_sees_calls_turn_slow() -> None:
+    """While the driver choice is quiet, one generated call in ``QUIET_SAMPLE`` is timed: calls
+    that turn slow (a clock made to say so) still make it compare the drivers, within
+    ``WINDOW`` samples."""
+    function = CompiledModule.from_mlir(MLIR.split("func.func @count")[0])["affine"]
+    call, args = function.caller(), inputs(1)
+    while not function.choice.quiet:
+        call(args)
+    ticks = iter(range(10**6))
+    call.__globals__["perf_counter"] = lambda: next(ticks) * 2 * drivers.MIN_SECONDS  # every timed call 2 ms
+    for _ in range(fast_path.QUIET_SAMPLE * drivers.WINDOW):
+        call(args)
+    assert function.choice.compared
 
 
 def test_floats_always_push_their_own_bits(module: CompiledModule) -> None:
