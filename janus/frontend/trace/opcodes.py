@@ -202,6 +202,8 @@ class Opcodes:
         frame.stack.append(fn)
 
     def binary(self, symbol: str, a: Any, b: Any) -> Any:
+        if isinstance(a, trees.SymChildren) or isinstance(b, trees.SymChildren):
+            return trees.compare_children(self, symbol, a, b)
         if symbol == "%" and type(a) is str and self.splitting and (contains_tensor(b) or isinstance(b, boundary.Deferred)):
             return boundary.Deferred(operator.mod, (a, b))  # ``"loss %.4f" % (loss,)``: text made at a boundary
         if not (isinstance(a, Tensor) or isinstance(b, Tensor)):
