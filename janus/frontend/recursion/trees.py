@@ -601,10 +601,14 @@ def children_items(tracer: "Tracer", children: SymChildren) -> list[SymNode]:
     field = children.field
     name = f"{children.node.fields.cls.__qualname__}.{field.name}"
     if not field.arity:
-        raise NotConvertible(f"iteration over {name}: its lists have different lengths in this tree "
-                             "(only a for loop over them compiles)")
+        raise NotConvertible(varying_lengths(children) + " (only a for loop over them compiles)")
     tracer.guard(_compare(tracer.em, "eq", children.count, field.arity), "type", f"{name} has {field.arity} items")
     return [_item(tracer.em, children, tracer.em.index_constant(j)) for j in range(field.arity)]
+
+
+def varying_lengths(children: SymChildren) -> str:
+    """The start of the reason an iteration over ``children`` of varying lengths is refused."""
+    return f"iteration over {children.node.fields.cls.__qualname__}.{children.field.name}: its lists have different lengths in this tree"
 
 
 def compare_children(tracer: "Tracer", symbol: str, a: Any, b: Any) -> Any:
