@@ -19,8 +19,9 @@ compiled version (Cortex and TF Fold linearize trees the same way).
 
 While tracing, a node is a ``SymNode``: a 0-d int64 id into its class's arrays of its
 ``SymTree``. ``node.left`` extracts a child id, ``node.children`` gives a ``SymChildren``
-(``len``, truth, ``== []``, indexing; a ``for`` loop over it unrolls when every non-empty
-list has one length, else is an ``scf.for`` over the node's count: a child-sum recursion),
+(``len``, truth, ``== []``, indexing; a ``for`` loop over it is an ``scf.for`` over the
+node's count, leaves included: a child-sum recursion; a comprehension unrolls when every
+non-empty list has one length),
 ``node.word`` a ``Weak`` int, ``node.is_leaf`` a ``Weak`` bool, ``node is None`` compares
 the id with -1. Methods and properties of the class are inlined with the ``SymNode`` as
 ``self``. Every read is guarded on the node not being ``None`` (Python would raise
@@ -594,21 +595,17 @@ def child_item(tracer: "Tracer", children: SymChildren, key: Any) -> SymNode:
 
 
 def children_items(tracer: "Tracer", children: SymChildren) -> list[SymNode]:
-    """The nodes a Python-level iteration over ``node.children`` sees (``zip``, ``list``,
-    unpacking): every non-empty list of the tree has one length (the kind says which), so
-    they are known, guarded on this list having it. A ``for`` loop over lists of different
-    lengths is ``children_loop`` instead."""
+    """The nodes a comprehension, ``zip`` or unpacking of ``node.children`` sees (and a ``for``
+    loop whose body cannot be a region): every non-empty list of the tree has one length (the
+    kind says which), so they are known, guarded on this list having it. A ``for`` loop is
+    ``children_loop`` instead."""
     field = children.field
     name = f"{children.node.fields.cls.__qualname__}.{field.name}"
     if not field.arity:
-        raise NotConvertible(varying_lengths(children) + " (only a for loop over them compiles)")
+        raise NotConvertible(f"iteration over {name}: its lists have different lengths in this tree "
+                             "(a comprehension or generator over them: write a for loop)")
     tracer.guard(_compare(tracer.em, "eq", children.count, field.arity), "type", f"{name} has {field.arity} items")
     return [_item(tracer.em, children, tracer.em.index_constant(j)) for j in range(field.arity)]
-
-
-def varying_lengths(children: SymChildren) -> str:
-    """The start of the reason an iteration over ``children`` of varying lengths is refused."""
-    return f"iteration over {children.node.fields.cls.__qualname__}.{children.field.name}: its lists have different lengths in this tree"
 
 
 def compare_children(tracer: "Tracer", symbol: str, a: Any, b: Any) -> Any:

@@ -101,8 +101,9 @@ def iterator(tracer: "Tracer", value: Any) -> GraphIter | None:
     em = tracer.em
     if isinstance(value, SymList):
         return GraphIter(lambda: _rows(em, value.stacked))
-    if isinstance(value, trees.SymChildren) and not value.field.arity:
-        return GraphIter(lambda: trees.children_loop(tracer, value))
+    if isinstance(value, trees.SymChildren):  # leaves' empty lists included; unrolled when all have one length
+        return GraphIter(lambda: trees.children_loop(tracer, value),
+                         (lambda: trees.children_items(tracer, value)) if value.field.arity else None)
     if isinstance(value, SymRange):
         return GraphIter(lambda: (to_index(em, value.start), to_index(em, value.stop), em.index_constant(value.step),
                                   lambda iv: from_index(em, iv)))

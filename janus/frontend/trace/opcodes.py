@@ -456,9 +456,8 @@ class Opcodes:
             return
         generators.refuse_loop(value)
         graph_loop = loops.iterator(self, value)
-        if isinstance(value, trees.SymChildren) and graph_loop is not None \
-                and frame.bc.at(frame.bc.next_offset(ins.offset)).opname != "FOR_ITER":
-            raise NotConvertible(trees.varying_lengths(value) + " (a comprehension or generator over them: write a for loop)")
+        if isinstance(value, trees.SymChildren) and frame.bc.at(frame.bc.next_offset(ins.offset)).opname != "FOR_ITER":
+            graph_loop = None  # handed to a comprehension or generator: its items, known when the lists have one length
         frame.stack.append(graph_loop if graph_loop is not None else SymIter(self.iterate(value)))
 
     def FOR_ITER(self, frame: Frame, ins: Instr) -> int | None:

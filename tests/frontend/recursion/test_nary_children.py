@@ -71,6 +71,21 @@ def test_child_sum_tree_lstm_on_one_sentence_and_on_a_mixed_forest():
     assert compiled_answers(loss, forests) >= 2, explain(loss)
 
 
+def binary(depth: int, word: int = 1) -> cs.DepNode:
+    if depth == 0:
+        return cs.DepNode(word)
+    return cs.DepNode(word, [binary(depth - 1, word + 1), binary(depth - 1, word + 2)])
+
+
+def test_children_of_one_length_with_no_leaf_test():
+    """Every inner node has two children and the program never tests for leaves: the loop
+    runs 0 times at a leaf (an unrolled loop of 2 would fail its guard there)."""
+    predict = jit(cs.ChildSumTreeLSTM.predict)
+    calls = [(MODEL, cs.Sentence(binary(depth), 1)) for depth in (1, 2, 3, 2, 3, 1, 2)]
+    assert compiled_answers(predict, calls) >= 4, explain(predict)
+    assert predict.compiles == 1
+
+
 def test_a_tree_mutated_between_calls_and_a_wrapper_over_it():
     predict = jit(cs.ChildSumTreeLSTM.predict)
     sentence = cs.Sentence(fan(3, 1), 2)
