@@ -2,9 +2,12 @@
 // RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion)' --split-input-file | FileCheck %s --check-prefix=OFF
 // RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-node-weights=0})' --split-input-file | FileCheck %s --check-prefix=OFF
 // RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-node-weights=129})' --split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-calls=1})' --split-input-file | FileCheck %s
+// RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-calls=2})' --split-input-file | FileCheck %s --check-prefix=OFF
 
-// OFF (min-node-weights=0: none; a weight of 16x8 below the default 65536 or below 129): the
-// recursion stays as it is.
+// OFF (min-node-weights=0: none; a weight of 16x8 below the default 65536 or below 129, and
+// one call from outside, fewer than min-calls=2 or the default 16): the recursion stays as it
+// is. With min-calls=1, one call from outside (one tree) is enough to batch it.
 // OFF-LABEL: func.func @entry
 // OFF: "janus.invoke"
 // OFF-NOT: _table

@@ -118,6 +118,14 @@ class Recursion:
         #: per generated function, the (argument index, key) of threaded arrays it updates
         self.updates: dict[str, set[tuple[int, Any]]] = {}
         self.tracing: dict[str, RecursionHeap] = {}  # generated functions still being traced
+        #: for each generated function being traced, how many codes were active when it began
+        self.bases: list[int] = []
+
+    def outside(self, code: types.CodeType) -> bool:
+        """Whether ``code`` is active only outside the generated function being traced: a
+        comprehension or inner function (a closure) of the caller, such as the generator
+        expression of ``sum(f(c) for c in node.children)``, inlined again inside ``f``'s body."""
+        return bool(self.bases) and code not in self.tracer.active[self.bases[-1]:]
 
     def invoke(self, code: types.CodeType, globals_: dict, closure: tuple, bound: dict[str, Any]) -> Any:
         """``janus.invoke`` of the function generated for ``code`` on ``bound``'s kinds."""
@@ -186,6 +194,7 @@ class Recursion:
             self.returning[depth] = fn.result
             threads = {i: (arg, dict(arguments[arg])) for i, (arg, kind) in enumerate(zip(bound, kinds))
                        if kind[0] == "threaded"}  # each threaded dict's parameters
+            self.bases.append(len(tracer.active))
             try:
                 value = tracer.run(code, globals_, arguments)
                 flat = results.flatten(value, fn.result)
@@ -197,6 +206,7 @@ class Recursion:
                     returned += [Slot(v.name, v.type) for v in finals]
                     self.updates[fn.name] |= {(i, key) for key, v in zip(first, finals) if v is not first[key]}
             finally:
+                self.bases.pop()
                 del self.returning[depth], self.tracing[fn.name]
                 tracer.heap.scope = heap.enclosing
             params += [Slot(t.name, t.type) for t in heap.parameters()]

@@ -9,7 +9,7 @@ argument is row 0 of class 0). A list or tuple argument of trees of one class is
 *forest* (``is_forest``): numbered breadth-first from all its roots at once (the roots are
 the first rows of class 0), so a recursion over every tree of the call sees one set of
 arrays and runs one level loop over all of them (``janus-batch-tree-recursion``); each attribute of a class becomes arrays over that class's
-rows: child ids (-1 for ``None``), a children list as a padded id matrix and a count,
+rows: child ids (-1 for ``None``), a children list as a padded id matrix (width a power of two when the lengths differ) and a count,
 ints, floats and bools as int64/float64 columns, arrays of one shape stacked, plus a
 presence column for scalar attributes that are ``None`` on some rows. An object reached
 twice (a shared subtree: a DAG) is one row, as in Python it is one object. The entry key
@@ -19,7 +19,9 @@ compiled version (Cortex and TF Fold linearize trees the same way).
 
 While tracing, a node is a ``SymNode``: a 0-d int64 id into its class's arrays of its
 ``SymTree``. ``node.left`` extracts a child id, ``node.children`` gives a ``SymChildren``
-(``len``, truth, indexing, and iteration when every non-empty list has one length),
+(``len``, truth, ``== []``, indexing; a ``for`` loop over it is an ``scf.for`` over the
+node's count, leaves included: a child-sum recursion; a comprehension unrolls when every
+non-empty list has one length),
 ``node.word`` a ``Weak`` int, ``node.is_leaf`` a ``Weak`` bool, ``node is None`` compares
 the id with -1. Methods and properties of the class are inlined with the ``SymNode`` as
 ``self``. Every read is guarded on the node not being ``None`` (Python would raise
@@ -363,12 +365,14 @@ def _children(name: str, container: str, column: list[Any], classes: list[type],
     if items or typ not in classes:
         return Field(name, "opaque"), []
     counts = np.array([len(v) for v in column], np.int64)
+    lengths = set(counts.tolist()) - {0}
+    arity = lengths.pop() if len(lengths) == 1 else 0
     width = int(counts.max())
+    if not arity:  # the width is in the entry key: a power of two, so few trees need a version of their own
+        width = 1 << (width - 1).bit_length()
     matrix = np.full((len(column), width), -1, np.int64)
     for row, v in enumerate(column):
         matrix[row, : len(v)] = [ids[id(item)] for item in v]
-    lengths = set(counts.tolist()) - {0}
-    arity = lengths.pop() if len(lengths) == 1 else 0
     field = Field(name, "children", shape=(width,), target=classes.index(typ), container=container, arity=arity)
     return field, [matrix, counts]
 
@@ -591,14 +595,37 @@ def child_item(tracer: "Tracer", children: SymChildren, key: Any) -> SymNode:
 
 
 def children_items(tracer: "Tracer", children: SymChildren) -> list[SymNode]:
-    """The nodes a loop over ``node.children`` sees: every non-empty list of the tree has
-    one length (the kind says which), so the loop unrolls, guarded on this list having it."""
+    """The nodes a comprehension, ``zip`` or unpacking of ``node.children`` sees (and a ``for``
+    loop whose body cannot be a region): every non-empty list of the tree has one length (the
+    kind says which), so they are known, guarded on this list having it. A ``for`` loop is
+    ``children_loop`` instead."""
     field = children.field
     name = f"{children.node.fields.cls.__qualname__}.{field.name}"
     if not field.arity:
-        raise NotConvertible(f"iteration over {name}: its lists have different lengths in this tree")
+        raise NotConvertible(f"iteration over {name}: its lists have different lengths in this tree "
+                             "(a comprehension or generator over them: write a for loop)")
     tracer.guard(_compare(tracer.em, "eq", children.count, field.arity), "type", f"{name} has {field.arity} items")
     return [_item(tracer.em, children, tracer.em.index_constant(j)) for j in range(field.arity)]
+
+
+def compare_children(tracer: "Tracer", symbol: str, a: Any, b: Any) -> Any:
+    """``node.children == []`` (or ``!=``, either side): a leaf test. Equal only to an empty
+    list or tuple of the same container type (Python: ``[] == ()`` is False)."""
+    children, other = (a, b) if isinstance(a, SymChildren) else (b, a)
+    if symbol not in ("==", "!=") or type(other) not in (list, tuple) or other:
+        raise NotConvertible(f"{symbol} between a list of tree nodes and a {type(other).__name__} (only == [] or != [])")
+    if type(other) is not SEQUENCES[children.field.container]:
+        return symbol == "!="
+    return tracer.em.from_scalar(_compare(tracer.em, "eq" if symbol == "==" else "ne", children.count, 0), np.dtype(bool), Weak)
+
+
+def children_loop(tracer: "Tracer", children: SymChildren) -> tuple[str, str, str, Callable[[str], SymNode]]:
+    """Bounds of a ``for`` loop over ``node.children`` whose lists differ in length (n-ary
+    trees: a child-sum TreeLSTM): ``scf.for`` from 0 to the node's count, the item of
+    iteration ``%iv`` read from the padded id matrix (``loops.GraphIter``)."""
+    em = tracer.em
+    upper = em.scalars().index_cast(children.count, "i64", "index")
+    return em.index_constant(0), upper, em.index_constant(1), lambda iv: _item(em, children, iv)
 
 
 def _item(em: Any, children: SymChildren, position: str) -> SymNode:

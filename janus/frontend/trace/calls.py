@@ -140,7 +140,7 @@ class Calls:
         already being traced (recursion) is invoked instead (see ``recursion``); ``made``: a
         function the trace made (a lambda, an inner function, a generator expression)."""
         bound = bind_arguments(code, defaults, kwdefaults, args, kwargs)
-        if code in self.active:
+        if code in self.active and not (closure and self.recursion.outside(code)):
             return self.recursion.invoke(code, globals_, closure, bound)
         return self.run(code, globals_, bound, closure, made)
 

@@ -154,6 +154,14 @@ def changes(before: dict[Path, Any], after: dict[Path, Any], ignore: Callable[[P
     return sorted(changed, key=repr)
 
 
+def promotable(before: dict[Path, Any], after: dict[Path, Any], ignore: Callable[[Path], bool]) -> list[Path]:
+    """Paths where a NumPy array the trace made (``h = np.zeros(n)`` before the loop)
+    became a graph value of the same dtype and shape: carried once made a graph constant."""
+    return sorted((path for path, a in before.items() if not ignore(path) and type(a) is np.ndarray
+                   and isinstance(b := after.get(path), Tensor) and b.dtype == a.dtype and b.shape == a.shape),
+                  key=repr)
+
+
 def assign(container: Any, path: Path, value: Any) -> Any:
     """Put ``value`` at ``path`` inside ``container`` in place (tuples are rebuilt); returns
     the container, or its replacement when it was a tuple."""

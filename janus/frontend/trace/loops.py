@@ -32,9 +32,10 @@ import numpy as np
 
 from janus.frontend.ops import op_table
 from janus.frontend.ops import registry
+from janus.frontend.recursion import trees
 from janus.frontend.trace.branches import SymIter
 from janus.frontend.trace.bytecode import CONDITIONAL_JUMPS, EXITS, JUMPS, Instr
-from janus.frontend.trace.carry import Path, Walker, assign, changes, flatten, renamed
+from janus.frontend.trace.carry import Path, Walker, assign, changes, flatten, promotable, renamed
 from janus.frontend.relax import SymList
 from janus.frontend.trace.scalars import absolute, from_index, to_index, to_python
 from janus.frontend.values import NotConvertible, Tensor, Weak
@@ -100,6 +101,9 @@ def iterator(tracer: "Tracer", value: Any) -> GraphIter | None:
     em = tracer.em
     if isinstance(value, SymList):
         return GraphIter(lambda: _rows(em, value.stacked))
+    if isinstance(value, trees.SymChildren):  # leaves' empty lists included; unrolled when all have one length
+        return GraphIter(lambda: trees.children_loop(tracer, value),
+                         (lambda: trees.children_items(tracer, value)) if value.field.arity else None)
     if isinstance(value, SymRange):
         return GraphIter(lambda: (to_index(em, value.start), to_index(em, value.stop), em.index_constant(value.step),
                                   lambda iv: from_index(em, iv)))
@@ -209,6 +213,15 @@ def back_edge(tracer: "Tracer", frame: "Frame", ins: Instr, value: Tensor) -> in
 
 
 # ---- the body of one loop --------------------------------------------------------------------
+class _Promote(NotConvertible):
+    """The body changed NumPy arrays the trace made (``arrays``: path -> array) into graph
+    values: traced again with them as graph constants."""
+
+    def __init__(self, arrays: dict[Path, np.ndarray]) -> None:
+        super().__init__("a loop body changes arrays made before it")
+        self.arrays = arrays
+
+
 class _Loop:
     """Traces a loop body from ``start`` to ``stop`` on a copy of ``frame``'s state."""
 
@@ -230,7 +243,19 @@ class _Loop:
         """(placeholder, initial value) per carried graph value, the body's lines, the
         values it yields. Traced twice: once to find what changes, once carrying only that."""
         saved = _snapshot(self.tracer)
-        changed, *_ = self.attempt(lambda path: True)
+        try:
+            changed, *_ = self.attempt(lambda path: True)
+        except _Promote as promote:  # arrays the trace made, changed by the body: graph constants
+            _restore(self.tracer, saved)
+            root = self.root(self.frame)
+            for path, array in promote.arrays.items():
+                assign(root, path, self.tracer.em.literal(array))
+            try:
+                return self.trace()
+            except NotConvertible:
+                for path, array in promote.arrays.items():  # as before for the caller's fallback
+                    assign(root, path, array)
+                raise
         _restore(self.tracer, saved)
         wanted = set(changed)
         again, carried, lines, yields = self.attempt(lambda path: path in wanted)
@@ -266,7 +291,11 @@ class _Loop:
         after = flatten(self.root(body))
         self.body_locals = set(self.store_first) | (body.locals.keys() - frame.locals.keys())
         ignored = {(), ("locals",)} | {("locals", n) for n in self.body_locals}
-        changed = changes(before, after, lambda p: p[:2] in ignored or p in ignored)
+        ignore = lambda p: p[:2] in ignored or p in ignored  # noqa: E731
+        constants = promotable(before, after, ignore)
+        if constants:
+            raise _Promote({path: before[path] for path in constants})
+        changed = changes(before, after, ignore)
         carried = [(placeholders[p], walker.originals[p]) for p in changed if p in placeholders]
         return changed, carried, lines, [after[p] for p in changed]
 
@@ -345,13 +374,17 @@ def _stored_before_read(frame: "Frame", start: int) -> set[str]:
 
 
 def _snapshot(tracer: "Tracer") -> tuple:
+    """What tracing a loop body adds (rolled back between its two traces): lines, guards,
+    generated recursive functions (a ``janus.invoke`` in the body) and bound dims."""
     return (len(tracer.em.lines), len(tracer.guards), dict(tracer.guard_sites), len(tracer.functions),
-            dict(tracer.em.dims))
+            dict(tracer.em.dims), dict(tracer.recursion.generated))
 
 
 def _restore(tracer: "Tracer", saved: tuple) -> None:
-    lines, guards, sites, functions, dims = saved
+    lines, guards, sites, functions, dims, generated = saved
     del tracer.em.lines[lines:], tracer.guards[guards:], tracer.functions[functions:]
+    tracer.recursion.generated.clear()
+    tracer.recursion.generated.update(generated)
     tracer.guard_sites.clear()
     tracer.guard_sites.update(sites)
     tracer.em.dims.clear()

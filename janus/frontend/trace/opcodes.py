@@ -205,6 +205,8 @@ class Opcodes:
         frame.stack.append(fn)
 
     def binary(self, symbol: str, a: Any, b: Any) -> Any:
+        if isinstance(a, trees.SymChildren) or isinstance(b, trees.SymChildren):
+            return trees.compare_children(self, symbol, a, b)
         if symbol == "%" and type(a) is str and self.splitting and (contains_tensor(b) or isinstance(b, boundary.Deferred)):
             return boundary.Deferred(operator.mod, (a, b))  # ``"loss %.4f" % (loss,)``: text made at a boundary
         if isinstance(a, either.Either) or isinstance(b, either.Either):
@@ -462,6 +464,8 @@ class Opcodes:
             return
         generators.refuse_loop(value)
         graph_loop = loops.iterator(self, value)
+        if isinstance(value, trees.SymChildren) and frame.bc.at(frame.bc.next_offset(ins.offset)).opname != "FOR_ITER":
+            graph_loop = None  # handed to a comprehension or generator: its items, known when the lists have one length
         frame.stack.append(graph_loop if graph_loop is not None else SymIter(self.iterate(value)))
 
     def FOR_ITER(self, frame: Frame, ins: Instr) -> int | None:

@@ -13,8 +13,9 @@ Every node of the columns is computed, visited by the recursion or not; such a n
 only fail a guard (a fallback), since rows of nodes the program never reached are never
 read. The tables live in a mutable global (``wavefront_form``), so the compiled module is
 stateful (the runtime serializes its calls). By default only a recursion whose node reads a
-weight of at least ``min-node-weights`` elements is batched: below that the level loop's fixed
-cost per chunk measured slower than node-by-node execution (docs/lowering.md).
+weight of at least ``min-node-weights`` elements, or that is called from ``min-calls`` places or
+more (the trees of a forest), is batched: below both the level loop's fixed cost per
+chunk measured slower than node-by-node execution (docs/lowering.md).
 """
 
 from __future__ import annotations
@@ -225,6 +226,14 @@ class BatchTreeRecursion(ModulePass):
     min_node_weights: int = option(
         65536, "batch a recursion if one structured op of its node reads a weight (a tensor that is the "
         "same for every node) of at least this many elements; 0: batch none", minimum=0)
+    #: Measured (issue 15, CPU time per tree, pass on and off alternated in one process, full-size
+    #: zoo TreeRNN, whose weights are below ``min_node_weights``; the entry runs each root's own step
+    #: and calls the recursion on its two children): batches of 1 and 4 trees (2 and 8 calls) 0.76x
+    #: and 0.97x, of 10 and 25 trees (20 and 50 calls) 1.24x and 1.42x: many trees fill the chunks.
+    min_calls: int = option(
+        16, "batch a recursion whatever its weights when the module calls it from outside at this many "
+        "places or more (the trees of a forest: one level loop serves them all); 0: never by this rule",
+        minimum=0)
     table_rows: int = option(
         16384, "rows of each table (a static global): a call over more nodes fails a guard and runs in Python",
         minimum=max(wavefront_form.TIERS))
@@ -243,9 +252,12 @@ class BatchTreeRecursion(ModulePass):
         row_types = list(fn.attributes["function_type"].value.results)
         if not self.min_node_weights:
             return
-        if _largest_weight(fn) < self.min_node_weights:
+        calls = sum(site.attributes["callee"].value == name for caller, other in fns.items() if caller != name
+                    for site in call_sites(other))
+        if _largest_weight(fn) < self.min_node_weights and not 0 < self.min_calls <= calls:
             LOG.info("janus-batch-tree-recursion: @%s stays node by node: its weights are smaller than "
-                     "min-node-weights=%d", name, self.min_node_weights)
+                     "min-node-weights=%d and it is called from %d place(s), fewer than min-calls=%d",
+                     name, self.min_node_weights, calls, self.min_calls)
             return
         try:
             children = _analyse(fn)

@@ -84,6 +84,22 @@ def test_range_over_a_varying_int_is_an_scf_for():
     assert "n: int (any value)" in janus.explain(jf)
 
 
+def running_sum(xs, W):
+    total = np.zeros(8, np.float32)  # a NumPy array the trace makes: a graph constant once the loop changes it
+    for x in xs:
+        total = total + np.tanh(x @ W).sum(0)
+    return total
+
+
+def test_loop_changing_an_array_made_before_it_carries_it():
+    jf = janus.jit(running_sum, warmup=1)
+    for seed, n in enumerate((5, 7, 3, 9)):
+        args = (seq(n, seed), W)
+        assert_same(jf(*args), running_sum(*args))
+    version = only_version(jf)
+    assert "scf.for" in version.graph.text and version.calls == 2
+
+
 def test_while_with_a_fixed_trip_count_is_unrolled_under_guards_then_becomes_scf_while():
     jf = janus.jit(halve, warmup=2)
     for v in (1.0, 0.9):  # 2 iterations each

@@ -190,6 +190,28 @@ def test_zoo_default_pipeline(model_class: type, batched: bool, monkeypatch: pyt
     assert ("stays node by node: its weights are smaller than min-node-weights=65536" in caplog.text) == (not batched)
 
 
+def test_default_pipeline_batches_a_forest_of_many_trees(monkeypatch: pytest.MonkeyPatch,
+                                                         caplog: pytest.LogCaptureFixture) -> None:
+    """TreeRNN's weights are below ``min-node-weights``, but a call over a forest of at least
+    8 trees (16 calls of the recursion from the entry, ``min-calls``: two per tree, on the
+    root's children) is batched by default."""
+    cpu = TARGETS["cpu"]
+    monkeypatch.setitem(TARGETS, "cpu", dataclasses.replace(cpu, pipeline=cpu.pipeline.replace("{min-node-weights=1}", "")))
+    hidden, vocab, *_ = SIZES["full"]
+    model = TreeRNN(hidden, vocab)
+    trees, _ = make_dataset("quick")
+    plain = TreeRNN.infer.fn
+    for size, batched in ((8, True), (7, False)):
+        infer = janus.jit(plain)
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="janus.passes"):
+            for start in range(0, 4 * size, size):
+                np.testing.assert_allclose(infer(model, trees[start:start + size]), plain(model, trees[start:start + size]),
+                                           rtol=1e-4, atol=1e-5)
+        assert (BATCHED in caplog.text) == batched, caplog.text
+        assert (f"called from {2 * size} place(s), fewer than min-calls=16" in caplog.text) == (not batched)
+
+
 def _table_calls(compiled: Callable, *args: object) -> int:
     """How many calls of a table function (one level loop each) the lowered entry makes."""
     return compiled.lower(*args).lowered.count("call @encode_rec0_table(")
