@@ -93,6 +93,12 @@ def apply(em: Emitter, op: Op, args: Sequence[Any], kwargs: dict[str, Any], bind
     return result
 
 
+def call(em: Emitter, name: str, *args: Any, **kwargs: Any) -> Any:
+    """``apply`` of the op ``name`` on positional operands: how a composite lowering uses other entries
+    (janus-autodiff then differentiates it through their rules)."""
+    return apply(em, OPS[name], list(args), kwargs)
+
+
 #: ops whose NumPy result is (or may be) a view of their operand ``a``
 VIEW_OPS = frozenset({"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes", "moveaxis"})
 
