@@ -6,5 +6,5 @@ Importing the package registers every op (``registry``): the NumPy entries by fa
 ``janus.nn`` entries (``nn_ops``).
 """
 
-from janus.frontend.ops import (advanced, assembling, closeness, cumulative, differences, linalg, nn_ops, norms, nan_reductions, op_table, quantiles, reductions, searching, signals, solvers,  # noqa: F401  (registers the ops)
+from janus.frontend.ops import (advanced, assembling, closeness, covariance, cumulative, differences, linalg, nn_ops, norms, nan_reductions, op_table, quantiles, reductions, searching, signals, solvers,  # noqa: F401  (registers the ops)
                                 selection, shape, sorting, splitting, ufuncs)
