@@ -102,6 +102,11 @@ def _grid_shape(args: Args) -> tuple[int, ...]:
     return tuple(sizes)
 
 
+def _grid_dim(i: int, args: Args) -> int:
+    """The grid dim input ``i`` is laid along (``xy`` indexing swaps the first two)."""
+    return (1, 0)[i] if args["indexing"] == "xy" and len(args["xi"]) > 1 and i < 2 else i
+
+
 def _meshgrid_rule(args: Args) -> list[Spec]:
     if not any(isinstance(x, Tensor) for x in args["xi"]):
         raise NotConvertible("meshgrid of static arrays (NumPy folds it)")
@@ -114,11 +119,19 @@ def _meshgrid_lower(em: Emitter, args: Args, spec: Any) -> tuple[Tensor, ...]:
     xi, shape = args["xi"], _grid_shape(args)
     grids = []
     for i, x in enumerate(xi):
-        dim = (1, 0)[i] if args["indexing"] == "xy" and len(xi) > 1 and i < 2 else i
+        dim = _grid_dim(i, args)
         unit = tuple(-1 if j == dim else 1 for j in range(len(shape)))
         laid = call(em, "reshape", _as(em, x, np.asarray(sample(x, 1)).dtype), unit)
         grids.append(call(em, "copy", call(em, "broadcast_to", laid, shape)))
     return tuple(grids)
+
+
+def _meshgrid_vjp(g: np.ndarray, out: Any, args: Args) -> dict[str, Any]:
+    """Grid ``args["piece"]``'s cotangent summed over the grid's other dims, to its own input."""
+    i, xi = args["piece"], args["xi"]
+    dim = _grid_dim(i, args)
+    summed = np.sum(g, axis=tuple(j for j in range(np.ndim(g)) if j != dim))
+    return {"xi": [np.reshape(summed, np.shape(x)) if j == i else None for j, x in enumerate(xi)]}
 
 
 # ---- select ------------------------------------------------------------------------------
@@ -178,7 +191,7 @@ def _cross_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     a0, a1, a2, b0, b1, b2 = c
     parts = [call(em, "subtract", call(em, "multiply", p, q), call(em, "multiply", r, s))
              for p, q, r, s in ((a1, b2, a2, b1), (a2, b0, a0, b2), (a0, b1, a1, b0))]
-    return call(em, "stack", [call(em, "broadcast_to", p, spec[0][:-1]) for p in parts], axis=-1)
+    return call(em, "concatenate", [call(em, "broadcast_to", call(em, "expand_dims", p, -1), spec[0][:-1] + (1,)) for p in parts], axis=-1)
 
 
 def _cross_vjp(g: np.ndarray, out: Any, args: Args) -> dict[str, Any]:
@@ -190,8 +203,7 @@ register(
     at_least("atleast_1d", np.atleast_1d, 1),
     at_least("atleast_2d", np.atleast_2d, 2),
     Op("append", np.append, _append_bind, _append_rule, _append_lower, vjp=_append_vjp),
-    Op("meshgrid", np.meshgrid, _meshgrid_bind, _meshgrid_rule, _meshgrid_lower,  # type: ignore[arg-type]
-       no_tape_vjp="a tuple of results (the eager tape splits list results only)"),
+    Op("meshgrid", np.meshgrid, _meshgrid_bind, _meshgrid_rule, _meshgrid_lower, vjp=_meshgrid_vjp),  # type: ignore[arg-type]
     Op("select", np.select, _select_bind, _select_rule, _select_lower, vjp=_select_vjp),
     Op("cross", np.cross, _cross_bind, _cross_rule, _cross_lower, vjp=_cross_vjp),
 )

@@ -40,8 +40,6 @@ def _rows_shape(x: Any, rowvar: bool) -> tuple[int, int]:
 
 def _plan(args: Args) -> tuple[int, int, float]:
     """(variables, observations, NumPy's factor ``1 / (N - ddof)``)."""
-    if not any(isinstance(args[k], Tensor) for k in ("m", "y")):
-        raise NotConvertible("cov of static values (NumPy folds it)")
     variables, observations = _rows_shape(args["m"], args["rowvar"])
     if args["y"] is not None:
         more, n = _rows_shape(args["y"], args["rowvar"])
@@ -77,6 +75,8 @@ def _covariance(em: Emitter, args: Args, dtype: np.dtype) -> Tensor:
 
 
 def _cov_rule(args: Args) -> Spec:
+    if not any(isinstance(args[k], Tensor) for k in ("m", "y")):
+        raise NotConvertible("cov of static values (NumPy folds it)")
     variables, _, _ = _plan(args)
     return ((variables, variables) if variables > 1 else ()), _dtype(args)
 

@@ -49,8 +49,8 @@ def _plan(args: Args, percent: bool) -> tuple[int | None, int, np.ndarray, np.nd
     """(axis or None, length n, q, the positions below and above each quantile, gamma or None
     where the positions are exact, whether q promotes weakly)."""
     shape, axis = shape_of(args["a"]), args["axis"]
-    if not isinstance(args["a"], Tensor) or type(args["keepdims"]) is not bool:
-        raise NotConvertible("quantile of a traced array with a static keepdims")
+    if type(args["keepdims"]) is not bool:
+        raise NotConvertible("quantile with a traced keepdims")
     if axis is not None:
         axis = normalize_axis(axis, len(shape))
     n = int(np.prod(shape)) if axis is None else shape[axis]
@@ -79,6 +79,8 @@ def _out_shape(args: Args, q: np.ndarray, axis: int | None) -> tuple[int, ...]:
 
 def quantile_op(name: str, eager: Any, bind: Any, percent: bool) -> Op:
     def rule(args: Args) -> Spec:
+        if not isinstance(args["a"], Tensor):
+            raise NotConvertible(f"{name} of a static array (NumPy folds it)")
         axis, _, q, _, _, _, weak = _plan(args, percent)
         if name == "median":
             return _out_shape(args, q, axis), result_dtype(eager, sample(args["a"]))
