@@ -1,8 +1,9 @@
 """The NumPy op library: one record per op (bind, shape/dtype rule, lowering, VJPs).
 
 Importing the package registers every op (``registry``): the NumPy entries by family
-(``op_table``, ``ufuncs``, ``reductions``, ``cumulative``, ``differences``, ``closeness``, ``shape``, ``selection``,
-``sorting``, ``splitting``, ``linalg``, ``norms``), the advanced-indexing gather (``advanced``) and the
+(``op_table``, ``ufuncs``, ``reductions``, ``nan_reductions``, ``quantiles``, ``cumulative``, ``differences``,
+``closeness``, ``shape``, ``assembling``, ``selection``, ``searching``, ``sorting``, ``splitting``, ``linalg``,
+``solvers``, ``signals``, ``covariance``, ``norms``), the advanced-indexing gather (``advanced``) and the
 ``janus.nn`` entries (``nn_ops``).
 """
 
