@@ -7,5 +7,6 @@ Importing the package registers every op (``registry``): the NumPy entries by fa
 ``janus.nn`` entries (``nn_ops``).
 """
 
-from janus.frontend.ops import (advanced, assembling, closeness, covariance, cumulative, differences, linalg, nn_ops, norms, nan_reductions, op_table, quantiles, reductions, searching, signals, solvers,  # noqa: F401  (registers the ops)
-                                selection, shape, sorting, splitting, ufuncs)
+from janus.frontend.ops import (  # noqa: F401  (registers the ops)
+    advanced, assembling, closeness, covariance, cumulative, differences, linalg, nan_reductions, nn_ops, norms, op_table,
+    quantiles, reductions, searching, selection, shape, signals, solvers, sorting, splitting, ufuncs)
