@@ -210,6 +210,14 @@ CASES: dict[str, Case] = {
     "correlate": (lambda a, v: np.correlate(a, v, "full") + np.correlate(a, v).sum(), [signed(5), signed(3)]),
     "cov": (lambda x: np.cov(x) + np.cov(x, rowvar=False).sum(), [signed(3, 4)]),
     "corrcoef": (lambda x, v: np.corrcoef(x) * 2.0 + np.corrcoef(v, x[0]).sum(), [signed(3, 4), signed(4)]),
+    "add.reduce": (lambda x: np.add.reduce(x) * 2.0 + np.add.reduce(x, axis=None), [signed(3, 4)]),
+    "multiply.reduce": (lambda x: np.multiply.reduce(x, axis=1), [signed(3, 4)]),
+    "maximum.reduce": (lambda x: np.maximum.reduce(x) * 2.0, [signed(3, 4)]),
+    "minimum.reduce": (lambda x: np.minimum.reduce(x, axis=1, keepdims=True) * x, [signed(3, 4)]),
+    "add.accumulate": (lambda x: np.add.accumulate(x) * x, [signed(3, 4)]),
+    "multiply.accumulate": (lambda x: np.multiply.accumulate(x, axis=1) * 2.0, [signed(3, 4)]),
+    **{f"{name}.outer": (lambda a, b, f=getattr(np, name): f.outer(a, b) * 2.0, [signed(3), signed(2, 2)])
+       for name in ("add", "subtract", "multiply", "maximum", "minimum")},
     **NN_CASES,  # the janus.nn entries
 }
 

@@ -181,6 +181,8 @@ class Calls:
             return getattr(obj, name)
         if obj is np.add and name == "at":
             return mutation.ADD_AT
+        if isinstance(obj, np.ufunc) and name in ("reduce", "accumulate", "outer"):  # NumPy's own, fixed: the op
+            return getattr(obj, name)  # table has the ones it compiles, a call to another is a boundary
         if isinstance(obj, (np.ndarray, np.generic, np.dtype, np.finfo, np.iinfo, int, float, complex)):  # finfo/iinfo: constants
             return getattr(obj, name)
         raise NotConvertible(f"attribute .{name} of a {type(obj).__name__} (object attributes need heap ops)")
