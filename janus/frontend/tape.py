@@ -207,8 +207,9 @@ class Traced:
     # ---- NumPy dispatch ----------------------------------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         name = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
-        op = registry.BY_FUNCTION.get(ufunc) if method == "__call__" and "out" not in kwargs else None
-        return self.tape.apply(op, name, getattr(ufunc, method), inputs, kwargs)
+        function = getattr(ufunc, method)  # a method (``np.add.reduce``) is an entry of its own
+        op = registry.BY_FUNCTION.get(ufunc if method == "__call__" else function) if "out" not in kwargs else None
+        return self.tape.apply(op, name, function, inputs, kwargs)
 
     def __array_function__(self, func: Callable, types: tuple, args: tuple, kwargs: dict) -> Any:
         name = f"np.{getattr(func, '__name__', func)}"

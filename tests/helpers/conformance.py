@@ -173,6 +173,8 @@ WRITTEN: dict[str, list[str]] = {
     "multiply.outer": ["np.multiply.outer(x, y)"],
     "maximum.outer": ["np.maximum.outer(y, y)"],
     "minimum.outer": ["np.minimum.outer(y, x[1])"],
+    "sliding_window_view": ["np.lib.stride_tricks.sliding_window_view(y, 3)", "np.lib.stride_tricks.sliding_window_view(x, (2, 2))",
+                            "np.lib.stride_tricks.sliding_window_view(x, 2, axis=0).sum(-1)"],
 }
 #: folded creation functions: the form adds the constant to a traced operand
 CREATION: dict[str, str] = {

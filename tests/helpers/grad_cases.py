@@ -218,6 +218,7 @@ CASES: dict[str, Case] = {
     "multiply.accumulate": (lambda x: np.multiply.accumulate(x, axis=1) * 2.0, [signed(3, 4)]),
     **{f"{name}.outer": (lambda a, b, f=getattr(np, name): f.outer(a, b) * 2.0, [signed(3), signed(2, 2)])
        for name in ("add", "subtract", "multiply", "maximum", "minimum")},
+    "sliding_window_view": (lambda x: np.lib.stride_tricks.sliding_window_view(x, (2, 3)).sum(axis=(2, 3)) * x[:2, :2], [signed(3, 4)]),
     **NN_CASES,  # the janus.nn entries
 }
 

@@ -9,4 +9,5 @@ Importing the package registers every op (``registry``): the NumPy entries by fa
 
 from janus.frontend.ops import (  # noqa: F401  (registers the ops)
     advanced, assembling, closeness, covariance, cumulative, differences, linalg, nan_reductions, nn_ops, norms, op_table,
-    quantiles, reductions, searching, selection, shape, signals, solvers, sorting, splitting, ufunc_methods, ufuncs)
+    quantiles, reductions, searching, selection, shape, signals, solvers, sorting, splitting, ufunc_methods, ufuncs,
+    windows)

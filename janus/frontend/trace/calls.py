@@ -30,7 +30,10 @@ ITERATING_BUILTINS = {list, tuple, zip, enumerate, reversed}
 PURE_BUILTINS = STRUCTURAL_BUILTINS | {range, min, max, abs, int, float, bool, slice, round, divmod, sorted, all,
                                        any, set, frozenset, str}
 #: globals and module attributes baked into the graph (guarded by identity, ``GLOBAL_ID``)
-BAKED = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc, bool, int, float, str, type(None))
+#: globals baked into the graph (guarded by identity at entry); ``type(np.stack)``: NumPy's dispatching
+#: functions imported by name (``from numpy.linalg import solve``)
+BAKED = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc, type(np.stack), bool, int, float, str,
+         type(None))
 
 
 class Calls:

@@ -46,7 +46,14 @@ CASES: list[tuple[str, Callable[..., Any], tuple]] = [
     ("inv of a non-square matrix", lambda x: np.linalg.inv(x), (X,)),
     ("det of a vector", lambda x: np.linalg.det(x[0]), (X,)),
     ("solve with a mismatched b", lambda x: np.linalg.solve(x[:, :2], x[0]), (X,)),
+    ("a write into a read-only sliding window view", lambda x: _write_window(x * 2.0), (X,)),
 ]
+
+
+def _write_window(x):
+    windows = np.lib.stride_tricks.sliding_window_view(x, 2, axis=1)
+    windows[0, 0] = 1.0
+    return windows
 
 
 def _raised(fn: Callable[..., Any], args: tuple) -> BaseException:
