@@ -173,6 +173,8 @@ WRITTEN: dict[str, list[str]] = {
     "multiply.outer": ["np.multiply.outer(x, y)"],
     "maximum.outer": ["np.maximum.outer(y, y)"],
     "minimum.outer": ["np.minimum.outer(y, x[1])"],
+    "interp": ["np.interp(x, np.cumsum(np.abs(y) + 1), y * 2)", "np.interp(y, [-1.0, 0.0, 2.0], [0.0, 1.0, -1.0])", "np.interp(2.5, np.arange(4.0), y)",
+               "np.interp(x, np.linspace(-2, 2, 5), np.arange(5.0), left=-7.0, right=9)"],
     "sliding_window_view": ["np.lib.stride_tricks.sliding_window_view(y, 3)", "np.lib.stride_tricks.sliding_window_view(x, (2, 2))",
                             "np.lib.stride_tricks.sliding_window_view(x, 2, axis=0).sum(-1)"],
 }

@@ -218,6 +218,8 @@ CASES: dict[str, Case] = {
     "multiply.accumulate": (lambda x: np.multiply.accumulate(x, axis=1) * 2.0, [signed(3, 4)]),
     **{f"{name}.outer": (lambda a, b, f=getattr(np, name): f.outer(a, b) * 2.0, [signed(3), signed(2, 2)])
        for name in ("add", "subtract", "multiply", "maximum", "minimum")},
+    "interp": (lambda x, xp, fp: np.interp(x, xp, fp) * 2.0 + np.interp(x, xp, fp, left=0.0, right=1.0),
+               [RNG.uniform(0.0, 6.0, 7), np.cumsum(positive(5)), signed(5)]),
     "sliding_window_view": (lambda x: np.lib.stride_tricks.sliding_window_view(x, (2, 3)).sum(axis=(2, 3)) * x[:2, :2], [signed(3, 4)]),
     **NN_CASES,  # the janus.nn entries
 }

@@ -46,6 +46,7 @@ CASES: list[tuple[str, Callable[..., Any], tuple]] = [
     ("inv of a non-square matrix", lambda x: np.linalg.inv(x), (X,)),
     ("det of a vector", lambda x: np.linalg.det(x[0]), (X,)),
     ("solve with a mismatched b", lambda x: np.linalg.solve(x[:, :2], x[0]), (X,)),
+    ("interp with xp and fp of different lengths", lambda x: np.interp(x, x[0], x[1, :2]), (X,)),
     ("a write into a read-only sliding window view", lambda x: _write_window(x * 2.0), (X,)),
 ]
 
