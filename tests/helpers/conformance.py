@@ -131,7 +131,7 @@ WRITTEN: dict[str, list[str]] = {
     "diff": ["np.diff(x)", "np.diff(x, axis=0)", "np.diff(x, n=2)", "np.diff(y, 3)", "np.diff(x, n=0)"],
     "nan_to_num": ["np.nan_to_num(x)", "np.nan_to_num(x, nan=-1.0, posinf=5.0)", "np.nan_to_num(y, neginf=-7.0)"],
     "median": ["np.median(x)", "np.median(x, axis=1)", "np.median(y, keepdims=True)", "np.median(x[:, :3], axis=0, keepdims=True)"],
-    "quantile": ["np.quantile(x, 0.3, axis=0)", "np.quantile(y, [0.1, 0.5, 1.0])", "np.quantile(x, 1)", "np.quantile(y, 0.25, keepdims=True)"],
+    "quantile": ["np.quantile(x, 0.3, axis=0)", "np.quantile(np.where(x < -100, x, -x), 0.3, axis=0)", "np.quantile(y, [0.1, 0.5, 1.0])", "np.quantile(x, 1)", "np.quantile(y, 0.25, keepdims=True)"],
     "percentile": ["np.percentile(x, 90, axis=1, keepdims=True)", "np.percentile(y, [25, 75])", "np.percentile(x, 50.0)"],
     "nansum": ["np.nansum(x)", "np.nansum(x, axis=1)", "np.nansum(y, keepdims=True)"],
     "nanmean": ["np.nanmean(x, axis=0, keepdims=True)", "np.nanmean(y)", "np.nanmean(x, axis=1)"],

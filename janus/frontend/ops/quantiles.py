@@ -90,7 +90,7 @@ def quantile_op(name: str, eager: Any, bind: Any, percent: bool) -> Op:
         axis, n, q, previous, following, gamma, weak = _plan(args, percent)
         a = args["a"]
         x = call(em, "ravel", a) if axis is None else call(em, "moveaxis", a, axis, 0)
-        s = call(em, "sort", call(em, "astype", x, spec[1]) if spec[1].kind == "f" else x, axis=0, kind="stable")
+        s = call(em, "sort", x, axis=0, kind="stable")
         if name == "median":
             k = n // 2
             mid = call(em, "getitem", s, slice(k - 1 + n % 2, k + 1))
@@ -113,7 +113,8 @@ def _lerp(em: Emitter, s: Tensor, previous: np.ndarray, following: np.ndarray, g
     below, above = call(em, "take", s, pick(previous), axis=0), call(em, "take", s, pick(following), axis=0)
     unit = gamma.shape + (1,) * (s.ndim - 1)
     t, rest = (dtype.type(gamma), dtype.type(1 - gamma)) if scalar else (gamma.reshape(unit).astype(dtype), (1 - gamma).reshape(unit).astype(dtype))
-    diff = call(em, "subtract", above, below)
+    diff = call(em, "astype", call(em, "subtract", above, below), dtype)  # in the operand's dtype: integers wrap, as NumPy's
+    below, above = call(em, "astype", below, dtype), call(em, "astype", above, dtype)
     low = call(em, "add", below, call(em, "multiply", diff, t))
     high = call(em, "subtract", above, call(em, "multiply", diff, rest))
     return call(em, "where", np.asarray(gamma >= 0.5).reshape(() if scalar else unit), high, low)
