@@ -90,7 +90,7 @@ def quantile_op(name: str, eager: Any, bind: Any, percent: bool) -> Op:
         axis, n, q, previous, following, gamma, weak = _plan(args, percent)
         a = args["a"]
         x = call(em, "ravel", a) if axis is None else call(em, "moveaxis", a, axis, 0)
-        s = call(em, "sort", x, axis=0, kind="stable")
+        s = call(em, "sort", call(em, "astype", x, spec[1]) if x.dtype.kind == "f" else x, axis=0, kind="stable")
         if name == "median":
             k = n // 2
             mid = call(em, "getitem", s, slice(k - 1 + n % 2, k + 1))
