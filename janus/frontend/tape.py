@@ -65,12 +65,13 @@ class Tape:
     def apply(self, op: Op | None, name: str, eager: Callable[..., Any], args: tuple, kwargs: dict,
               bind: Callable[..., dict] | None = None) -> Any:
         """Run ``eager`` on the unwrapped arguments; record it if the result is a float (each
-        piece of a list result, as ``np.split``'s, on its own, with its position as ``piece``)."""
+        piece of a list or tuple result, as ``np.split``'s or ``np.meshgrid``'s, on its own, with
+        its position as ``piece``)."""
         if op is None:
             raise TapeError(f"janus.grad: {name} is not in the op table, so it has no VJP rule")
         out = eager(*unwrap(args), **unwrap(kwargs))
-        if isinstance(out, list):
-            return [self.record(op, piece, args, kwargs, bind, {"piece": i}) for i, piece in enumerate(out)]
+        if isinstance(out, (list, tuple)):
+            return type(out)(self.record(op, piece, args, kwargs, bind, {"piece": i}) for i, piece in enumerate(out))
         return self.record(op, out, args, kwargs, bind, {})
 
     def record(self, op: Op, out: Any, args: tuple, kwargs: dict, bind: Callable[..., dict] | None, extra: dict) -> Any:
@@ -206,8 +207,9 @@ class Traced:
     # ---- NumPy dispatch ----------------------------------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         name = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
-        op = registry.BY_FUNCTION.get(ufunc) if method == "__call__" and "out" not in kwargs else None
-        return self.tape.apply(op, name, getattr(ufunc, method), inputs, kwargs)
+        function = getattr(ufunc, method)  # a method (``np.add.reduce``) is an entry of its own
+        op = registry.BY_FUNCTION.get(ufunc if method == "__call__" else function) if "out" not in kwargs else None
+        return self.tape.apply(op, name, function, inputs, kwargs)
 
     def __array_function__(self, func: Callable, types: tuple, args: tuple, kwargs: dict) -> Any:
         name = f"np.{getattr(func, '__name__', func)}"

@@ -70,3 +70,23 @@ func.func @prod_all(%x: tensor<2x3xf32>) -> tensor<f32> attributes {janus.grad} 
 // CHECK: arith.mulf %{{.*}}, %[[F]] : f32
 // CHECK: %[[DX:.*]] = linalg.generic {{.*}} ins(%[[G]], %{{.*}}, %[[OTHERS]] : tensor<f32>, tensor<f32>, tensor<2x3xf32>)
 // CHECK: return %[[DX]] : tensor<2x3xf32>
+
+// -----
+
+// An integer made a float (a count in a mean, a bool times x) is a constant for the
+// gradient: the adjoint reaches x through the product only.
+
+func.func @count(%x: f64, %n: i64, %b: i1) -> f64 attributes {janus.grad} {
+  %nf = arith.sitofp %n : i64 to f64
+  %bf = arith.uitofp %b : i1 to f64
+  %m = arith.mulf %x, %nf : f64
+  %r = arith.mulf %m, %bf : f64
+  return %r : f64
+}
+
+// CHECK-LABEL: func.func private @count_vjp
+// CHECK-DAG: %[[NF:.*]] = arith.sitofp
+// CHECK-DAG: %[[BF:.*]] = arith.uitofp
+// CHECK: %[[T:.*]] = arith.mulf %{{.*}}, %[[BF]] : f64
+// CHECK: %[[G:.*]] = arith.mulf %[[T]], %[[NF]] : f64
+// CHECK: return %[[G]] : f64

@@ -39,9 +39,12 @@ def names(op: Op) -> list[str]:
 
 
 def _numpy_name(f: Any) -> str:
-    """``np.name`` or ``np.linalg.name`` where ``f`` is that NumPy function, else ''."""
+    """``np.name``, ``np.linalg.name`` or ``np.lib.stride_tricks.name`` where ``f`` is that NumPy function, ``np.ufunc.method``
+    for a ufunc's method, else ''."""
     name = getattr(f, "__name__", None)
-    for prefix, module in (("np", np), ("np.linalg", np.linalg)):
+    if isinstance(getattr(f, "__self__", None), np.ufunc) and getattr(np, f.__self__.__name__, None) is f.__self__:
+        return f"np.{f.__self__.__name__}.{name}"
+    for prefix, module in (("np", np), ("np.linalg", np.linalg), ("np.lib.stride_tricks", np.lib.stride_tricks)):
         if name is not None and getattr(module, name, None) is f:
             return f"{prefix}.{name}"
     return ""

@@ -24,6 +24,12 @@ def is_dynamic(key: Any) -> bool:
     return isinstance(key, Tensor) or isinstance(key, tuple) and any(isinstance(k, Tensor) for k in key) or advanced.is_advanced(key)
 
 
+def has_bool_mask(key: Any) -> bool:
+    """Whether ``key`` holds a boolean graph array (a mask read: its result's length is a value)."""
+    keys = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, Tensor) and k.dtype.kind == "b" and k.ndim > 0 for k in keys)
+
+
 def getitem(tracer: "Tracer", x: Tensor, key: Any) -> Tensor:
     """``x[key]`` where some indices are 0-d integer graph values (the rest static)."""
     if advanced.is_advanced(key):

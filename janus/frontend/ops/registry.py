@@ -93,14 +93,23 @@ def apply(em: Emitter, op: Op, args: Sequence[Any], kwargs: dict[str, Any], bind
     return result
 
 
+def call(em: Emitter, name: str, *args: Any, **kwargs: Any) -> Any:
+    """``apply`` of the op ``name`` on positional operands: how a composite lowering uses other entries
+    (janus-autodiff then differentiates it through their rules)."""
+    return apply(em, OPS[name], list(args), kwargs)
+
+
 #: ops whose NumPy result is (or may be) a view of their operand ``a``
 VIEW_OPS = frozenset({"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes", "moveaxis"})
+#: ops whose NumPy result is a read-only view: left out of ``provenance``, so a write into it is
+#: refused (the call runs in Python, where NumPy raises or writes through as it does)
+READ_ONLY_OPS = frozenset({"sliding_window_view"})
 
 
 def record(em: Emitter, name: str, args: Args, result: Any) -> None:
     """Note whether ``result`` is a fresh array or a view (a lowering that returns an
     operand unchanged leaves that operand's provenance as it is)."""
-    if not isinstance(result, Tensor) or any(result is v for v in _tensors(list(args.values()))):
+    if not isinstance(result, Tensor) or any(result is v for v in _tensors(list(args.values()))) or name in READ_ONLY_OPS:
         return
     base = args.get("a") if name in VIEW_OPS else None
     if isinstance(base, Tensor) and em.provenance.get(base) is not None:

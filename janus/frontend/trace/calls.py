@@ -30,7 +30,10 @@ ITERATING_BUILTINS = {list, tuple, zip, enumerate, reversed}
 PURE_BUILTINS = STRUCTURAL_BUILTINS | {range, min, max, abs, int, float, bool, slice, round, divmod, sorted, all,
                                        any, set, frozenset, str}
 #: globals and module attributes baked into the graph (guarded by identity, ``GLOBAL_ID``)
-BAKED = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc, bool, int, float, str, type(None))
+#: globals baked into the graph (guarded by identity at entry); ``type(np.stack)``: NumPy's dispatching
+#: functions imported by name (``from numpy.linalg import solve``)
+BAKED = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type, np.ufunc, type(np.stack), bool, int, float, str,
+         type(None))
 
 
 class Calls:
@@ -183,6 +186,8 @@ class Calls:
             return getattr(obj, name)
         if obj is np.add and name == "at":
             return mutation.ADD_AT
+        if isinstance(obj, np.ufunc) and name in ("reduce", "accumulate", "outer"):  # NumPy's own, fixed: the op
+            return getattr(obj, name)  # table has the ones it compiles, a call to another is a boundary
         if isinstance(obj, (np.ndarray, np.generic, np.dtype, np.finfo, np.iinfo, int, float, complex)):  # finfo/iinfo: constants
             return getattr(obj, name)
         raise NotConvertible(f"attribute .{name} of a {type(obj).__name__} (object attributes need heap ops)")

@@ -341,7 +341,7 @@ class Opcodes:
         if masked is not None:  # ``a[mask] op= v``: the whole array is updated, never the selection made
             frame.stack.append(masked)
         elif isinstance(container, Tensor) and indexing.is_dynamic(key):
-            frame.stack.append(indexing.getitem(self, container, key))
+            frame.stack.append(self._dynamic_item(frame, ins, container, key))
         elif isinstance(container, Tensor):
             frame.stack.append(registry.apply(self.em, registry.OPS["getitem"], [container, key], {}))
         elif isinstance(container, HeapRef):
@@ -352,6 +352,18 @@ class Opcodes:
             raise NotConvertible("indexing a Python container with an array value")
         else:
             frame.stack.append(container[key])
+
+    def _dynamic_item(self, frame: Frame, ins: Instr, container: Tensor, key: Any) -> Any:
+        """``x[key]`` with graph values in ``key``; a boolean mask read (``x[x > 0]``: its length
+        depends on the values) is a segment boundary, where Python indexes the real arrays."""
+        try:
+            return indexing.getitem(self, container, key)
+        except NotConvertible as e:
+            if not indexing.has_bool_mask(key):
+                raise
+            attempt = boundary.Attempt(self, operator.getitem, [], {})
+            boundary.end_segment(self, frame, ins, operator.getitem, [container, key], {}, e, attempt)  # raises
+            raise
 
     def STORE_SUBSCR(self, frame: Frame, ins: Instr) -> None:
         """item assignment into a list or dict local to the trace; into a heap container, janus.set_item"""

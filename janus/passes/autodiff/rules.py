@@ -32,6 +32,8 @@ VJP_RULES: dict[str, Rule] = {
     "arith.select": ew.select,
     "arith.extf": ew.convert("arith.truncf"),
     "arith.truncf": ew.convert("arith.extf"),
+    "arith.sitofp": tensor.no_operands,  # an integer operand carries no adjoint (a count, a bool as 0/1)
+    "arith.uitofp": tensor.no_operands,
     "math.tanh": ew.unary(ew.d_tanh),
     "math.exp": ew.unary(ew.d_exp),
     "math.log": ew.unary(ew.d_log),

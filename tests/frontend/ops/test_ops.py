@@ -21,7 +21,12 @@ CONFORMANCE_ONLY = ("average", "vstack", "hstack", "einsum", "inner", "tensordot
                     "flip", "fliplr", "flipud", "roll", "tile", "repeat", "take", "triu", "tril", "broadcast_to", "diagonal", "diag",
                     "cumsum", "cumprod", "norm", "kron", "flatten", "split", "array_split",
                     "take_along_axis", "sort", "argsort", "hsplit", "vsplit", "diff", "nan_to_num",
-                    "rot90", "column_stack", "dstack", "isclose", "empty_like")
+                    "rot90", "column_stack", "dstack", "isclose", "empty_like",
+                    "median", "quantile", "percentile", "nansum", "nanmean", "nanmax", "nanmin", "nanargmax", "nanargmin", "ptp",
+                    "count_nonzero", "allclose", "array_equal", "atleast_1d", "atleast_2d", "append", "meshgrid", "select", "cross",
+                    "searchsorted", "digitize", "isin", "solve", "inv", "det", "convolve", "correlate", "cov", "corrcoef", "interp",
+                    "sliding_window_view", "add.reduce", "multiply.reduce", "maximum.reduce", "minimum.reduce", "add.accumulate",
+                    "multiply.accumulate", "add.outer", "subtract.outer", "multiply.outer", "maximum.outer", "minimum.outer")
 
 f32, f64, i64 = np.float32, np.float64, np.int64
 x23, y23, v3 = rand(2, 3), rand(2, 3, seed=1), rand(3)
