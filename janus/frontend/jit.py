@@ -568,6 +568,12 @@ class JitFunction:
     def _guard_failed(self, version: Version, key: Hashable, positional: tuple, args: tuple, kwargs: dict,
                       failure: Any) -> Any:
         site = version.graph.guard_sites.get(failure.guard_id)
+        if failure.kind == "python" and self.failures[(site, "python")] + 1 >= MAX_FAILURES \
+                and self.failures[(site, "python")] + 1 > version.calls:  # the graph's side is the rarer one
+            del self.versions[key]
+            self._fall_back(key, f"the branch at {failure.source} mostly takes the side that runs in Python")
+            self._event(f"python guard at {failure.source} failed more often than the version ran: imperative for good")
+            return self.fn(*args, **kwargs)
         if failure.kind in ("raise", "python"):  # Python raises, or takes the side the graph leaves to it
             return self._run_raising(failure, site, args, kwargs)
         self.failures[(site or failure.source, failure.kind)] += 1
