@@ -44,6 +44,15 @@ func.func @arith_casts(%x: tensor<3xf32>, %y: tensor<3xf64>) -> tensor<3xf32> at
   return %r : tensor<3xf32>
 }
 
+func.func @arith_int_to_float(%x: tensor<3xf64>) -> tensor<3xf64> attributes {janus.grad} {
+  %c = arith.constant dense<[1, 2, 3]> : tensor<3xi64>
+  %f = arith.sitofp %c : tensor<3xi64> to tensor<3xf64>
+  %u = arith.uitofp %c : tensor<3xi64> to tensor<3xf64>
+  %s = arith.addf %f, %u : tensor<3xf64>
+  %r = arith.mulf %s, %x : tensor<3xf64>
+  return %r : tensor<3xf64>
+}
+
 func.func @math_unary(%x: tensor<2x3xf64>) -> tensor<2x3xf64> attributes {janus.grad} {
   %one = arith.constant dense<1.0> : tensor<2x3xf64>
   %a = math.tanh %x : tensor<2x3xf64>

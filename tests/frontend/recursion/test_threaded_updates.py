@@ -114,5 +114,5 @@ def test_rebinding_an_item_or_passing_an_array_twice_runs_in_python_with_the_rea
     trees = [balanced(int(rng.integers(3, 9)), rng) for _ in range(5)]
     for fn, reason in ((rebinding_step, "rebinds item 'E'"), (passed_twice_step, "passed twice")):
         jf = jit(fn, fallback="silent")
-        run_compiled(jf, trees, D, EMB)
+        run_compiled(jf, trees + trees, D, EMB)  # (the rebinding side runs in Python: a python guard, then the call)
         assert in_python(jf) and reason in explain(jf), explain(jf)
