@@ -79,7 +79,7 @@ class HeapLocation(HeapGuard):
         if not self.spec.matches(value):
             varied = self.spec.kind == "value" and type(value) is self.spec.type_ and type(value) in (*VARYING_SCALARS, *VARYING_NUMPY)
             raise HeapMiss(f"{self.label} is {_describe(value)}; the version assumed {self.spec.describe()}",
-                           self.label if varied else None)
+                           self.label if varied else None, type(value))
         entry[self.path] = value
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from janus.frontend import logs, segments
 from janus.frontend.fp_errors import errors_observed, observed_test
 from janus.frontend.logs import SWITCH, ConversionError
+from janus.frontend.trace.split import BranchToSplit
 from janus.frontend.trace.versions import supported, unsupported_message
 from janus.frontend.generate import Argument, Graph, Record, Result, generate
 from janus.frontend.guards import MISS, EntryGuards, entry_guards
@@ -38,6 +39,10 @@ from janus.heap import HeapError
 DEFAULT_WARMUP = 3
 #: a speculated assumption whose guard failed this often is no longer made
 MAX_FAILURES = 3
+#: a ``python`` guard failing on more than one call in this many of its version's (and
+#: ``MAX_FAILURES`` at least) makes its branch a segment boundary: a call taking the side
+#: that does not convert then keeps its array work compiled, instead of running in Python
+PYTHON_SIDE_SHARE = 4
 #: compiled versions kept per function (TorchDynamo's cache_size_limit): argument
 #: signatures beyond them run imperatively instead of profiling and compiling again
 MAX_VERSIONS = 8
@@ -220,6 +225,8 @@ class JitFunction:
         self.relaxing: dict[Hashable, set[tuple[int, int]]] = {}  # relaxed key -> positions
         #: guard failures per (site, kind), and the branch sites no longer speculated
         self.failures: Counter[tuple[Any, str]] = Counter()
+        #: heap location label -> the type of the Python scalar whose value varied there (``HeapMiss.varied``)
+        self.varied_types: dict[str, type] = {}
         self.unspeculated: frozenset = frozenset()
         self._fast = None
         #: generation failed for a reason that holds for any arguments: every call is plain
@@ -553,6 +560,7 @@ class JitFunction:
             self._event(f"heap check failed for {describe_args(self, key)} ({error}); ran imperatively and regenerated")
             if varied:  # a counter: a graph input from now on
                 self.profile.varying_heap.add(error.varied)
+                self.varied_types[error.varied] = error.varied_type
             self.warm[key] = self.warmup - 1
             return self._run_profiled(key, positional, args, kwargs)
         if isinstance(error, _guard_failure()):
@@ -568,8 +576,16 @@ class JitFunction:
     def _guard_failed(self, version: Version, key: Hashable, positional: tuple, args: tuple, kwargs: dict,
                       failure: Any) -> Any:
         site = version.graph.guard_sites.get(failure.guard_id)
-        if failure.kind == "python" and self.failures[(site, "python")] + 1 >= MAX_FAILURES \
-                and self.failures[(site, "python")] + 1 > version.calls:  # the graph's side is the rarer one
+        failed = self.failures[(site, failure.kind)] + 1
+        if failure.kind == "python" and failed >= MAX_FAILURES and self.SPLITS and site is not None \
+                and site not in self.profile.python_sides and PYTHON_SIDE_SHARE * failed > version.calls:
+            self.profile.python_sides.add(site)
+            self._event(f"python guard at {failure.source} failed on {failed} calls, {version.calls} compiled: "
+                        "the branch becomes a segment boundary")
+            del self.versions[key]
+            self.warm[key] = self.warmup - 1
+            return self._run_profiled(key, positional, args, kwargs)
+        if failure.kind == "python" and failed >= MAX_FAILURES and failed > version.calls:  # the graph's side is the rarer one
             del self.versions[key]
             self._fall_back(key, f"the branch at {failure.source} mostly takes the side that runs in Python")
             self._event(f"python guard at {failure.source} failed more often than the version ran: imperative for good")
@@ -700,8 +716,9 @@ class JitFunction:
             return self._generate(key, positional, relaxing)
         try:
             graph = self._generate(key, positional, relaxing)
-            if graph.boundary is None:
-                return graph
+            if graph.boundary is None or graph.boundary.at_branch and any(self.varied_types.get(v) is not bool
+                                                                           for v in varying):
+                return graph  # (exact values of a counter would take one side each: a version per value; a bool has two)
         except NotConvertible:
             graph = None
         self.profile.varying_heap = set()
@@ -731,6 +748,8 @@ class JitFunction:
             return graph(self.dynamic, self.SPLITS)
         try:
             return graph(self.dynamic, False)
+        except BranchToSplit:  # a branch on a relaxed value: the exact values would not branch there
+            return graph(self.dynamic, True)
         except NotConvertible as relaxed_failure:
             try:
                 graph(self.dynamic - relaxing, False)

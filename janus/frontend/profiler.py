@@ -78,6 +78,9 @@ class Profile:
     varying_heap: set[str] = field(default_factory=set)
     #: of those, the ones whose graph converted less than with their exact values (kept exact)
     exact_heap: set[str] = field(default_factory=set)
+    #: conditional jump sites whose side that does not convert calls took often (a ``python``
+    #: guard failing on many calls): a segment boundary there from then on (``trace.branching``)
+    python_sides: set[Site] = field(default_factory=set)
     runs: int = 0
 
     def branch_outcome(self, site: Site) -> bool | None:

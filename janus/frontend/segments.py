@@ -475,6 +475,8 @@ class Boundary:
     #: when there is no next item, and the jit function continuing there (``JitFunction._resume``)
     exhausted: ResumePoint | None = None
     after_loop: Any = None
+    #: a conditional jump whose truth Python takes (``split.end_branch``): each side goes on as its own continuation
+    at_branch: bool = False
     python_seconds: float = 0.0  # in the operation
     then_seconds: float = 0.0  # in the resume function up to its own boundary, if any
     runs: int = 0
@@ -604,4 +606,4 @@ def plan_boundary(end: SegmentEnd, globals_: dict, closure: tuple | None, output
     except NotConvertible as why:
         raise NotConvertible(f"{end.reason} (no split there: {why})") from None
     return Boundary(end.point, globals_, closure, call, (*local_values, *cells, *stack), tuple(planner.held),
-                    end.describe(), end.source, str(end.reason), end.line, end.exhausted)
+                    end.describe(), end.source, str(end.reason), end.line, end.exhausted, at_branch=end.at_branch)

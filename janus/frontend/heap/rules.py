@@ -43,11 +43,12 @@ I64_MIN, I64_MAX = -(2 ** 63), 2 ** 63 - 1
 class HeapMiss(Exception):
     """A compiled version's heap assumption does not hold for this call (run imperatively).
     ``varied``: the label of a Python int or float location that now holds another value of
-    its type (the next version takes it as a graph input: JANUS's value -> type step)."""
+    its type (the next version takes it as a graph input: JANUS's value -> type step), of
+    type ``varied_type``."""
 
-    def __init__(self, message: str, varied: str | None = None) -> None:
+    def __init__(self, message: str, varied: str | None = None, varied_type: type | None = None) -> None:
         super().__init__(message)
-        self.varied = varied
+        self.varied, self.varied_type = varied, varied_type
 
 
 #: objects of C-defined classes passed by reference too: the graph never reads them; their

@@ -8,7 +8,7 @@ from typing import Any
 
 from janus.frontend.ops import mutation, op_table
 from janus.frontend.recursion import trees
-from janus.frontend.trace import either, exceptions, loops, scalars
+from janus.frontend.trace import either, exceptions, loops, scalars, split
 from janus.frontend.trace.branches import Copier, Joiner
 from janus.frontend.trace.bytecode import EXIT, Instr
 from janus.frontend.trace.frame import Frame
@@ -76,6 +76,7 @@ class Branching:
             raise NotConvertible(f"more than {MAX_FORK_DEPTH} nested data-dependent branches")
         condition = self.em.scalar_condition(op_table.cast(self.em, value, np.dtype(bool)))
         join = frame.bc.join_point(ins.offset)
+        attempt, guards_before = split.Attempt(self, bool, [], {}), len(self.guards)
         sides = []
         for jumps in (jump_if, not jump_if):  # the side taken when the condition is true first
             start = ins.target if jumps else frame.bc.next_offset(ins.offset)
@@ -116,6 +117,11 @@ class Branching:
             raise unconverted[0]
         if None in sides:
             return self.avoid_side(frame, ins, condition, jump_if, pop_on_fall, sides[0] is None, "raise")
+        if unconverted and not pop_on_fall and self.python_side_common(frame, ins, jump_if == (sides[0] is unconverted[0])):
+            if not self.splitting:  # (a relaxed trace tried whole first: ``JitFunction._generate``)
+                raise split.BranchToSplit(f"the branch at {frame.bc.source(ins.offset)} often takes a side that runs "
+                                          f"in Python ({unconverted[0]}): a segment boundary there")
+            self.split_at_branch(frame, ins, value, unconverted[0], attempt, guards_before)
         if unconverted:
             return self.avoid_side(frame, ins, condition, jump_if, pop_on_fall, sides[0] is unconverted[0], "python",
                                    f" (the other side runs in Python: {unconverted[0]})")
@@ -129,6 +135,30 @@ class Branching:
         mutation.join_fresh(self.em, joiner.joined)
         self.em.scf_if(base, condition, then_lines, else_lines, joiner.results)
         return None if join == EXIT else join
+
+    def python_side_common(self, frame: Frame, ins: Instr, python_jumps: bool) -> bool:
+        """Whether a call should leave the branch at ``ins`` through a segment boundary rather
+        than a ``python`` guard (which runs the whole call in Python when the side that does
+        not convert is taken): the profile saw that side (the jump taken when ``python_jumps``)
+        at least as often as the other, or calls of an earlier version took it often
+        (``JitFunction._guard_failed``)."""
+        site = (frame.bc.code, ins.offset)
+        if site in self.profile.python_sides:
+            return True
+        seen = self.profile.branches.get(site, {})
+        return self.splitting and seen.get(python_jumps, 0) >= max(1, seen.get(not python_jumps, 0))
+
+    def split_at_branch(self, frame: Frame, ins: Instr, value: Tensor, reason: NotConvertible, attempt: split.Attempt,
+                        guards_before: int) -> None:
+        """End the segment at the jump when it can be a boundary (``split.end_branch``): the
+        side that converts was traced for nothing, its guards go; otherwise return, and the
+        branch keeps a ``python`` guard."""
+        kept = self.guards[guards_before:]
+        del self.guards[guards_before:]
+        try:
+            split.end_branch(self, frame, ins, value, reason, attempt)
+        except NotConvertible:
+            self.guards[guards_before:] = kept
 
     def avoid_side(self, frame: Frame, ins: Instr, condition: str, jump_if: bool, pop_on_fall: bool,
                    avoided_if: bool, kind: str, why: str = "") -> int | None:

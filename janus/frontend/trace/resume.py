@@ -145,8 +145,9 @@ def cell_written(code: types.CodeType, name: str, after: int | None = None) -> b
 def resume_function(point: ResumePoint, globals_: dict, closure: tuple | None = None) -> types.FunctionType:
     """The function continuing ``point.code`` at ``point.offset`` (see the module docstring),
     with ``closure``: the cells of the function it continues, for its free variables."""
-    return types.FunctionType(resume_code(point), globals_, f"{point.code.co_name}__resume_at_{point.offset}",
-                              None, closure)
+    fn = types.FunctionType(resume_code(point), globals_, f"{point.code.co_name}__resume_at_{point.offset}", None, closure)
+    fn.__qualname__ = f"{point.code.co_qualname}__resume_at_{point.offset}"  # (its code keeps the original's names)
+    return fn
 
 
 def unwinding_function(point: ResumePoint, globals_: dict, closure: tuple | None = None,
@@ -214,15 +215,13 @@ def resume_code(point: ResumePoint, raising: int | None = None) -> types.CodeTyp
     else:
         prologue, lines, exceptions = _raising_prologue(code, point.offset, body, raising)
     flags = code.co_flags & ~(inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
-    name = code.co_name if raising else f"{code.co_name}__resume_at_{point.offset}"
     made = code.replace(
         co_code=prologue + _localsplus_moved(code.co_code, len(names), len(added)), co_consts=tuple(consts),
         co_names=tuple(co_names), co_linetable=lines + code.co_linetable, co_exceptiontable=exceptions,
         co_argcount=len(names) + len(added), co_posonlyargcount=0, co_kwonlyargcount=0,
         co_nlocals=len(names) + len(added), co_varnames=names + added, co_flags=flags,
-        co_stacksize=max(code.co_stacksize, len(point.slots) + 1), co_name=name,
-        co_qualname=code.co_qualname if raising else f"{code.co_qualname}__resume_at_{point.offset}",
-    )
+        co_stacksize=max(code.co_stacksize, len(point.slots) + 1),
+    )  # the names stay the original's: a traceback, a log record's ``funcName`` or a frame's code name show them
     if raising is None:
         ORIGINS[made] = (code, len(prologue))
     return made

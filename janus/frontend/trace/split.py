@@ -109,6 +109,11 @@ def joined(*parts: str) -> str:
     return "".join(parts)
 
 
+class BranchToSplit(NotConvertible):
+    """A trace that may not split met a branch that should be a boundary (``split.end_branch``):
+    the caller traces again with splits."""
+
+
 class SegmentEnd(Exception):
     """The trace ends before ``fn(*args, **kwargs)``, which Python runs (see the module docstring)."""
 
@@ -116,8 +121,12 @@ class SegmentEnd(Exception):
     #: the loop's exit, the iterator popped (``end_for``)
     exhausted: ResumePoint | None = None
 
-    def __init__(self, frame: Frame, ins: Instr, fn: Any, args: list, kwargs: dict, reason: NotConvertible) -> None:
+    def __init__(self, frame: Frame, ins: Instr, fn: Any, args: list, kwargs: dict, reason: NotConvertible,
+                 consumed_by_ins: bool = False) -> None:
+        """``consumed_by_ins``: the operation's result goes to ``ins`` itself (a conditional
+        jump takes the truth Python computed), so Python resumes at ``ins``, not after it."""
         super().__init__(str(reason))
+        self.at_branch = consumed_by_ins
         self.fn, self.args, self.kwargs, self.reason = fn, args, kwargs, reason
         code, offset = resume.origin(frame.bc.code, ins.offset)
         # an argument's cell is passed as the argument (the resume function wraps it again)
@@ -125,7 +134,7 @@ class SegmentEnd(Exception):
         self.stack = list(frame.stack)
         self.source = frame.bc.source(ins.offset)
         self.line = frame.bc.at(ins.offset).line
-        after = real_next(code, offset)
+        after = offset if consumed_by_ins else real_next(code, offset)
         self.point = ResumePoint(code, after,
                                  tuple(n for n in code.co_varnames if n not in self.locals),
                                  (*_slots(self.stack), _result_slot(code, after)),
@@ -298,13 +307,13 @@ def _same(now: list, before: list) -> bool:
 
 
 def end_segment(tracer: "Tracer", frame: Frame, ins: Instr, fn: Any, args: list, kwargs: dict,
-                reason: NotConvertible, attempt: Attempt) -> None:
+                reason: NotConvertible, attempt: Attempt, consumed_by_ins: bool = False) -> None:
     """Raise ``SegmentEnd`` when the failed call can be a boundary; otherwise re-raise ``reason``."""
     if not tracer.splitting or tracer.depth != 1 or not tracer.heap.at_root() or tracer.heap.scope is not None:
         raise reason
     why = why_not_resumable(frame.bc.code, ins.offset) or attempt.left_changes(tracer)
     try:
-        end = SegmentEnd(frame, ins, fn, args, kwargs, reason) if why is None else None
+        end = SegmentEnd(frame, ins, fn, args, kwargs, reason, consumed_by_ins) if why is None else None
     except NotConvertible as e:
         why = str(e)
     if why is not None and str(reason).startswith(why):  # the same reason (with its location) keeps
@@ -312,6 +321,15 @@ def end_segment(tracer: "Tracer", frame: Frame, ins: Instr, fn: Any, args: list,
     if why is not None:
         raise NotConvertible(f"{reason} (no split there: {why})", any_signature=reason.any_signature) from None
     raise end
+
+
+def end_branch(tracer: "Tracer", frame: Frame, ins: Instr, value: Any, reason: NotConvertible, attempt: Attempt) -> None:
+    """A conditional jump on a graph value, one side of which does not convert: a boundary
+    where Python takes the value's truth (``bool``) and runs the jump on it. Each side goes
+    on as its own continuation (the one that does not convert splits where it stops), so a
+    call taking either side keeps its array work compiled (``if step % k == 0: print(...)``);
+    ``NotConvertible`` when the jump cannot be a boundary."""
+    end_segment(tracer, frame, ins, bool, [value], {}, reason, attempt, consumed_by_ins=True)
 
 
 def end_with(tracer: "Tracer", frame: Frame, ins: Instr, manager: Any, reason: NotConvertible, attempt: Attempt) -> None:
