@@ -52,20 +52,24 @@ class Graph:
 
 def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | None = None,
              unspeculated: frozenset = frozenset(), relaxed: frozenset = frozenset(),
-             switches: speculation.Speculation = speculation.FULL, split: bool = False) -> Graph:
+             switches: speculation.Speculation = speculation.FULL, split: bool = False,
+             splits_later: bool = False) -> Graph:
     """The graph of ``fn`` called with ``args`` (positional, defaults applied).
 
     ``shapes`` gives each array argument's shape with symbols for ``?`` dims (default:
     the exact shapes); branches at ``unspeculated`` sites become ``scf.if`` even if fixed;
     ``relaxed`` holds the list and int positions relaxed by value (see ``relax``);
     ``switches`` turns speculative optimizations off (see ``speculation``); with ``split``
-    an operation the tracer cannot convert ends the graph there (``segments``).
+    an operation the tracer cannot convert ends the graph there (``segments``); with
+    ``splits_later`` (and not ``split``) the caller traces again with ``split`` where this
+    trace raises ``BranchToSplit``.
     """
     columns: dict[trees.TreeKind, dict[node_writes.Key, tuple[np.dtype, tuple[int, ...]]]] = {}
     lazy: set[types.CodeType] = set()
     while True:  # again with a column for each node attribute found written (``node_writes``),
         try:     # or with a generator taken item by item made by Python (``generators.RunLazily``)
-            return _generate(fn, args, profile, shapes, unspeculated, relaxed, switches, split, columns, frozenset(lazy))
+            return _generate(fn, args, profile, shapes, unspeculated, relaxed, switches, split, splits_later, columns,
+                             frozenset(lazy))
         except node_writes.Widen as widen:
             if widen.key in columns.get(widen.kind, {}):
                 raise NotConvertible(f"a write to {widen}, which has a column already") from None
@@ -77,7 +81,7 @@ def generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | 
 
 
 def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] | None, unspeculated: frozenset,
-              relaxed: frozenset, switches: speculation.Speculation, split: bool,
+              relaxed: frozenset, switches: speculation.Speculation, split: bool, splits_later: bool,
               columns: dict[trees.TreeKind, dict[node_writes.Key, tuple[np.dtype, tuple[int, ...]]]],
               lazy: frozenset[types.CodeType]) -> Graph:
     tracer = Tracer(profile)
@@ -140,7 +144,7 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
         raise NotConvertible(f"{len(symbolic)} arguments for {len(names)} parameters")
     closure = tracer.heap.closure(fn) if fn.__closure__ else ()
     tracer.tree_state.regions.append(id(tracer.em.lines))
-    tracer.splitting = split
+    tracer.splitting, tracer.splits_later = split, splits_later and not split
     outputs: list[Tensor] = []
 
     def output(t: Tensor) -> int:

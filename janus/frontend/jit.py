@@ -740,14 +740,14 @@ class JitFunction:
         (``reshape`` of a ``?`` dim must keep exact shapes, not split; so must a relaxed int
         whose ``np.arange`` the exact value folds, where the exact graph goes on to the next
         boundary): relaxing never compiles less of the call."""
-        def graph(dynamic: frozenset, split: bool) -> Graph:
+        def graph(dynamic: frozenset, split: bool, splits_later: bool = False) -> Graph:
             return generate(self.fn, positional, self.profile, leaf_shapes(entry_key(positional, dynamic)),
-                            self.unspeculated, dynamic, self.switches, split=split)
+                            self.unspeculated, dynamic, self.switches, split=split, splits_later=splits_later)
 
         if relaxing is None or not self.SPLITS:
             return graph(self.dynamic, self.SPLITS)
         try:
-            return graph(self.dynamic, False)
+            return graph(self.dynamic, False, splits_later=True)
         except BranchToSplit:  # a branch on a relaxed value: the exact values would not branch there
             return graph(self.dynamic, True)
         except NotConvertible as relaxed_failure:

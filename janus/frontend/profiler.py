@@ -62,6 +62,8 @@ class Profile:
 
     #: conditional jump site -> how often it was taken (True) or fell through (False)
     branches: dict[Site, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    #: conditional jump site -> in how many runs it was taken (True) or fell through (False) at least once
+    branch_runs: dict[Site, Counter] = field(default_factory=lambda: defaultdict(Counter))
     #: FOR_ITER or backward conditional jump site -> trip counts of the loops that ran to exhaustion
     trip_counts: dict[Site, Counter] = field(default_factory=lambda: defaultdict(Counter))
     #: STORE_FAST right after a CALL -> (type, value) of the Python scalars it stored (two at most)
@@ -90,6 +92,12 @@ class Profile:
             return None
         return next(iter(seen))
 
+    def runs_taking(self, site: Site, taken: bool) -> int:
+        """In how many profiled runs the branch at ``site`` went the way ``taken`` at least once
+        (a branch in a recursive function runs many times per run)."""
+        seen = self.branch_runs.get(site)
+        return seen[taken] if seen else 0
+
     def trip_count(self, site: Site) -> int | None:
         """The one trip count the loop at ``site`` always had, or None."""
         seen = self.trip_counts.get(site)
@@ -106,6 +114,7 @@ class _Observer:
         self.pending: dict[FrameType, tuple[int, int]] = {}  # frame -> (offset, target)
         self.loops: dict[tuple[FrameType, int], int] = {}
         self.stores: dict[FrameType, tuple[Site, str]] = {}  # frame -> STORE_FAST awaiting its value
+        self.outcomes: set[tuple[Site, bool]] = set()  # the ways branches went in this run
 
     @staticmethod
     def observed(frame: FrameType) -> bool:
@@ -159,6 +168,9 @@ class _Observer:
         key = (frame, offset)
         if decode(frame.f_code).at(offset).opname != "FOR_ITER":
             self.profile.branches[site][taken] += 1
+            if (site, taken) not in self.outcomes:
+                self.outcomes.add((site, taken))
+                self.profile.branch_runs[site][taken] += 1
             if target < offset:  # a loop's back edge: taken means one more iteration
                 if taken:
                     self.loops[key] = self.loops.get(key, 0) + 1

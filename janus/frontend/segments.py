@@ -39,8 +39,8 @@ from janus.frontend.trace.branches import SymFunction, SymIter
 from janus.frontend.trace.exceptions import ErrorSettings
 from janus.frontend.trace.frame import ArgumentList, BoundTensorMethod
 from janus.frontend.trace.liveness import live_locals
-from janus.frontend.trace.resume import (ATTRIBUTE, ITERATOR, VALUE, Box, ResumePoint, cell_written, passed,
-                                        resume_function, unwinding_function)
+from janus.frontend.trace.resume import (ATTRIBUTE, ITERATOR, VALUE, Box, ResumePoint, calling_function, cell_written,
+                                        passed, resume_function, unwinding_function)
 from janus.frontend.trace.split import (CYTHON_FUNCTION, Deferred, HostMethod, SegmentEnd, attribute_receiver, container_method,
                                        foreign_method, method_receiver)
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor, hashable
@@ -491,6 +491,11 @@ class Boundary:
         return resume_function(point or self.point, self.globals, self.closure)
 
     @functools.cached_property
+    def calling(self) -> Callable[..., Any]:
+        """Calls the operation from the function's own file, name and line (``resume.calling_function``)."""
+        return _direct if self.line is None else calling_function(self.point.code, self.line)
+
+    @functools.cached_property
     def unwinding(self) -> types.FunctionType:
         """Raises what the operation raised where Python would have (``resume.unwinding_function``)."""
         return unwinding_function(self.point, self.globals, self.closure, self.line)
@@ -519,9 +524,9 @@ class Continuation:
         started = time.perf_counter()
         raised = None
         try:
-            value = function(*positional, **keywords)
+            value = b.calling(function, *positional, **keywords)
         except BaseException as e:  # raised again in the function's frame (the traceback from the operation on)
-            raised = e.with_traceback(e.__traceback__.tb_next if e.__traceback__ is not None else None)
+            raised = e.with_traceback(_after_calling(e.__traceback__))
         finally:
             ran = time.perf_counter()
             b.python_seconds += ran - started
@@ -537,6 +542,18 @@ class Continuation:
             return go_on(*state, value) if b.takes_result else go_on(*state)
         finally:
             b.then_seconds += time.perf_counter() - ran
+
+
+def _direct(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+    return fn(*args, **kwargs)
+
+
+def _after_calling(tb: types.TracebackType | None) -> types.TracebackType | None:
+    """The traceback from the operation on: ``Continuation.step``'s frame and the calling
+    function's left out (the unwinding function stands for them)."""
+    for _ in range(2):
+        tb = tb.tb_next if tb is not None else None
+    return tb
 
 
 @dataclass

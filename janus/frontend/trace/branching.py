@@ -117,13 +117,17 @@ class Branching:
             raise unconverted[0]
         if None in sides:
             return self.avoid_side(frame, ins, condition, jump_if, pop_on_fall, sides[0] is None, "raise")
-        if unconverted and not pop_on_fall and self.python_side_common(frame, ins, jump_if == (sides[0] is unconverted[0])):
-            if not self.splitting:  # (a relaxed trace tried whole first: ``JitFunction._generate``)
-                raise split.BranchToSplit(f"the branch at {frame.bc.source(ins.offset)} often takes a side that runs "
-                                          f"in Python ({unconverted[0]}): a segment boundary there")
-            self.split_at_branch(frame, ins, value, unconverted[0], attempt, guards_before)
         if unconverted:
-            return self.avoid_side(frame, ins, condition, jump_if, pop_on_fall, sides[0] is unconverted[0], "python",
+            avoided_if = sides[0] is unconverted[0]
+            python_jumps = jump_if == avoided_if
+            if not pop_on_fall and self.python_side_common(frame, ins, python_jumps):
+                if self.splits_later:  # a relaxed trace tried whole first: ``JitFunction._generate``
+                    raise split.BranchToSplit(f"the branch at {frame.bc.source(ins.offset)} often takes a side that "
+                                              f"runs in Python ({unconverted[0]}): a segment boundary there")
+                if self.splitting:
+                    self.split_at_branch(frame, ins, value, unconverted[0], attempt, guards_before)
+            self.refuse_python_side_taken_mostly(frame, ins, python_jumps, unconverted[0])
+            return self.avoid_side(frame, ins, condition, jump_if, pop_on_fall, avoided_if, "python",
                                    f" (the other side runs in Python: {unconverted[0]})")
         (then, then_copier, then_lines), (other, else_copier, else_lines) = sides
         for name in then.locals.keys() ^ other.locals.keys():  # bound on one side only: unbound after
@@ -140,13 +144,11 @@ class Branching:
         """Whether a call should leave the branch at ``ins`` through a segment boundary rather
         than a ``python`` guard (which runs the whole call in Python when the side that does
         not convert is taken): the profile saw that side (the jump taken when ``python_jumps``)
-        at least as often as the other, or calls of an earlier version took it often
+        in half the runs or more, or calls of an earlier version took it often
         (``JitFunction._guard_failed``)."""
         site = (frame.bc.code, ins.offset)
-        if site in self.profile.python_sides:
-            return True
-        seen = self.profile.branches.get(site, {})
-        return self.splitting and seen.get(python_jumps, 0) >= max(1, seen.get(not python_jumps, 0))
+        taken = self.profile.runs_taking(site, python_jumps)
+        return site in self.profile.python_sides or taken > 0 and 2 * taken >= self.profile.runs
 
     def split_at_branch(self, frame: Frame, ins: Instr, value: Tensor, reason: NotConvertible, attempt: split.Attempt,
                         guards_before: int) -> None:
@@ -159,6 +161,17 @@ class Branching:
             split.end_branch(self, frame, ins, value, reason, attempt)
         except NotConvertible:
             self.guards[guards_before:] = kept
+
+    def refuse_python_side_taken_mostly(self, frame: Frame, ins: Instr, python_taken: bool,
+                                        why: NotConvertible) -> None:
+        """A python guard (the branch's side ``python_taken`` runs in Python) that the profile
+        saw fail on most runs would send most calls to Python after paying for the compile:
+        the branch does not convert."""
+        runs = self.profile.runs
+        failing = self.profile.runs_taking((frame.bc.code, ins.offset), python_taken)
+        if runs and 2 * failing > runs:
+            raise NotConvertible(f"the branch at {frame.bc.source(ins.offset)} took the side that runs in Python "
+                                 f"on {failing} of {runs} profiled runs ({why})")
 
     def avoid_side(self, frame: Frame, ins: Instr, condition: str, jump_if: bool, pop_on_fall: bool,
                    avoided_if: bool, kind: str, why: str = "") -> int | None:

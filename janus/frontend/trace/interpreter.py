@@ -32,7 +32,7 @@ from janus.frontend.trace.certain import always_reached
 from janus.frontend.trace.frame import NULL, Frame
 from janus.frontend.trace.imperative import why_imperative
 from janus.frontend.trace.opcodes import Opcodes
-from janus.frontend.trace.split import SegmentEnd
+from janus.frontend.trace.split import BranchToSplit, SegmentEnd
 from janus.frontend.values import NotConvertible
 
 MAX_STEPS = 200_000
@@ -72,6 +72,8 @@ class Tracer(Opcodes, Branching, Calls):
         self.lazy_generators: frozenset[types.CodeType] = frozenset()
         #: an unconvertible call in the traced function ends the trace there (``split.SegmentEnd``)
         self.splitting = False
+        #: a trace that may not split, tried before one that may (``split.BranchToSplit``)
+        self.splits_later = False
         #: NumPy arrays the trace made itself from static values (``np.zeros(n)``), by id:
         #: no other code holds them, so an item assignment of static values runs at trace time;
         #: also the stateless context managers it made (``exceptions.is_made_manager``)
@@ -126,7 +128,8 @@ class Tracer(Opcodes, Branching, Calls):
                 located = NotConvertible(f"{e} (at {frame.bc.source(offset)})", any_signature=e.any_signature)
                 located.located = True  # type: ignore[attr-defined]
                 raise located from None
-            except (Widen, generators.RunLazily):  # generate traces again (a node attribute's column, a lazy generator)
+            except (Widen, generators.RunLazily, BranchToSplit):  # traced again (a node attribute's column, a lazy
+                # generator, a branch that becomes a boundary)
                 raise
             except Exception as e:  # Python raised while tracing: the real run will too
                 raise NotConvertible(f"{type(e).__name__}: {e} (at {frame.bc.source(offset)})") from None

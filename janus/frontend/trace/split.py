@@ -109,9 +109,9 @@ def joined(*parts: str) -> str:
     return "".join(parts)
 
 
-class BranchToSplit(NotConvertible):
+class BranchToSplit(Exception):
     """A trace that may not split met a branch that should be a boundary (``split.end_branch``):
-    the caller traces again with splits."""
+    the caller traces again with splits (not a ``NotConvertible``: nothing converts less)."""
 
 
 class SegmentEnd(Exception):
