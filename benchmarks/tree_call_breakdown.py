@@ -17,7 +17,9 @@ parts alternated in one process, min over ``--rounds`` of the mean of ``--calls`
 - ``rest``: janus minus key minus compiled (guards, heap checks, result rebuild).
 
 The forest's shape is printed beside it: nodes, depths (levels by depth, the pass's level
-loop trips) and the 16/4-row chunks those levels run in (``wavefront_form.TIERS``).
+loop trips) and the 16/4-row chunks those levels run in (``wavefront_form.TIERS``), when
+the pass batches the recursion (``--no-batch``: it never does; treernn-infer-b1 is not batched
+either way: 2 calls of the recursion, below ``min-calls``, and weights below ``min-node-weights``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from janus.frontend.signature import key_and_leaves
 from janus.models import MODELS
 from janus.models.trees import Tree
 from janus.passes.recursion.wavefront_form import TIERS
+from janus.passes.recursion.batch_tree_recursion import BatchTreeRecursion
+from janus.runtime import cache
 from janus.runtime.module import CompiledFunction
 
 
@@ -122,7 +126,13 @@ def main() -> None:
                                                       "treelstm-infer-b1", "treelstm-infer-b25"])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--calls", type=int, default=20)
+    parser.add_argument("--no-batch", action="store_true", help="janus-batch-tree-recursion off (its modules "
+                        "cached in a folder of their own): every recursion runs node by node")
     args = parser.parse_args()
+    if args.no_batch:
+        BatchTreeRecursion._batch = lambda *_: None  # type: ignore[method-assign]
+        folder = cache.directory()
+        cache.set_directory(None if folder is None else folder / "no-batch")
     columns = ["python", "janus", "linearize", "key", "compiled", "invoke", "rest"]
     print("CPU time per tree, us (min over rounds, parts alternated in one process)\n")
     print("| model | " + " | ".join(columns) + " | python/janus | nodes | depths | chunks |")
