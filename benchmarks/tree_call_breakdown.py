@@ -20,6 +20,11 @@ The forest's shape is printed beside it: nodes, depths (levels by depth, the pas
 loop trips) and the 16/4-row chunks those levels run in (``wavefront_form.TIERS``), when
 the pass batches the recursion (``--no-batch``: it never does; treernn-infer-b1 is not batched
 either way: 2 calls of the recursion, below ``min-calls``, and weights below ``min-node-weights``).
+
+``--fit`` then times the compiled call (jit call less entry key) on 12 forests of the model's
+batch size (linear, balanced and random-split trees of 8-48 leaves) and fits, by least squares,
+a fixed cost, a cost per depth and one per chunk of each tier; every forest's calls are checked
+to have run compiled.
 """
 
 from __future__ import annotations
@@ -28,11 +33,14 @@ import argparse
 import time
 from typing import Any, Callable
 
+import numpy as np
+
 from janus.benchmark.swap import fresh_jit
+from janus.frontend import explain
 from janus.frontend.recursion import trees as tree_rows
 from janus.frontend.signature import key_and_leaves
 from janus.models import MODELS
-from janus.models.trees import Tree
+from janus.models.trees import Tree, make_tree
 from janus.passes.recursion.wavefront_form import TIERS
 from janus.passes.recursion.batch_tree_recursion import BatchTreeRecursion
 from janus.runtime import cache
@@ -49,9 +57,18 @@ def _depth_counts(forest: list[Tree]) -> list[int]:
     return counts
 
 
-def _chunks(rows: int) -> int:
-    big, rest = divmod(rows, TIERS[0])
-    return big + -(-rest // TIERS[1])
+def _chunks(rows: int) -> list[int]:
+    """Chunks of each tier (``wavefront_form.TIERS``) a level of ``rows`` rows runs in: as many
+    as fit of each tier, the last tier taking the rest rounded up."""
+    counts = []
+    for size in TIERS[:-1]:
+        counts.append(rows // size)
+        rows -= counts[-1] * size
+    return [*counts, -(-rows // TIERS[-1])]
+
+
+def _tier_counts(depths: list[int]) -> list[int]:
+    return [sum(tier) for tier in zip(*map(_chunks, depths))]
 
 
 def _best(fn: Callable[[], Any], rounds: int, calls: int) -> float:
@@ -115,9 +132,43 @@ def breakdown(model: str, rounds: int, calls: int) -> dict[str, float]:
     depths = _depth_counts(forest)
     times["nodes"] = sum(depths)
     times["depths"] = len(depths)
-    times["chunks"] = sum(_chunks(d) for d in depths)
+    times["chunks"] = sum(_tier_counts(depths))
     times["batch"] = batch
     return times
+
+
+def level_costs(model: str, rounds: int, calls: int) -> list[float]:
+    """(fixed, per depth, per chunk of each tier) µs of one compiled call (the jit call less its entry key),
+    fitted by least squares over forests of the model's batch size whose trees are linear,
+    balanced or split at random, of 8 to 48 leaves: linear trees make many narrow levels,
+    balanced ones few wide levels, so depths and chunks vary apart."""
+    spec = MODELS[model]
+    rng = np.random.default_rng(0)
+    with fresh_jit(spec.modules) as jits:
+        workload = spec.build("full")  # type: ignore[arg-type]
+        for i in range(workload.steps):
+            workload.step(i)
+        jf = next(j for name, j in jits.items() if name.endswith(".infer"))
+        cells = [c.cell_contents for c in workload.step.__closure__]
+        m = next(v for v in cells if hasattr(v, "encode"))
+        vocab = m.E.shape[0]
+        batch = workload.items_per_step
+        forests = [[make_tree(rng, leaves, shape, vocab) for _ in range(batch)]
+                   for shape in ("linear", "balanced", "moderate") for leaves in (8, 16, 32, 48)]
+        rows, times = [], []
+        for forest in forests:
+            for _ in range(jf.warmup + 1):
+                m.infer(forest)
+            before = sum(v.calls for v in jf.versions.values())
+            call = _best(lambda: m.infer(forest), rounds, calls)
+            if sum(v.calls for v in jf.versions.values()) - before != rounds * calls:
+                raise SystemExit(f"{model}: a forest's calls did not all run compiled: {explain(jf)}")
+            key = _best(lambda: key_and_leaves((m, forest), jf.dynamic), rounds, calls)
+            depths = _depth_counts(forest)
+            rows.append([1.0, len(depths), *_tier_counts(depths)])
+            times.append(1e6 * (call - key))
+            print(f"  {model}: {len(depths)} depths, chunks by tier {rows[-1][2:]}: {times[-1]:.0f} us", flush=True)
+    return [float(c) for c in np.linalg.lstsq(np.array(rows), np.array(times), rcond=None)[0]]
 
 
 def main() -> None:
@@ -128,6 +179,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--no-batch", action="store_true", help="janus-batch-tree-recursion off (its modules "
                         "cached in a folder of their own): every recursion runs node by node")
+    parser.add_argument("--fit", action="store_true", help="also fit a call's cost per depth and per chunk")
     args = parser.parse_args()
     if args.no_batch:
         BatchTreeRecursion._batch = lambda *_: None  # type: ignore[method-assign]
@@ -142,6 +194,13 @@ def main() -> None:
         cells = " | ".join(f"{1e6 * t[c]:.0f}" for c in columns)
         print(f"| {model} | {cells} | {t['python'] / t['janus']:.2f}x | {t['nodes']:.0f} | {t['depths']:.0f} | {t['chunks']:.0f} |",
               flush=True)
+    if args.fit:
+        print("\ncompiled call (jit call less entry key), least-squares fit over 12 forests, us per call:\n")
+        tiers = [f"per {size}-row chunk" for size in TIERS]
+        print(f"| model | fixed | per depth | {' | '.join(tiers)} |\n" + "|---" * (3 + len(tiers)) + "|")
+        for model in args.models:
+            cells = " | ".join(f"{c:.1f}" for c in level_costs(model, args.rounds, args.calls))
+            print(f"| {model} | {cells} |", flush=True)
 
 
 if __name__ == "__main__":
