@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from janus.frontend.recursion.trees import is_tree, plainly_not_tree
+from janus.frontend.recursion.trees import is_tree, linearize, plainly_not_tree
 
 
 class Holder:
@@ -60,3 +60,62 @@ def test_a_class_seen_as_a_node_is_never_plain() -> None:
     Node(lone)  # constructing does not tell; is_tree seeing a node holding a node does
     assert is_tree(Node(lone)) and is_tree(lone)
     assert not plainly_not_tree(lone)
+
+
+class Mixed:
+    """A node class whose objects need not share their attributes."""
+
+    def __init__(self, **attrs: object) -> None:
+        self.__dict__.update(attrs)
+
+
+def _pythons_columns(objects: list[object], names: list[str]) -> dict[str, tuple[list[bool], list[int]]]:
+    """What Python sees of each attribute: whether each object has it, and the row of the
+    node it holds (-1 for None or absent)."""
+    row = {id(o): i for i, o in enumerate(objects)}
+    return {name: ([hasattr(o, name) for o in objects],
+                   [row[id(getattr(o, name))] if getattr(o, name, None) is not None else -1 for o in objects])
+            for name in names}
+
+
+@pytest.mark.parametrize("attrs_of_leaf", [
+    pytest.param(("left", "right"), id="same-attributes-other-order"),
+    pytest.param(("tag", "mark"), id="as-many-attributes-other-names"),
+    pytest.param(("left",), id="fewer-attributes"),
+])
+def test_linearize_matches_python_when_nodes_differ_in_attributes(attrs_of_leaf: tuple[str, ...]) -> None:
+    """Every object's attributes decide the columns (not the first object's alone): a node
+    class whose leaves hold other attributes than its inner nodes, in the same or another
+    number, gives each attribute's exists column as ``hasattr`` says, and child rows as the
+    objects are reached breadth-first."""
+    def leaf() -> Mixed:
+        return Mixed(**{name: None for name in reversed(attrs_of_leaf)})
+
+    shared = leaf()
+    root = Mixed(left=Mixed(left=shared, right=leaf()), right=shared)  # a subtree reached twice is one row
+    kind, arrays = linearize(root)
+    objects = [root, root.left, shared, root.left.right]
+    names = [f.name for f in kind.layouts[0].fields]
+    assert names == list(dict.fromkeys(["left", "right", *reversed(attrs_of_leaf)]))
+    want = _pythons_columns(objects, ["left", "right"])
+    columns = dict(zip([c.key for c in kind.columns()], arrays))
+    for name, (exists, rows) in want.items():
+        field = kind.layouts[0].field(name)
+        assert field.partial == (not all(exists))
+        if field.partial:
+            assert columns[(0, name, "exists")].tolist() == [int(e) for e in exists]
+        assert columns[(0, name, "value")].tolist() == rows
+
+
+def test_linearize_sees_attributes_the_first_node_lacks() -> None:
+    """The root holds fewer attributes than its child: the child's others are columns too,
+    missing on the root as ``hasattr`` says."""
+    child = Mixed(left=None, right=None, word=3)
+    root = Mixed(left=child)
+    kind, arrays = linearize(root)
+    assert [f.name for f in kind.layouts[0].fields] == ["left", "right", "word"]
+    columns = dict(zip([c.key for c in kind.columns()], arrays))
+    for name in ("right", "word"):
+        assert kind.layouts[0].field(name).partial
+        assert columns[(0, name, "exists")].tolist() == [int(hasattr(root, name)), int(hasattr(child, name))]
+    assert columns[(0, "left", "value")].tolist() == [1, -1]
