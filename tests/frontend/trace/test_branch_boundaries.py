@@ -136,3 +136,25 @@ def test_a_rare_python_side_keeps_its_guard(capsys):
     jf = lockstep(rare, [Model(), Model()], [lambda m, i=i: (m, inputs(i), i) for i in range(CALLS)], capsys, warmup=3)
     assert not _boundaries(jf)
     assert any(kind == "python" for v in jf.versions.values() for _, kind, _ in v.graph.guards)
+
+
+def descend_until_converged(w, X, y, lr=0.1, max_iter=60):
+    previous, i = np.inf, 0
+    while i < max_iter:
+        r = X @ w - y
+        loss = 0.5 * np.mean(r ** 2)
+        if abs(previous - loss) < 1e-3:  # a trip count that depends on array values
+            break
+        w = w - lr * X.T @ r / len(y)
+        previous = loss
+        i += 1
+    return w, i
+
+
+def test_a_loop_leaving_on_a_computed_condition_steps_through_boundaries(capsys):
+    rng = np.random.default_rng(1)
+    problems = [(np.zeros(3), rng.standard_normal((20, 3)), rng.standard_normal(20)) for _ in range(6)] * 3
+    jf = lockstep(descend_until_converged, [None, None], [lambda state, p=p: p for p in problems], capsys, warmup=3)
+    (boundary,) = _boundaries(jf)
+    assert boundary.at_branch
+    assert len(segment_calls(jf)) >= 2 and all(segment_calls(jf)[:2]), segment_calls(jf)
