@@ -101,7 +101,8 @@ def main() -> None:
                 try:
                     builds[name] = replace(call, vmfb=tools.compile_str(source.text, extra_args=[*source.flags, *extra]))
                 except tools.CompilerToolError as e:
-                    builds[name] = f"compile failed: {str(e).splitlines()[0][:120]}"
+                    errors = [line.split("error: ", 1)[1] for line in str(e).splitlines() if "error: " in line]
+                    builds[name] = f"compile failed: {(errors or [str(e)])[0][:160]}"
             times: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
             for _ in range(args.rounds):
                 for name, build in builds.items():
