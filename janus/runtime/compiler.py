@@ -7,11 +7,15 @@ returns on a cyclic call graph, and a clear error beats a hang.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from typing import Sequence
 
 from iree.compiler import tools
 from iree.compiler.passmanager import PassManager
+from iree.compiler.tools.core import CompilerOptions, build_compile_command_line
+from iree.compiler.tools.debugging import TempFileSaver
 
 from janus.ir import copy_module, ir, parse_module
 from janus.passes import build_pass_manager
@@ -32,6 +36,10 @@ DEFAULT_PIPELINE = "janus-to-iree"
 DEFAULT_FILENAME = "<input>"
 
 ModuleLike = ir.Module | str
+#: seconds one iree-compile run may take (``JANUS_COMPILE_TIMEOUT``; 0: no limit): a module
+#: that compiles for minutes (a batch of trees unrolled took 559 s) fails with a clear error
+#: (a jit function runs that call in Python) instead of holding the program
+COMPILE_TIMEOUT_S = float(os.environ.get("JANUS_COMPILE_TIMEOUT", "600"))
 
 
 def lower(module: ModuleLike, pipeline: str = DEFAULT_PIPELINE, *, filename: str = DEFAULT_FILENAME) -> ir.Module:
@@ -126,12 +134,12 @@ def iree_compile(text: str, flags: list[str], libm_flags: tuple[str, ...], filen
     embedded ELF links no libm), compile again with ``libm_flags``; a failure raises the
     first attempt's diagnostics, the linker's own message included."""
     try:
-        return tools.compile_str(text, extra_args=flags)
+        return _compile_str(text, flags, filename)
     except tools.CompilerToolError as e:
         first = str(e)
     if libm_flags and _UNDEFINED_SYMBOL in first:
         try:
-            return tools.compile_str(text, extra_args=[*flags, *libm_flags])
+            return _compile_str(text, [*flags, *libm_flags], filename)
         except tools.CompilerToolError as e:
             diagnostics = iree_diagnostics(first, filename)
             retry = iree_diagnostics(str(e), filename)[0]
@@ -139,6 +147,20 @@ def iree_compile(text: str, flags: list[str], libm_flags: tuple[str, ...], filen
                                                    f"with {' '.join(libm_flags)}: {retry.message}"))
             raise CompileError(diagnostics) from None
     raise CompileError(iree_diagnostics(first, filename))
+
+
+def _compile_str(text: str, flags: list[str], filename: str) -> bytes:
+    """``tools.compile_str`` (its command line and temp-file saving), within ``COMPILE_TIMEOUT_S``."""
+    with TempFileSaver.implicit() as saver:
+        command = build_compile_command_line("-", saver, CompilerOptions(extra_args=flags))
+    try:
+        done = subprocess.run(command, input=text.encode(), capture_output=True, timeout=COMPILE_TIMEOUT_S or None)
+    except subprocess.TimeoutExpired:
+        raise CompileError([Diagnostic("error", filename, 0, 0, f"iree-compile did not finish within "
+                                       f"{COMPILE_TIMEOUT_S:g} s (JANUS_COMPILE_TIMEOUT sets the limit)")]) from None
+    if done.returncode != 0:
+        raise tools.CompilerToolError(done)
+    return done.stdout
 
 
 def public_functions(module: ir.Module) -> dict[str, FunctionInfo]:

@@ -277,6 +277,16 @@ def test_iree_compile_errors_carry_located_diagnostics() -> None:
     assert str(info.value).startswith("rejected.mlir:6:8: error: failed to legalize")
 
 
+def test_an_iree_compile_past_its_time_limit_is_a_located_compile_error(monkeypatch) -> None:
+    """``JANUS_COMPILE_TIMEOUT``: a compile that would hold the program fails clearly instead."""
+    monkeypatch.setattr(compiler_module, "COMPILE_TIMEOUT_S", 1e-4)
+    text = lower(module_path("guards").read_text(), GUARD_PIPELINE)
+    with pytest.raises(CompileError) as info:
+        compiler_module.iree_compile(str(text), ["--iree-hal-target-device=local"], (), "slow.mlir")
+    (diagnostic,) = info.value.diagnostics
+    assert diagnostic.file == "slow.mlir" and "did not finish within 0.0001 s (JANUS_COMPILE_TIMEOUT" in diagnostic.message
+
+
 def test_janus_verifier_errors_are_located() -> None:
     text = 'func.func @f(%c: i1) {\n  "janus.guard"(%c) {id = 1 : i64, kind = "hunch", source = "m.py:1"} : (i1) -> ()\n  return\n}\n'
     with pytest.raises(CompileError) as info:
@@ -301,7 +311,7 @@ def test_cyclic_call_graph_never_reaches_iree_compile(monkeypatch, pipeline: str
     def must_not_run(*args, **kwargs):
         raise AssertionError("iree-compile was called on a cyclic call graph (it would never return)")
 
-    monkeypatch.setattr(compiler_module.tools, "compile_str", must_not_run)
+    monkeypatch.setattr(compiler_module, "_compile_str", must_not_run)
     path = module_path("recursive")
     with pytest.raises(CompileError) as info:
         compile_module(path.read_text(), pipeline=pipeline, filename=str(path))
