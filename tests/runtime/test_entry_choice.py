@@ -59,6 +59,18 @@ def test_a_slow_host_call_after_settling_starts_a_new_trial() -> None:
     assert paths[:2] == [DISPATCH, HOST] and set(paths[2:]) == {DISPATCH}
 
 
+def test_a_full_trial_lost_by_the_host_is_tried_again_afresh() -> None:
+    """A trial the twin loses on medians (a busy moment, not a rejection) is not final: after
+    the interval the next trial times both exports again, without the old times."""
+    choice = EntryChoice()
+    for _ in range(2 * WINDOW + 3):
+        call(choice, 7 * US, 12 * US)  # slower than the dispatch, yet under the rejection factor
+    assert choice.path == DISPATCH and not choice.timing
+    paths = [call(choice, 7 * US, 3 * US) for _ in range(EXPLORE_EVERY * 8)]
+    assert paths[-1] == HOST and not choice.timing
+    assert paths.index(HOST) <= 2 * EXPLORE_EVERY + 2  # the first interval after the lost trial
+
+
 def test_a_tie_keeps_the_dispatch_export() -> None:
     choice = EntryChoice()
     for _ in range(2 * WINDOW + 3):
