@@ -89,7 +89,7 @@ class Version:
         # what ``JitFunction.__call__`` checks before the version's guards: compiling on, not profiling, and
         # NumPy not asked to raise on floating-point errors (a graph would not)
         prologue = [f"if not SWITCH.enabled or RUNNING or {observed}: return MISS"]
-        finish = ["version.calls += 1", *_rebuild_source(graph.output)]
+        finish = ["version.calls += 1", *_rebuild_source(graph.output, getattr(run, "python_type", None))]
         if boundary is not None:  # the segment, then the continuation the caller drives (``segments``)
             names.update(boundary=boundary, resume=self.resume, Continuation=segments.Continuation, Env=segments.Env,
                          clock=time.perf_counter)
@@ -133,9 +133,13 @@ class Version:
         return _rebuild(self.graph.output, results, leaves)
 
 
-def _rebuild_source(shape: Any) -> list[str]:
-    """Lines returning ``_rebuild(output, results, leaves)``: direct for one result."""
+def _rebuild_source(shape: Any, python_type: Callable[[int], type | None] | None = None) -> list[str]:
+    """Lines returning ``_rebuild(output, results, leaves)``: direct for one result, as it is
+    when the call gives it as the Python scalar it stands for (``python_type``: the runtime's
+    generated call says)."""
     if type(shape) is Result:
+        if shape.python is not None and python_type is not None and python_type(shape.index) is shape.python:
+            return [f"return results[{shape.index}]"]
         if shape.python is not None:
             return [f"return output.python(results[{shape.index}])"]
         return [f"value = results[{shape.index}]", "return value[()] if value.ndim == 0 else value"]
