@@ -19,7 +19,8 @@ A recursion entry with a host twin invokes the export its ``EntryChoice`` names,
 twin, one call in ``QUIET_SAMPLE`` is timed, as for a quiet driver choice. Anything else (a
 busy scratch: another thread's or a reentrant call; a host module; the driver choice
 comparing drivers) goes to ``run_inputs``, which does the same work slower. A function
-that writes the heap gets no caller: its commit belongs to ``results``.
+that writes the heap gets no caller (its commit belongs to ``results``), but a version's
+fused call may inline its steady call and store the written results itself.
 """
 
 from __future__ import annotations
@@ -56,16 +57,30 @@ def caller(function: "CompiledFunction") -> Caller | None:
     return steady.build() if isinstance(steady, SteadyCall) else steady
 
 
-def steady_call(function: "CompiledFunction") -> "SteadyCall | Caller | None":
+def steady_call(function: "CompiledFunction", commits: bool = False) -> "SteadyCall | Caller | None":
     """The generated steady call of ``function`` as source a caller can inline (a version's
     fused call, ``guards.EntryGuards.fuse``: one Python frame for the entry checks and the
-    call); ``run_inputs`` or None as ``caller`` says."""
-    if function._heap is not None and function._heap.writes:
+    call); ``run_inputs`` or None as ``caller`` says. ``commits``: the caller commits the
+    heap writes itself (``SteadyCall.written``), so a function writing the heap gets its
+    steady call too."""
+    if function._heap is not None and function._heap.writes and not commits:
         return None
     runner = function._runners[0]
     if not all(_scalar(kind) or _staged(kind) and runner.host for kind in function._info.inputs):
         return function.run_inputs
     return SteadyCall(function, runner)
+
+
+def written(function: "CompiledFunction") -> list[tuple[Any, int]] | None:
+    """Per heap location ``function`` writes (``AccessPath``), the index of the result
+    holding its new value, each a fresh array of one or more dims (what the runtime's
+    commit stores there: a fused call may store it itself); None when one is a 0-d array
+    or a scalar (Python would hold a NumPy or Python scalar: the general commit converts)."""
+    writes = function._heap.writes if function._heap is not None else ()
+    returned = len(function._results) - len(writes)
+    if not all(isinstance(kind, TensorType) and kind.shape for kind in function._results[returned:]):
+        return None
+    return [(path, returned + j) for j, path in enumerate(writes)]
 
 
 def _scalar(kind: Any) -> bool:
