@@ -351,7 +351,7 @@ class GuardBuilder:
         function (``EntryGuards.fuse``); it returns ``MISS`` where ``match`` returns None. A
         ``run`` that is the runtime's generated call as source (``fast_path.SteadyCall``) is
         inlined: one frame, no list of inputs. With ``heap`` (the object table's sources,
-        the locations read, of a version that only reads the heap) the heap checks run too,
+        the locations read, of a version that reads the heap) the heap checks run too,
         and ``run`` gets the values read after the leaves; ``held``: checked locations whose
         entry values ``finish`` gets as the list ``held`` (a segment boundary's state, read
         before the call); ``prologue``: lines run once the arguments matched. None when the

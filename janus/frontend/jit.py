@@ -75,8 +75,9 @@ class Version:
         #: ``args -> value`` (``MISS`` when the guards do not match): the entry guards, the
         #: heap checks, the runtime's generated call and the result rebuild (for a version
         #: ending at a boundary: the ``segments.Continuation``) in one function
-        #: (``guards.EntryGuards.fuse``); None for a version that writes the heap or tree
-        #: nodes, or has nested arguments
+        #: (``guards.EntryGuards.fuse``), with the stores of a version writing attributes of one
+        #: object (``_fused_commits``); None for a version with other heap writes, writing tree
+        #: nodes, or with nested arguments
         self.quick: Callable[[tuple], Any] | None = None
         graph, heap, boundary = self.graph, self.graph.heap, self.graph.boundary
         owner = getattr(self.call, "__self__", None)  # the runtime's CompiledFunction (a stub in some tests)
