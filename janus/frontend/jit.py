@@ -146,7 +146,7 @@ def _fused_commits(heap: HeapPlan, owner: Any, guards: EntryGuards) -> list[tupl
     if not heap.stores_only or guards.in_place or guards.arguments_written or not hasattr(owner, "written"):
         return None
     written = owner.written()
-    if not written:
+    if not written or {path for path, _ in written} != {path for path, _ in heap.writes}:
         return None
     paths = [*owner.heap_reads, *(path for path, _ in written)]
     if not all(path.steps and path.steps[-1][0] == "attr" for path in paths) or len({p.parent for p in paths}) != 1:
