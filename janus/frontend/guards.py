@@ -352,21 +352,25 @@ class GuardBuilder:
 
     def _fused(self, arity: int, run: Callable | SteadyCall, finish: Sequence[str], names: dict[str, Any],
                heap: tuple[Sequence[tuple[str, Any]], Sequence[AccessPath]] | None = None,
-               held: Sequence[AccessPath] = (), prologue: Sequence[str] = ()) -> Callable[[tuple], Any] | None:
+               held: Sequence[AccessPath] = (), prologue: Sequence[str] = (),
+               commits: Sequence[tuple[AccessPath, int]] = ()) -> Callable[[tuple], Any] | None:
         """``match``, then ``results = run(leaves)`` and the lines ``finish`` (over ``results``,
         ``leaves``, ``held`` and ``names``, returning the call's value) in one generated
         function (``EntryGuards.fuse``); it returns ``MISS`` where ``match`` returns None. A
         ``run`` that is the runtime's generated call as source (``fast_path.SteadyCall``) is
         inlined: one frame, no list of inputs. With ``heap`` (the object table's sources,
-        the locations read, of a version that only reads the heap) the heap checks run too,
+        the locations read, of a version that reads the heap) the heap checks run too,
         and ``run`` gets the values read after the leaves; ``held``: checked locations whose
         entry values ``finish`` gets as the list ``held`` (a segment boundary's state, read
         before the call); ``prologue``: lines run once the arguments matched. None when the
-        heap checks do not compile (``heap_checks``) or do not locate a read or held path."""
+        heap checks do not compile (``heap_checks``) or do not locate a read or held path.
+        ``commits``: (attribute location, result index) stored into the object's ``__dict__``
+        once the call succeeded, before ``finish`` (the heap checks found the class plain; its
+        ``__setattr__`` is checked to be ``object``'s): a failed guard raises before any store."""
         leaves = [g.leaf for g in self.guards if g.leaf is not None]
         body = self._checks(arity, "MISS") + list(prologue)
-        inputs = list(leaves)
-        if heap is None and held:
+        inputs, stores = list(leaves), []
+        if heap is None and (held or commits):
             return None
         if heap is not None:
             sources, reads = heap
@@ -374,9 +378,12 @@ class GuardBuilder:
             arguments = {slot: (f"a{ref}", self.typed[ref]) for slot, (kind, ref) in enumerate(sources)
                          if kind == "arg" and ref in self.typed}
             checks = heap_checks(self.heap, self._bind, "MISS", arguments)
-            if checks is None or any(path not in checks[1] for path in (*reads, *held)):
+            if checks is None or any(path not in checks[1] for path in (*reads, *held, *(p for p, _ in commits))):
                 return None
             lines, located = checks
+            containers = dict.fromkeys(located[path.parent] for path, _ in commits)
+            lines += [f"if type({p}).__setattr__ is not OSA: return MISS" for p in containers]
+            stores = [f"d{located[path.parent]}[{path.steps[-1][1]!r}] = results[{index}]" for path, index in commits]
             if len(arguments) < len(sources):
                 objects = ", ".join(f"a{ref}" if kind == "arg" else self._bind(ref) for kind, ref in sources)
                 body.append(f"objects = [{objects}]")
@@ -395,7 +402,7 @@ class GuardBuilder:
         else:
             scope["run"] = run
             body.append(f"results = run([{', '.join(inputs)}])")
-        return _compile("call", "args", body + list(finish), scope)
+        return _compile("call", "args", body + stores + list(finish), scope)
 
     def _checked_ints(self, inputs: Sequence[str]) -> list[int]:
         """The positions in ``inputs`` of relaxed int arguments: their guards checked them to

@@ -34,7 +34,8 @@ from janus.frontend.relax import describe_position, key_diff, leaf_labels
 from janus.frontend.signature import as_came, describe_key, entry_key, key_and_leaves, leaf_shapes
 from janus.frontend.speculation import FULL, Speculation, general_positions
 from janus.frontend.values import NotConvertible
-from janus.heap import HeapError
+from janus.frontend.heap.plan import HeapPlan
+from janus.heap import AccessPath, HeapError
 
 DEFAULT_WARMUP = 3
 #: a speculated assumption whose guard failed this often is no longer made
@@ -79,14 +80,17 @@ class Version:
         #: ``args -> value`` (``MISS`` when the guards do not match): the entry guards, the
         #: heap checks, the runtime's generated call and the result rebuild (for a version
         #: ending at a boundary: the ``segments.Continuation``) in one function
-        #: (``guards.EntryGuards.fuse``); None for a version that writes the heap or tree
-        #: nodes, or has nested arguments
+        #: (``guards.EntryGuards.fuse``), with the stores of a version writing attributes of one
+        #: object (``_fused_commits``); None for a version with other heap writes, writing tree
+        #: nodes, or with nested arguments
         self.quick: Callable[[tuple], Any] | None = None
         graph, heap, boundary = self.graph, self.graph.heap, self.graph.boundary
-        if guards.fuse is None or heap is not None and not heap.inert or graph.tree_writes:
-            return
         owner = getattr(self.call, "__self__", None)  # the runtime's CompiledFunction (a stub in some tests)
-        run = owner.steady_call() if hasattr(owner, "steady_call") else None if heap is not None else self.call
+        commits = _fused_commits(heap, owner, guards) if heap is not None and boundary is None else None
+        if guards.fuse is None or heap is not None and not heap.inert and commits is None or graph.tree_writes:
+            return
+        run = (owner.steady_call(bool(commits)) if hasattr(owner, "steady_call")
+               else None if heap is not None else self.call)
         if run is None:
             return
         observed, names = observed_test()
@@ -94,7 +98,7 @@ class Version:
         # what ``JitFunction.__call__`` checks before the version's guards: compiling on, not profiling, and
         # NumPy not asked to raise on floating-point errors (a graph would not)
         prologue = [f"if not SWITCH.enabled or RUNNING or {observed}: return MISS"]
-        finish = ["version.calls += 1", *_rebuild_source(graph.output)]
+        finish = ["version.calls += 1", *_rebuild_source(graph.output, getattr(run, "python_type", None))]
         if boundary is not None:  # the segment, then the continuation the caller drives (``segments``)
             names.update(boundary=boundary, resume=self.resume, Continuation=segments.Continuation, Env=segments.Env,
                          clock=time.perf_counter)
@@ -102,7 +106,7 @@ class Version:
                       f"return Continuation(boundary, resume, Env(results, leaves, {'held' if heap else '[]'}, args))"]
         self.quick = guards.fuse(run, finish, names, None if heap is None else (heap.sources, owner.heap_reads),
                                  () if boundary is None else boundary.held,
-                                 prologue if boundary is None else [*prologue, "started = clock()"])
+                                 prologue if boundary is None else [*prologue, "started = clock()"], commits or ())
 
     @functools.cached_property
     def traffic(self) -> Any:
@@ -138,9 +142,30 @@ class Version:
         return _rebuild(self.graph.output, results, leaves)
 
 
-def _rebuild_source(shape: Any) -> list[str]:
-    """Lines returning ``_rebuild(output, results, leaves)``: direct for one result."""
+def _fused_commits(heap: HeapPlan, owner: Any, guards: EntryGuards) -> list[tuple[AccessPath, int]] | None:
+    """The heap writes a version's fused call stores itself (location, result index): for a
+    plan whose commit is one store per attribute (``HeapPlan.stores_only``) of fresh arrays
+    (``CompiledFunction.written``), every location read or written an attribute of one
+    object (distinct names: distinct locations), no in-place or argument-aliasing guard;
+    else None (``Version.run`` and the runtime commit)."""
+    if not heap.stores_only or guards.in_place or guards.arguments_written or not hasattr(owner, "written"):
+        return None
+    written = owner.written()
+    if not written or {path for path, _ in written} != {path for path, _ in heap.writes}:
+        return None
+    paths = [*owner.heap_reads, *(path for path, _ in written)]
+    if not all(path.steps and path.steps[-1][0] == "attr" for path in paths) or len({p.parent for p in paths}) != 1:
+        return None
+    return written
+
+
+def _rebuild_source(shape: Any, python_type: Callable[[int], type | None] | None = None) -> list[str]:
+    """Lines returning ``_rebuild(output, results, leaves)``: direct for one result, as it is
+    when the call gives it as the Python scalar it stands for (``python_type``: the runtime's
+    generated call says)."""
     if type(shape) is Result:
+        if shape.python is not None and python_type is not None and python_type(shape.index) is shape.python:
+            return [f"return results[{shape.index}]"]
         if shape.python is not None:
             return [f"return output.python(results[{shape.index}])"]
         return [f"value = results[{shape.index}]", "return value[()] if value.ndim == 0 else value"]

@@ -47,9 +47,10 @@ class EntryChoice:
     """The running choice between a function's dispatch export and its host twin.
 
     A caller invokes path ``path``, counts ``left`` down, and calls ``record(path, seconds)``
-    when it reaches 0 or the call took longer than ``limit``."""
+    when it reaches 0 or the call took longer than ``limit``; while ``quiet`` it may leave
+    most calls untimed (and uncounted)."""
 
-    __slots__ = ("path", "left", "limit", "times", "warm", "interval")
+    __slots__ = ("path", "left", "limit", "times", "warm", "interval", "settled", "quiet")
 
     def __init__(self) -> None:
         self.path = DISPATCH
@@ -60,15 +61,21 @@ class EntryChoice:
         self.times: tuple[list[float], list[float]] = ([], [])
         self.warm = [False, False]
         self.interval = EXPLORE_EVERY
+        #: a path is taken (no trial under way): a call recorded now starts a trial; kept apart from
+        #: ``left``, which the caller counts down to 0 before it records the call that ends the interval
+        self.settled = False
+        #: settled on the twin: a caller may time one call in a few (``fast_path.QUIET_SAMPLE``), enough
+        #: to see calls turn slow, and skip the clock on the others
+        self.quiet = False
 
     @property
     def timing(self) -> bool:
         """Whether a trial is under way."""
-        return self.left <= 0 and self.limit == math.inf
+        return not self.settled
 
     def record(self, path: int, seconds: float) -> None:
         """The call on ``path`` took ``seconds``."""
-        if self.left > 0 or self.limit != math.inf:  # settled: a slow twin call, or time to explore
+        if self.settled:  # a slow twin call, or time to explore: both exports timed afresh
             self._trial()
             return
         if not self.warm[path]:
@@ -87,7 +94,7 @@ class EntryChoice:
 
     def _settle(self, path: int, host: float = 0.0) -> None:
         """Take ``path`` from now on (``host``: the twin's time in the trial, seconds)."""
-        self.path = path
+        self.path, self.settled, self.quiet = path, True, path == HOST
         dispatch = median(self.times[DISPATCH])
         if path == HOST:
             self.left, self.limit = 1 << 62, REJECT_FACTOR * dispatch
@@ -100,7 +107,7 @@ class EntryChoice:
     def _trial(self) -> None:
         """Time both exports again."""
         self.times = ([], [])
-        self.path, self.left, self.limit = DISPATCH, 0, math.inf
+        self.path, self.left, self.limit, self.settled, self.quiet = DISPATCH, 0, math.inf, False, False
 
     def describe(self) -> str:
         """For ``janus.explain``."""

@@ -15,10 +15,12 @@ pulled by their converters, and the call timed for the driver choice (while that
 quiet, one call in ``QUIET_SAMPLE``: a slow call still reaches it, ``DriverChoice.quiet``).
 A version's fused call (``guards.EntryGuards.fuse``) inlines this code (``SteadyCall``).
 A recursion entry with a host twin invokes the export its ``EntryChoice`` names, timed
-(the choice sees a call when it asks for it or when the call was slow). Anything else (a
+(the choice sees a call when it asks for it or when the call was slow); settled on the
+twin, one call in ``QUIET_SAMPLE`` is timed, as for a quiet driver choice. Anything else (a
 busy scratch: another thread's or a reentrant call; a host module; the driver choice
 comparing drivers) goes to ``run_inputs``, which does the same work slower. A function
-that writes the heap gets no caller: its commit belongs to ``results``.
+that writes the heap gets no caller (its commit belongs to ``results``), but a version's
+fused call may inline its steady call and store the written results itself.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from iree import runtime as rt
 
 from janus.runtime import host_modules
 from janus.runtime.drivers import MIN_SECONDS
+from janus.runtime.entry_choice import HOST
 from janus.runtime.errors import GuardFailure
 from janus.runtime.values import SCALAR_TYPES, SHARE_MIN_BYTES, BoolType, FloatType, IntType, Stage, TensorType
 
@@ -54,16 +57,30 @@ def caller(function: "CompiledFunction") -> Caller | None:
     return steady.build() if isinstance(steady, SteadyCall) else steady
 
 
-def steady_call(function: "CompiledFunction") -> "SteadyCall | Caller | None":
+def steady_call(function: "CompiledFunction", commits: bool = False) -> "SteadyCall | Caller | None":
     """The generated steady call of ``function`` as source a caller can inline (a version's
     fused call, ``guards.EntryGuards.fuse``: one Python frame for the entry checks and the
-    call); ``run_inputs`` or None as ``caller`` says."""
-    if function._heap is not None and function._heap.writes:
+    call); ``run_inputs`` or None as ``caller`` says. ``commits``: the caller commits the
+    heap writes itself (``SteadyCall.written``), so a function writing the heap gets its
+    steady call too."""
+    if function._heap is not None and function._heap.writes and not commits:
         return None
     runner = function._runners[0]
     if not all(_scalar(kind) or _staged(kind) and runner.host for kind in function._info.inputs):
         return function.run_inputs
     return SteadyCall(function, runner)
+
+
+def written(function: "CompiledFunction") -> list[tuple[Any, int]] | None:
+    """Per heap location ``function`` writes (``AccessPath``), the index of the result
+    holding its new value, each a fresh array of one or more dims (what the runtime's
+    commit stores there: a fused call may store it itself); None when one is a 0-d array
+    or a scalar (Python would hold a NumPy or Python scalar: the general commit converts)."""
+    writes = function._heap.writes if function._heap is not None else ()
+    returned = len(function._results) - len(writes)
+    if not all(isinstance(kind, TensorType) and kind.shape for kind in function._results[returned:]):
+        return None
+    return [(path, returned + j) for j, path in enumerate(writes)]
 
 
 def _scalar(kind: Any) -> bool:
@@ -77,6 +94,12 @@ def _staged(kind: Any) -> bool:
 
 def _nbytes(kind: TensorType) -> int:
     return kind.dtype.itemsize * int(np.prod(kind.shape, dtype=np.int64))
+
+
+def _invoke(export: str) -> list[str]:
+    """The invoke of ``export``, a failed guard raised as ``GuardFailure``."""
+    return ["try:", f"    invoke({export}, arguments, out)", "except RuntimeError as e:", "    failure = from_error(e, NAME)",
+            "    if failure is None:", "        raise", "    raise failure from e"]
 
 
 def _indent(lines: list[str], levels: int = 1) -> list[str]:
@@ -106,6 +129,14 @@ class SteadyCall:
         self.scalars = [i for i, kind in enumerate(inputs) if _scalar(kind)]
         #: bytes every call copies: its staged arguments and its stored results
         self.copied = sum(_nbytes(inputs[i]) for i in self.staged) + sum(_nbytes(k) for k in function._outputs)
+
+    def python_type(self, index: int) -> type | None:
+        """The Python type result ``index`` has as the call gives it (an ``int``, ``float`` or
+        ``bool`` scalar result), or None for an array."""
+        kind = self.function._results[index]
+        if index in self.function._info.storage or not _scalar(kind):
+            return None
+        return bool if isinstance(kind, BoolType) else float if isinstance(kind, FloatType) else int
 
     def build(self) -> Caller:
         """The call as a function of the list of inputs."""
@@ -141,11 +172,8 @@ class SteadyCall:
         return ["try:", *_indent(body), "finally:", "    release()"]
 
     def accounting(self) -> list[str]:
-        """The byte counts, and the driver timing while the choice may change."""
-        lines = ["traffic.calls += 1"] + ([f"traffic.copied += {self.copied}"] if self.copied else [])
-        if self.function.choice is not None and self.runner.host_twin is not None:  # timed for the twin (``call``)
-            lines += ["if elapsed >= MIN or not choice.quiet:", "    choice.record(0, elapsed)"]
-        return lines
+        """The byte counts."""
+        return ["traffic.calls += 1"] + ([f"traffic.copied += {self.copied}"] if self.copied else [])
 
     def conversions(self, names: list[str], ints: frozenset[int], slow: list[str], steady: list[str]) -> list[str]:
         """Each scalar input converted (an int in range as it is; one of ``ints``, checked
@@ -210,19 +238,21 @@ class SteadyCall:
     def call(self) -> list[str]:
         """The invoke (timed when the driver choice is open; a failed guard as ``GuardFailure``)
         and the results."""
-        twin = self.runner.host_twin is not None
-        invoke = ["try:", f"    invoke({'exports[path]' if twin else 'function'}, arguments, out)",
-                  "except RuntimeError as e:", "    failure = from_error(e, NAME)", "    if failure is None:",
-                  "        raise", "    raise failure from e"]
+        twin, driver = self.runner.host_twin is not None, self.function.choice is not None
+        invoke = _invoke("exports[path]" if twin else "function")
         timed = ["started = perf_counter()", *invoke, "elapsed = perf_counter() - started"]
-        if twin:
-            lines = ["path = paths.path", *timed, "paths.left -= 1", "if paths.left <= 0 or elapsed > paths.limit:",
-                     "    paths.record(path, elapsed)"]
-        elif self.function.choice is not None:  # quiet: one call in QUIET_SAMPLE timed, for a slow one
+        record = ["if elapsed >= MIN or not choice.quiet:", "    choice.record(0, elapsed)"] if driver else []
+        if twin:  # settled on the twin (and the driver choice quiet): one call in QUIET_SAMPLE timed
+            self.scope.update(untimed=[0], SAMPLE=QUIET_SAMPLE - 1, HOST=HOST)
+            quiet = "paths.quiet and choice.quiet and untimed[0]" if driver else "paths.quiet and untimed[0]"
+            timed = ["path = paths.path", *timed, "paths.left -= 1", "if paths.left <= 0 or elapsed > paths.limit:",
+                     "    paths.record(path, elapsed)", *record]
+            lines = [f"if {quiet}:", "    untimed[0] -= 1", *_indent(_invoke("exports[HOST]")), "else:",
+                     "    untimed[0] = SAMPLE", *_indent(timed)]
+        elif driver:  # quiet: one call in QUIET_SAMPLE timed, for a slow one
             self.scope.update(untimed=[0], SAMPLE=QUIET_SAMPLE - 1)
             lines = ["if choice.quiet and untimed[0]:", "    untimed[0] -= 1", *_indent(invoke), "else:",
-                     "    untimed[0] = SAMPLE", *_indent(timed), "    if elapsed >= MIN or not choice.quiet:",
-                     "        choice.record(0, elapsed)"]
+                     "    untimed[0] = SAMPLE", *_indent(timed + record)]
         else:
             lines = invoke
         if any(isinstance(k, TensorType) and i not in self.function._info.storage

@@ -219,10 +219,16 @@ class CompiledFunction:
         function (``fast_path``); None for a function that writes the heap."""
         return fast_path.caller(self)
 
-    def steady_call(self) -> "fast_path.SteadyCall | fast_path.Caller | None":
+    def steady_call(self, commits: bool = False) -> "fast_path.SteadyCall | fast_path.Caller | None":
         """``caller``'s generated call as source a version's fused call inlines
-        (``fast_path.SteadyCall``), or what ``caller`` gives when it generates none."""
-        return fast_path.steady_call(self)
+        (``fast_path.SteadyCall``), or what ``caller`` gives when it generates none;
+        ``commits``: the fused call stores the heap writes itself (``fast_path.steady_call``)."""
+        return fast_path.steady_call(self, commits)
+
+    def written(self) -> list[tuple[Any, int]] | None:
+        """Each heap location written and the result index of its new value, when every one
+        is an array of one or more dims (``fast_path.written``)."""
+        return fast_path.written(self)
 
     def results(self, args: Sequence[Any], objects: Sequence[object] = ()) -> list[Any]:
         """The call as a list of results (the per-call path of ``janus.jit``)."""

@@ -8,6 +8,7 @@ import math
 import pytest
 
 import janus
+from janus.runtime.fast_path import QUIET_SAMPLE
 from janus.runtime.entry_choice import (DISPATCH, EXPLORE_COST, EXPLORE_EVERY, HOST, HOST_MAX_SECONDS,
                                         MAX_EXPLORE_EVERY, WINDOW, EntryChoice)
 
@@ -59,6 +60,18 @@ def test_a_slow_host_call_after_settling_starts_a_new_trial() -> None:
     assert paths[:2] == [DISPATCH, HOST] and set(paths[2:]) == {DISPATCH}
 
 
+def test_a_full_trial_lost_by_the_host_is_tried_again_afresh() -> None:
+    """A trial the twin loses on medians (a busy moment, not a rejection) is not final: after
+    the interval the next trial times both exports again, without the old times."""
+    choice = EntryChoice()
+    for _ in range(2 * WINDOW + 3):
+        call(choice, 7 * US, 12 * US)  # slower than the dispatch, yet under the rejection factor
+    assert choice.path == DISPATCH and not choice.timing
+    paths = [call(choice, 7 * US, 3 * US) for _ in range(EXPLORE_EVERY * 8)]
+    assert paths[-1] == HOST and not choice.timing
+    assert paths.index(HOST) <= 2 * EXPLORE_EVERY + 2  # the first interval after the lost trial
+
+
 def test_a_tie_keeps_the_dispatch_export() -> None:
     choice = EntryChoice()
     for _ in range(2 * WINDOW + 3):
@@ -97,3 +110,21 @@ def test_each_export_agrees_with_python_and_fails_the_same_guards(compiled_power
     events = len(jf.events)
     assert jf(2, 70) == 2**70  # the overflow guard fails on this path: Python's exact int
     assert any("64 bits" in event for event in jf.events[events:]), jf.events
+
+
+def test_settled_on_the_twin_sampled_calls_still_see_calls_turn_slow(compiled_power, monkeypatch) -> None:
+    """Settled on the twin, the generated call times one call in ``QUIET_SAMPLE``: calls that
+    turn slow (a clock made to say so) still start a new trial within that many calls."""
+    jf, version, choice = compiled_power
+    choice.path, choice.left, choice.limit, choice.settled, choice.quiet = HOST, 1 << 62, 1.0, True, True
+    for _ in range(QUIET_SAMPLE // 2):  # the real clock: fast calls, one of them timed
+        jf(3, 5)
+    assert not choice.timing
+    choice.limit = 1e-3
+    ticks = iter(range(10**6))
+    monkeypatch.setitem(version.quick.__globals__, "perf_counter", lambda: next(ticks) * 2e-3)  # every call 2 ms
+    for _ in range(QUIET_SAMPLE):
+        assert jf(3, 5) == 243
+        if choice.timing:
+            break
+    assert choice.timing

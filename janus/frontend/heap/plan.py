@@ -119,6 +119,18 @@ class HeapPlan:
         return out
 
     @functools.cached_property
+    def stores_only(self) -> bool:
+        """``finish`` has nothing to do after the runtime's commit, which is one store per
+        written attribute: no in-place updates, structures or scalars; no written value that
+        is an entry array or an argument; no result that is a written or entry array. A
+        version's fused call commits such writes itself."""
+        finals = {name for _, name in self.writes}
+        return (bool(self.writes) and not (self.mutated or self.structures or self.argument_writes or self.scalars)
+                and all(path.steps and path.steps[-1][0] == "attr" for path, _ in self.writes)
+                and not finals & (self.owners.keys() | self.arguments.keys())
+                and not any(name in finals or name in self.owners for name in self.outputs))
+
+    @functools.cached_property
     def inert(self) -> bool:
         """``finish`` has nothing to do: no writes, in-place updates or structures, and no
         result that is an entry array (the common case of a call that only reads the heap)."""
