@@ -391,6 +391,8 @@ def _matmul_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     if b.ndim > 2:
         return _batched_matmul(em, a, b, spec)
     if a.ndim > 2:
+        if not is_static(a.shape[:-1]):
+            raise NotConvertible("matmul of an N-d array with ? leading dims (flattened by a static reshape)")
         flat = em.reshape(a, (int(np.prod(a.shape[:-1])), a.shape[-1]))
         return em.reshape(_matmul_lower(em, {"a": flat, "b": b}, spec), spec[0])
     a2 = em.insert_unit_dims(a, [1], (1,) + a.shape) if a.ndim == 1 else a
