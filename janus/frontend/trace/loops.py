@@ -25,6 +25,7 @@ value: a later read is NotConvertible, never a wrong value); other Python state 
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -46,6 +47,9 @@ if TYPE_CHECKING:
 
 #: loops over more known items than this become scf.for, trip counts above it scf.while
 UNROLL_LIMIT = 64
+#: element types a Python scalar (weakly typed) and a 64-bit NumPy scalar meet with different
+#: results (``float32 + 0.0`` is float32, ``float32 + float64(0)`` float64)
+NARROW_TYPES = re.compile(r"\b(bf16|f16|f32|u?i8|u?i16|u?i32|ui64)\b")
 
 
 def unroll_limit(tracer: "Tracer") -> int:
@@ -293,7 +297,12 @@ class _Loop:
             for path, (value, weak) in promote.values.items():
                 assign(root, path, self.constant(value, weak))
             try:
-                return self.trace()
+                traced = self.trace()
+                strong = [value for value, weak in promote.values.values() if type(value) is not np.ndarray and not weak]
+                if strong and NARROW_TYPES.search("\n".join(traced[1])):
+                    raise NotConvertible("a loop body turns a Python scalar into a NumPy scalar and also computes "
+                                         "in a narrower type (the first iteration would promote differently)")
+                return traced
             except NotConvertible:
                 for path, (value, _) in promote.values.items():  # as before for the caller's fallback
                     assign(root, path, value)

@@ -139,3 +139,22 @@ def test_an_array_seen_through_another_name_is_not_updated_in_a_loop_region(fn: 
     jf = janus.jit(fn, warmup=1, specialize=False)
     for n in (4, 7, 2, 70):
         assert_same(jf(rand(n, 3, seed=n)), fn(rand(n, 3, seed=n)))
+
+
+def accumulated_in_float32(x32):
+    running = 0.0
+    for t in range(len(x32)):
+        running = (x32[t] * 3.1 + running).astype(np.float64)
+    return running
+
+
+def test_a_python_float_meeting_float32_in_the_loop_is_not_made_a_float64_scalar():
+    """The first iteration adds the Python float to float32 (float32, then cast), a float64
+    scalar would add in float64: not promoted, exact shapes (unrolled) instead."""
+    jf = janus.jit(accumulated_in_float32, warmup=1, specialize=False)
+    for n in (4, 7, 5):
+        x = rand(n, seed=n).astype(np.float32)
+        got, want = jf(x), accumulated_in_float32(x)
+        assert type(got) is type(want)
+        assert_same(got, want)
+    assert "computes in a narrower type" in janus.explain(jf), janus.explain(jf)
