@@ -40,25 +40,45 @@ def getitem(tracer: "Tracer", x: Tensor, key: Any) -> Tensor:
     for k in key:
         if isinstance(k, Tensor) and (k.shape or k.dtype.kind != "i"):
             raise NotConvertible(f"indexing with a {k.type} array (advanced indexing is not supported)")
-    shape = x.static_shape()
-    static = tuple(0 if isinstance(k, Tensor) else k for k in key)
-    offsets, sizes, strides, kept = slice_plan(shape, static)
+    offsets, sizes, strides, kept = traced_plan(tracer, x, key)
     em = tracer.em
-    for dim, k in enumerate(key):
-        if isinstance(k, Tensor):
-            offsets[dim] = checked_index(tracer, em.scalar(k), shape[dim])
-    view = em.extract_slice(x, offsets, sizes, strides, tuple(sizes[d] for d in kept))
+    view = em.extract_slice(x, offsets, [em.size(d) for d in sizes], strides, tuple(sizes[d] for d in kept))
     registry.record(em, "getitem", {"a": x}, view)
     return view
 
 
-def checked_index(tracer: "Tracer", index: str, size: int) -> str:
-    """An ``index`` value for Python's ``index`` into a dim of ``size``, guarded in range."""
-    b = tracer.em.scalars()
-    low, high, zero = b.constant(-size, "i64"), b.constant(size, "i64"), b.constant(0, "i64")
+def traced_plan(tracer: "Tracer", x: Tensor, key: tuple) -> tuple[list, list[int | str], list[int], list[int]]:
+    """``slice_plan`` of a key holding 0-d int graph values: each such index a guarded dynamic
+    offset of size 1 (into a static dim, or a ``?`` one: planned as ``:``, then narrowed)."""
+    if any(k is Ellipsis for k in key) and any(isinstance(k, Tensor) for k in key):
+        raise NotConvertible("an array index mixing a traced int with ...")
+    static = tuple((slice(None) if isinstance(n, str) else 0) if isinstance(k, Tensor) else k
+                   for k, n in zip(key, x.shape))
+    offsets, sizes, strides, kept = slice_plan(x.shape, static + key[len(static):])
+    for dim, n in enumerate(x.shape):
+        if isinstance(n, str):
+            tracer.em.bind_dim(n, x, dim)
+    for dim, k in enumerate(key):
+        if isinstance(k, Tensor):
+            offsets[dim] = checked_index(tracer, tracer.em.scalar(k), x.shape[dim], x, dim)
+            sizes[dim] = 1
+            kept = [d for d in kept if d != dim]
+    return offsets, sizes, strides, kept
+
+
+def checked_index(tracer: "Tracer", index: str, size: int | str, x: Tensor | None = None, dim: int = 0) -> str:
+    """An ``index`` value for Python's ``index`` into a dim of ``size`` (a ``?`` dim: the symbol
+    of ``x``'s dim ``dim``), guarded in range."""
+    em = tracer.em
+    if isinstance(size, str):
+        em.bind_dim(size, x, dim)
+    b = em.scalars()
+    zero = b.constant(0, "i64")
+    high = b.index_cast(em.dims[size], "index", "i64") if isinstance(size, str) else b.constant(size, "i64")
+    low = b.op("arith.subi", [zero, high], "i64")
     ok = b.op("arith.andi", [b.cmp("i64", "sge", index, low), b.cmp("i64", "slt", index, high)], "i1")
-    tracer.guard(ok, "raise", f"index in range of a dim of size {size} (IndexError)")
-    b = tracer.em.scalars()
+    tracer.guard(ok, "raise", f"index in range of a dim of size {'?' if isinstance(size, str) else size} (IndexError)")
+    b = em.scalars()
     negative = b.cmp("i64", "slt", index, zero)
     chosen = b.select(negative, b.op("arith.addi", [index, high], "i64"), index, "i64")
     return b.index_cast(chosen, "i64", "index")

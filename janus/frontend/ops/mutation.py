@@ -250,22 +250,52 @@ def _insert(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> Tensor:
     keys = key if isinstance(key, tuple) else (key,)
     if any(k is None for k in keys):
         raise NotConvertible("item assignment with a None (newaxis) index")
-    static = tuple(0 if isinstance(k, Tensor) else k for k in keys)
-    offsets, sizes, strides, kept = op_table.slice_plan(target.static_shape(), static)
-    for dim, k in enumerate(keys):
-        if isinstance(k, Tensor):
-            if k.shape or k.dtype.kind != "i":
-                raise NotConvertible(f"item assignment with a {k.type} index")
-            offsets[dim] = indexing.checked_index(tracer, tracer.em.scalar(k), target.shape[dim])
+    for k in keys:
+        if isinstance(k, Tensor) and (k.shape or k.dtype.kind != "i"):
+            raise NotConvertible(f"item assignment with a {k.type} index")
+    offsets, sizes, strides, kept = indexing.traced_plan(tracer, target, keys)
     part = Tensor("", tuple(sizes[d] for d in kept), target.dtype)
     source = op_table.conform(tracer.em, value, part, "item assignment")
-    return tracer.em.insert_slice(source, target, offsets, sizes, strides)
+    return tracer.em.insert_slice(source, target, offsets, [tracer.em.size(d) for d in sizes], strides)
+
+
+def loop_fresh(tracer: "Tracer", frame: "Frame", originals: dict, placeholders: dict) -> list[Tensor]:
+    """The placeholders a loop body may update in place: of fresh local arrays (made by the trace,
+    not views) that the loop's frame holds at one place only, with no live view, that no other
+    frame, heap location or tree node holds."""
+    provenance = tracer.em.provenance
+    outside = list(_walk([[[f.locals, f.stack, f.cells] for f in tracer.frames if f is not frame],
+                          list(tracer.heap.values.values()), list(tracer.tree_state.stored)]))
+    viewed = {id(provenance.get(v)) for v in [*outside, *_walk([frame.locals, frame.stack, frame.cells])]
+              if isinstance(v, Tensor) and provenance.get(v) is not None}
+    held = list(originals.values())
+    return [placeholders[path] for path, original in originals.items()
+            if original in provenance and provenance[original] is None and id(original) not in viewed
+            and sum(v is original for v in held) == 1 and not any(v is original for v in outside)]
+
+
+def _replace_in_loop(tracer: "Tracer", old: Tensor, new: Tensor, what: str) -> bool:
+    """``old`` a carried fresh array of the loop body being traced (``loops.LoopBody``): its
+    update substituted in the body's state and the frames it calls; False when it is not one."""
+    where = tracer.loops.fresh.get(id(old))
+    if where is None or tracer.em.lines is not where.lines:
+        return False
+    roots = [[where.frame.locals, where.frame.stack, where.frame.cells],
+             [[f.locals, f.stack, f.cells] for f in tracer.frames[where.depth:]]]
+    provenance = tracer.em.provenance
+    if any(isinstance(v, Tensor) and v is not old and provenance.get(v) is old for v in _walk(roots)):
+        raise NotConvertible(f"{what}: the array has a live view (NumPy would update the view too)")
+    _substitute_frames([where.frame, *tracer.frames[where.depth:]], old, new, what)
+    tracer.loops.fresh[id(new)] = where
+    return True
 
 
 def replace(tracer: "Tracer", old: Tensor, new: Tensor, what: str) -> None:
     """Make every place the trace can see hold ``new`` instead of ``old`` (or refuse)."""
     em = tracer.em
     provenance = em.provenance
+    if _replace_in_loop(tracer, old, new, what):
+        return
     if not em.in_place_region():
         raise NotConvertible(f"{what} on a local array inside a loop region in the graph")
     if old not in provenance:
@@ -338,8 +368,12 @@ def check_views(tracer: "Tracer", base: Tensor, what: str) -> None:
 
 def substitute(tracer: "Tracer", old: Tensor, new: Tensor, what: str) -> None:
     """Replace ``old`` by ``new`` in every frame being traced, and the lists and dicts they reach."""
+    _substitute_frames(tracer.frames[_outside_branch(tracer):], old, new, what)  # the frames outside do not hold it (checked)
+
+
+def _substitute_frames(frames: list["Frame"], old: Tensor, new: Tensor, what: str) -> None:
     rebuilt: dict[int, tuple] = {}
-    for f in tracer.frames[_outside_branch(tracer):]:  # the frames outside do not hold it (checked)
+    for f in frames:
         _substitute(f.locals, old, new, what, rebuilt)
         _substitute(f.stack, old, new, what, rebuilt)
         for cell in f.cells.values():

@@ -391,6 +391,8 @@ def _matmul_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     if b.ndim > 2:
         return _batched_matmul(em, a, b, spec)
     if a.ndim > 2:
+        if not is_static(a.shape[:-1]):
+            raise NotConvertible("matmul of an N-d array with ? leading dims (flattened by a static reshape)")
         flat = em.reshape(a, (int(np.prod(a.shape[:-1])), a.shape[-1]))
         return em.reshape(_matmul_lower(em, {"a": flat, "b": b}, spec), spec[0])
     a2 = em.insert_unit_dims(a, [1], (1,) + a.shape) if a.ndim == 1 else a
@@ -671,7 +673,13 @@ def _like_rule(args: Args) -> Spec:
 
 
 def _like_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
-    return em.literal(np.full(spec[0], args["fill"], spec[1]))
+    """A constant; with ``?`` dims, a fill of a tensor whose sizes are read from ``a``."""
+    if is_static(spec[0]):
+        return em.literal(np.full(spec[0], args["fill"], spec[1]))
+    for axis, d in enumerate(spec[0]):
+        if isinstance(d, str):
+            em.bind_dim(d, args["a"], axis)
+    return em.filled(spec[0], spec[1], np.full((), args["fill"], spec[1])[()])
 
 
 def _creation_bind(shape: Any, *rest: Any, **kwargs: Any) -> Args:
@@ -702,6 +710,41 @@ def creation(name: str, eager: Callable[..., Any]) -> Op:
               no_grad="static arguments only (folded to a constant)")
 
 
+def _sized_shape(shape: Any) -> Shape:
+    """A creation shape of ints and ``len()``/``.shape`` ints of ``?`` dims (``Length``: their symbols)."""
+    dims = shape if isinstance(shape, (tuple, list)) else (shape,)
+    if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) or getattr(d, "symbol", None) for d in dims):
+        raise NotConvertible("array creation from a traced value: the shape must be static or dims of arrays (x.shape, len(x))")
+    return tuple(d.symbol if isinstance(d, Tensor) else int(d) for d in dims)
+
+
+def _sized_bind(fill: Any) -> Callable[..., Args]:
+    def bind(shape: Any, dtype: Any = float, order: str = "C", *, like: Any = None) -> Args:
+        return {"shape": shape, "dtype": dtype, "order": order, "like": like, "fill": fill}
+
+    return bind
+
+
+def _full_sized_bind(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C", *, like: Any = None) -> Args:
+    return {"shape": shape, "dtype": dtype, "order": order, "like": like, "fill": fill_value}
+
+
+def _sized_rule(args: Args) -> Spec:
+    require_default(args, order="C", like=None)
+    if isinstance(args["fill"], Tensor) or not isinstance(args["dtype"], (type, str, np.dtype, type(None))):
+        raise NotConvertible("fill value and dtype must be static")
+    dtype = np.asarray(args["fill"]).dtype if args["dtype"] is None else np.dtype(args["dtype"])
+    return _sized_shape(args["shape"]), check_dtype(dtype)
+
+
+def sized(name: str, eager: Callable[..., Any], bind: Callable[..., Args]) -> Op:
+    """Creation of a shape that holds dims of ``?`` size (``np.zeros((n, d))``, ``n = len(x)``); a
+    static one is folded by ``eager`` before the rule is asked."""
+    return Op(name, eager, bind, _sized_rule,
+              lambda em, args, spec: em.filled(spec[0], spec[1], np.full((), args["fill"], spec[1])[()]),
+              no_grad="a constant of a size known at run time")
+
+
 STACK = join("stack", np.stack, new_axis=True)
 
 OTHERS = [
@@ -718,17 +761,17 @@ OTHERS = [
     Op("getitem", operator.getitem, _getitem_bind, _getitem_rule, _getitem_lower, dynamic=True, vjp=vjp_numpy.getitem_vjp),
     Op("copy", np.copy, _copy_bind, lambda args: (shape_of(args["a"]), args["a"].dtype), _copy_lower, dynamic=True,
        vjp=vjp_numpy.astype_vjp),
-    Op("zeros_like", np.zeros_like, _like_bind(0), _like_rule, _like_lower, vjp=vjp_numpy.like_vjp),
-    Op("ones_like", np.ones_like, _like_bind(1), _like_rule, _like_lower, vjp=vjp_numpy.like_vjp),
-    Op("full_like", np.full_like, _full_like_bind, _like_rule, _like_lower, vjp=vjp_numpy.like_vjp),
+    Op("zeros_like", np.zeros_like, _like_bind(0), _like_rule, _like_lower, dynamic=True, vjp=vjp_numpy.like_vjp),
+    Op("ones_like", np.ones_like, _like_bind(1), _like_rule, _like_lower, dynamic=True, vjp=vjp_numpy.like_vjp),
+    Op("full_like", np.full_like, _full_like_bind, _like_rule, _like_lower, dynamic=True, vjp=vjp_numpy.like_vjp),
     # any contents are NumPy's ``empty_like``; zeros keep the graph deterministic
-    Op("empty_like", np.empty_like, _like_bind(0), _like_rule, _like_lower, vjp=vjp_numpy.like_vjp),
-    creation("zeros", np.zeros),
-    creation("ones", np.ones),
-    creation("full", np.full),
+    Op("empty_like", np.empty_like, _like_bind(0), _like_rule, _like_lower, dynamic=True, vjp=vjp_numpy.like_vjp),
+    sized("zeros", np.zeros, _sized_bind(0)),
+    sized("ones", np.ones, _sized_bind(1)),
+    sized("full", np.full, _full_sized_bind),
     Op("arange", np.arange, _arange_bind, lambda args: ((args["n"].symbol,), np.dtype(np.int64)), _arange_lower,
        dynamic=True, no_grad="static arguments only (folded to a constant), or np.arange(len(x)) of a ? dim: integers"),
-    creation("empty", np.zeros),  # any contents are NumPy's ``empty``; zeros keep the graph deterministic
+    sized("empty", np.zeros, _sized_bind(0)),  # any contents are NumPy's ``empty``; zeros keep the graph deterministic
     creation("eye", np.eye),
     creation("identity", np.identity),
     creation("linspace", np.linspace),

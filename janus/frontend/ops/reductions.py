@@ -10,10 +10,10 @@ import numpy as np
 
 from janus.frontend.emitter import Emitter
 from janus.frontend.ops import vjp_numpy
-from janus.frontend.ops.op_table import (BOOL_RESULT, _axes, by_kind, normalize_axis, reduction, require_default, result_dtype,
-                                         sample, shape_of)
+from janus.frontend.ops.op_table import (BOOL_RESULT, _axes, _element_count, by_kind, normalize_axis, reduction, require_default,
+                                         result_dtype, sample, shape_of)
 from janus.frontend.ops.registry import METHODS, OPS, Args, Op, Spec, apply, register
-from janus.frontend.values import NotConvertible, Tensor
+from janus.frontend.values import NotConvertible, Tensor, Weak, is_static
 
 BOOL = np.dtype(bool)
 
@@ -22,12 +22,23 @@ def _moments_bind(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, 
     return {"a": a, "axis": axis, "dtype": dtype, "out": out, "ddof": ddof, "keepdims": keepdims}
 
 
-def _count(args: Args) -> float:
-    """NumPy's divisor ``max(n - ddof, 0)`` (a zero one gives inf or NaN, as NumPy's)."""
+def _count(args: Args) -> float | None:
+    """NumPy's divisor ``max(n - ddof, 0)`` (a zero one gives inf or NaN, as NumPy's); None
+    when a reduced dim is ``?`` (``_graph_count``)."""
     if not isinstance(args["ddof"], (int, float, np.integer, np.floating)) or isinstance(args["ddof"], bool):
         raise NotConvertible("ddof must be a static number")
-    shape = shape_of(args["a"])
-    return float(max(int(np.prod([shape[i] for i in _axes(args)])) - args["ddof"], 0))
+    sizes = [shape_of(args["a"])[i] for i in _axes(args)]
+    return float(max(int(np.prod(sizes)) - args["ddof"], 0)) if is_static(sizes) else None
+
+
+def _graph_count(em: Emitter, args: Args) -> Weak:
+    """``max(n - ddof, 0)`` over ``?`` dims, a weakly typed Python float in the graph (NumPy
+    divides by an int, which keeps a float32 sum float32)."""
+    f64 = np.dtype(np.float64)
+    n = _element_count(em, [args["a"].shape[i] for i in _axes(args)], f64)
+    b = em.scalars()
+    less = b.op("arith.subf", [n, b.constant(float(args["ddof"]), f64)], f64)
+    return em.from_scalar(b.op("arith.maximumf", [less, b.constant(0.0, f64)], f64), f64, Weak)
 
 
 def moment(name: str, eager: Any, root: bool) -> Op:
@@ -45,7 +56,8 @@ def moment(name: str, eager: Any, root: bool) -> Op:
         centered = apply(em, OPS["subtract"], [a, mean], {})
         squares = apply(em, OPS["multiply"], [centered, centered], {})
         total = apply(em, OPS["sum"], [squares], {"axis": axis, "keepdims": args["keepdims"]})
-        var = apply(em, OPS["divide"], [total, _count(args)], {})
+        count = _count(args)
+        var = apply(em, OPS["divide"], [total, _graph_count(em, args) if count is None else count], {})
         return apply(em, OPS["sqrt"], [var], {}) if root else var
 
     def vjp(g: np.ndarray, out: Any, args: Args) -> dict[str, Any]:
@@ -54,7 +66,7 @@ def moment(name: str, eager: Any, root: bool) -> Op:
         scale = vjp_numpy.expand(g, args) / _count({**args, "a": a})
         return {"a": scale * centered / vjp_numpy.expand(out, args) if root else 2 * scale * centered}
 
-    return Op(name, eager, _moments_bind, rule, lower, vjp=vjp)
+    return Op(name, eager, _moments_bind, rule, lower, dynamic=True, vjp=vjp)
 
 
 def _average_bind(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *, keepdims: bool = False) -> Args:

@@ -170,7 +170,7 @@ class Calls:
             if name in ("ndim", "size"):
                 return getattr(obj, name)
             if name == "shape":
-                return obj.static_shape()
+                return scalars.array_shape(self.em, obj)
             if name == "dtype":
                 return obj.dtype
             raise NotConvertible(f"array attribute .{name} is not supported")

@@ -155,11 +155,23 @@ def changes(before: dict[Path, Any], after: dict[Path, Any], ignore: Callable[[P
 
 
 def promotable(before: dict[Path, Any], after: dict[Path, Any], ignore: Callable[[Path], bool]) -> list[Path]:
-    """Paths where a NumPy array the trace made (``h = np.zeros(n)`` before the loop)
-    became a graph value of the same dtype and shape: carried once made a graph constant."""
-    return sorted((path for path, a in before.items() if not ignore(path) and type(a) is np.ndarray
-                   and isinstance(b := after.get(path), Tensor) and b.dtype == a.dtype and b.shape == a.shape),
+    """Paths where a NumPy array the trace made (``h = np.zeros(n)`` before the loop) became
+    a graph value of the same dtype and shape, or a Python int or float (``total = 0.0``) a
+    0-d graph value of its dtype: carried once made a graph constant."""
+    return sorted((path for path, a in before.items() if not ignore(path) and _becomes_graph(a, after.get(path))),
                   key=repr)
+
+
+#: Python scalars a loop body may turn into 0-d graph values, and their dtypes
+_SCALAR_DTYPES = {int: np.dtype(np.int64), float: np.dtype(np.float64)}
+
+
+def _becomes_graph(a: Any, b: Any) -> bool:
+    if not isinstance(b, Tensor):
+        return False
+    if type(a) is np.ndarray:
+        return b.dtype == a.dtype and b.shape == a.shape
+    return type(a) in _SCALAR_DTYPES and b.shape == () and b.dtype == _SCALAR_DTYPES[type(a)]
 
 
 def assign(container: Any, path: Path, value: Any) -> Any:

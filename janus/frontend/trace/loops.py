@@ -25,19 +25,20 @@ value: a later read is NotConvertible, never a wrong value); other Python state 
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from janus.frontend.ops import op_table
+from janus.frontend.ops import mutation, op_table
 from janus.frontend.ops import registry
 from janus.frontend.recursion import trees
 from janus.frontend.trace.branches import SymIter
 from janus.frontend.trace.bytecode import CONDITIONAL_JUMPS, EXITS, JUMPS, Instr
 from janus.frontend.trace.carry import Path, Walker, assign, changes, flatten, promotable, renamed
 from janus.frontend.relax import SymList
-from janus.frontend.trace.scalars import absolute, from_index, to_index, to_python
+from janus.frontend.trace.scalars import absolute, from_index, to_index, to_python, weak_literal
 from janus.frontend.values import NotConvertible, Tensor, Weak
 
 if TYPE_CHECKING:
@@ -46,6 +47,9 @@ if TYPE_CHECKING:
 
 #: loops over more known items than this become scf.for, trip counts above it scf.while
 UNROLL_LIMIT = 64
+#: element types a Python scalar (weakly typed) and a 64-bit NumPy scalar meet with different
+#: results (``float32 + 0.0`` is float32, ``float32 + float64(0)`` float64)
+NARROW_TYPES = re.compile(r"\b(bf16|f16|f32|u?i8|u?i16|u?i32|ui64)\b")
 
 
 def unroll_limit(tracer: "Tracer") -> int:
@@ -64,15 +68,49 @@ class LoopState:
     active: set = field(default_factory=set)
     #: speculated while loops being unrolled: (id(frame), offset) -> (frame, iterations so far)
     iterations: dict = field(default_factory=dict)
+    #: loop-carried placeholders of fresh arrays the body may update in place (``out[t] = v``):
+    #: id(placeholder) -> the body being traced
+    fresh: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LoopBody:
+    """Where a body's in-place update of a carried fresh array is substituted: the body's copy
+    of the frame, the frames it calls (``tracer.frames`` from ``depth``), and its own lines
+    (an update in a nested region or branch side is refused)."""
+
+    frame: "Frame"
+    depth: int
+    lines: list
 
 
 @dataclass(frozen=True)
 class SymRange:
-    """``range()`` with a graph int among its arguments (a step must be a static int > 0)."""
+    """``range()`` with a graph int among its arguments (a step must be a static int > 0);
+    ``backwards``: ``reversed()`` of it (step 1), the same ``scf.for`` with mirrored items."""
 
     start: Any
     stop: Any
     step: int
+    backwards: bool = False
+
+    def __reversed__(self) -> "SymRange":
+        if self.step != 1:
+            raise NotConvertible("reversed() of a range over a graph int with a step other than 1")
+        return dataclasses.replace(self, backwards=not self.backwards)
+
+    def bounds(self, em: Any) -> tuple[str, str, str, Callable[[str], Any]]:
+        """(lower, upper, step) ``index`` values and the item of iteration ``%iv``."""
+        start, stop = to_index(em, self.start), to_index(em, self.stop)
+        if not self.backwards:
+            return start, stop, em.index_constant(self.step), lambda iv: from_index(em, iv)
+
+        def mirrored(iv: str) -> Weak:  # start + stop - 1 - iv
+            b = em.scalars()
+            last = b.op("arith.subi", [b.op("arith.addi", [start, stop], "index"), em.index_constant(1)], "index")
+            return from_index(em, em.scalars().op("arith.subi", [last, iv], "index"))
+
+        return start, stop, em.index_constant(1), mirrored
 
 
 class GraphIter:
@@ -105,8 +143,7 @@ def iterator(tracer: "Tracer", value: Any) -> GraphIter | None:
         return GraphIter(lambda: trees.children_loop(tracer, value),
                          (lambda: trees.children_items(tracer, value)) if value.field.arity else None)
     if isinstance(value, SymRange):
-        return GraphIter(lambda: (to_index(em, value.start), to_index(em, value.stop), em.index_constant(value.step),
-                                  lambda iv: from_index(em, iv)))
+        return GraphIter(lambda: value.bounds(em))
     if isinstance(value, Tensor) and value.ndim and isinstance(value.shape[0], str):
         return GraphIter(lambda: _rows(em, value))
     if isinstance(value, range) and len(value) > unroll_limit(tracer) and value.step > 0:
@@ -155,8 +192,13 @@ def run_for(tracer: "Tracer", frame: "Frame", ins: Instr) -> int | None:
                 raise NotConvertible("break or return inside a loop in the graph")
             body.stack.pop()
 
+        def runs_once() -> None:
+            b = tracer.em.scalars()
+            tracer.guard(b.cmp("index", "slt", lower, upper), "trip_count", "the loop runs at least once")
+
         marker = BodyMarker()
-        loop = _Loop(tracer, frame, frame.bc.next_offset(ins.offset), ins.offset, len(frame.stack) - 1, enter, leave)
+        loop = _Loop(tracer, frame, frame.bc.next_offset(ins.offset), ins.offset, len(frame.stack) - 1, enter, leave,
+                     runs_once)
         carried, lines, yields = loop.trace()
         loop.commit(tracer.em.scf_for(iv, (lower, upper, step), carried, lines, yields))
     except NotConvertible:
@@ -214,20 +256,24 @@ def back_edge(tracer: "Tracer", frame: "Frame", ins: Instr, value: Tensor) -> in
 
 # ---- the body of one loop --------------------------------------------------------------------
 class _Promote(NotConvertible):
-    """The body changed NumPy arrays the trace made (``arrays``: path -> array) into graph
-    values: traced again with them as graph constants."""
+    """The body changed NumPy arrays or Python scalars the trace made (``values``: path ->
+    (value, whether the body made it a ``Weak``)) into graph values: traced again with them
+    as graph constants."""
 
-    def __init__(self, arrays: dict[Path, np.ndarray]) -> None:
+    def __init__(self, values: dict[Path, tuple[Any, bool]]) -> None:
         super().__init__("a loop body changes arrays made before it")
-        self.arrays = arrays
+        self.values = values
 
 
 class _Loop:
     """Traces a loop body from ``start`` to ``stop`` on a copy of ``frame``'s state."""
 
     def __init__(self, tracer: "Tracer", frame: "Frame", start: int, stop: int, depth: int,
-                 enter: Callable[["Frame"], None], leave: Callable[["Frame"], Any]) -> None:
+                 enter: Callable[["Frame"], None], leave: Callable[["Frame"], Any],
+                 runs_once: Callable[[], None] | None = None) -> None:
         self.tracer, self.frame, self.start, self.stop = tracer, frame, start, stop
+        #: guards that the body runs at least once (None: the loop cannot say)
+        self.runs_once = runs_once
         self.depth = depth  # stack entries below the loop's own (its iterator)
         self.enter, self.leave = enter, leave
         self.store_first = _stored_before_read(frame, start)
@@ -248,13 +294,18 @@ class _Loop:
         except _Promote as promote:  # arrays the trace made, changed by the body: graph constants
             _restore(self.tracer, saved)
             root = self.root(self.frame)
-            for path, array in promote.arrays.items():
-                assign(root, path, self.tracer.em.literal(array))
+            for path, (value, weak) in promote.values.items():
+                assign(root, path, self.constant(value, weak))
             try:
-                return self.trace()
+                traced = self.trace()
+                strong = [value for value, weak in promote.values.values() if type(value) is not np.ndarray and not weak]
+                if strong and NARROW_TYPES.search("\n".join(traced[1])):
+                    raise NotConvertible("a loop body turns a Python scalar into a NumPy scalar and also computes "
+                                         "in a narrower type (the first iteration would promote differently)")
+                return traced
             except NotConvertible:
-                for path, array in promote.arrays.items():  # as before for the caller's fallback
-                    assign(root, path, array)
+                for path, (value, _) in promote.values.items():  # as before for the caller's fallback
+                    assign(root, path, value)
                 raise
         _restore(self.tracer, saved)
         wanted = set(changed)
@@ -263,6 +314,21 @@ class _Loop:
             raise NotConvertible("the values a loop body changes depend on what it carries")
         self.paths, self.carried = again, carried
         return carried, lines, yields
+
+    def constant(self, value: Any, weak: bool) -> Tensor:
+        """``value`` (an array, or a Python scalar the body made a graph value) as a graph
+        constant. A Python scalar the body makes a NumPy scalar (``total = 0.0`` then
+        ``total += x[t]``) is one after the loop only if the body ran: guarded so."""
+        em = self.tracer.em
+        if type(value) is np.ndarray:
+            return em.literal(value)
+        if weak:
+            return weak_literal(em, value)
+        if self.runs_once is None:
+            raise NotConvertible(f"a loop body turns a Python {type(value).__name__} into a NumPy scalar "
+                                 "in a loop that may run no iteration")
+        self.runs_once()
+        return em.literal(np.asarray(value))
 
     def attempt(self, select: Callable[[Path], bool]) -> tuple[list[Path], list, list[str], list[Tensor]]:
         tracer, frame = self.tracer, self.frame
@@ -279,7 +345,10 @@ class _Loop:
         before = walker.leaves
         body = dataclasses.replace(frame, locals=state["locals"], cells=state["cells"], stack=state["stack"], kw_names=())
         outer, tracer.em.lines = tracer.em.lines, []
+        fresh = mutation.loop_fresh(tracer, frame, walker.originals, placeholders)
+        where = LoopBody(body, len(tracer.frames), tracer.em.lines)
         try:
+            tracer.loops.fresh.update((id(p), where) for p in fresh)
             self.enter(body)
             tracer.execute(body, self.start, self.stop)
             if body.result is not frame.result:
@@ -288,13 +357,15 @@ class _Loop:
             lines = tracer.em.lines
         finally:
             tracer.em.lines = outer
+            for key in [k for k, v in tracer.loops.fresh.items() if v is where]:
+                del tracer.loops.fresh[key]
         after = flatten(self.root(body))
         self.body_locals = set(self.store_first) | (body.locals.keys() - frame.locals.keys())
         ignored = {(), ("locals",)} | {("locals", n) for n in self.body_locals}
         ignore = lambda p: p[:2] in ignored or p in ignored  # noqa: E731
         constants = promotable(before, after, ignore)
         if constants:
-            raise _Promote({path: before[path] for path in constants})
+            raise _Promote({path: (before[path], isinstance(after[path], Weak)) for path in constants})
         changed = changes(before, after, ignore)
         carried = [(placeholders[p], walker.originals[p]) for p in changed if p in placeholders]
         return changed, carried, lines, [after[p] for p in changed]

@@ -162,10 +162,21 @@ def array_length(em: Emitter, x: Tensor) -> int | Length:
     """``len(x)``: an int, or for a ``?`` first dim the ``Length`` of that dim."""
     if x.ndim == 0:
         raise NotConvertible("len() of a 0-d array")
-    size = x.shape[0]
+    return dim_length(em, x, 0)
+
+
+def array_shape(em: Emitter, x: Tensor) -> tuple[int | Length, ...]:
+    """``x.shape``: its static dims as ints, each ``?`` dim as the ``Length`` of that dim, so
+    that ``T, d = x.shape`` and ``range(x.shape[0])`` follow the dim instead of fixing it."""
+    return tuple(dim_length(em, x, axis) for axis in range(x.ndim))
+
+
+def dim_length(em: Emitter, x: Tensor, axis: int) -> int | Length:
+    """Dim ``axis`` of ``x`` as a Python int: the int, or a ``Length`` known to equal the ``?`` dim."""
+    size = x.shape[axis]
     if not isinstance(size, str):
         return size
-    em.bind_dim(size, x, 0)
+    em.bind_dim(size, x, axis)
     n = from_index(em, em.dims[size])
     return Length(n.name, (), n.dtype, size)
 
