@@ -86,10 +86,10 @@ class HeapPlan:
         for path, name in self.writes:
             value = self._original(name, entry, leaves)
             if value is None:
-                committed = path.read(objects)
-                if committed.ndim:
+                committed = path.read(objects)  # an array, or a Python int or float passed as a VM scalar
+                if np.ndim(committed):
                     continue
-                value = committed[()]
+                value = committed[()] if type(committed) is np.ndarray else committed
                 if path in python_types:  # a Python scalar of the traced code (``self.t += 1``)
                     value = python_types[path](value)
             _store(path.location(objects), value)
