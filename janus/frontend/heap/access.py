@@ -493,13 +493,14 @@ class HeapTracker:
         """What each call must check and commit beyond the runtime's manifest; None without heap access."""
         if not self.sources and not self.argument_updates:
             return None
+        arguments = {t.name: i for i, t in enumerate(inputs)}
         return HeapPlan(
             sources=tuple(self.sources),
             checks=tuple(self.checks.items()),
             methods=tuple((path, name, fn) for (path, name), fn in self.methods.items()),
             writes=tuple((path, t.name) for path, t in self.written.items()),
             owners=dict(self.owners),
-            arguments={t.name: i for i, t in enumerate(inputs)},
+            arguments=arguments,
             mutated=tuple(self.mutated),
             outputs=tuple(t.name for t in outputs),
             labels=dict(self.labels),
@@ -507,6 +508,8 @@ class HeapTracker:
             scalars=tuple((path, t.python_type) for path, t in self.written.items() if isinstance(t, Weak)),
             aliases=tuple(self.aliases.items()),
             argument_writes=tuple((leaf, t.name) for leaf, t in self.argument_updates.items()),
+            fresh=frozenset(t.name for t in self.written.values()
+                            if t.shape and t.name not in self.owners and t.name not in arguments),
         )
 
 
