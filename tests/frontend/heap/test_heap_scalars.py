@@ -10,6 +10,7 @@ import copy
 import re
 
 import numpy as np
+import pytest
 
 import janus
 
@@ -64,3 +65,28 @@ def test_counter_at_the_64_bit_edge_matches_python() -> None:
     jitted = janus.jit(step, fallback="silent")
     _run(jitted, 2**63 - 6, 10)  # passes 2**63 - 1: the overflow guard hands the call to Python
     _run(jitted, 2**64, 3)  # beyond i64 from the start
+
+
+def bias_correction(s: State) -> None:
+    s.t += 1
+    s.c = s.b**s.t
+
+
+def test_float_power_of_a_heap_counter_has_pythons_bits_and_errors() -> None:
+    """``b ** t`` of heap scalars, computed by the host in f64: the very bits Python's
+    float pow gives, for each t; an overflow raises as in Python (after ``s.t += 1``: the
+    raise guard hands the call to Python). The first base varies ``s.b`` into a graph input."""
+    jitted = janus.jit(bias_correction, fallback="silent")
+    s = State()
+    for base, start, calls in ((-0.9, 0, 40), (0.999, 0, 1500), (0.9, 10**6, 5), (1.7, 2000, 1)):
+        s.b, s.t = base, start
+        for _ in range(calls):
+            if start == 2000:
+                with pytest.raises(OverflowError):
+                    jitted(s)
+                assert s.t == 2001
+                continue
+            jitted(s)
+            expected = base**s.t
+            assert type(s.c) is float and s.c == expected, (base, s.t, s.c.hex(), expected.hex())
+    assert sum(v.calls for v in jitted.versions.values()) > 1400, janus.explain(jitted)
