@@ -10,6 +10,7 @@
 // CHECK: janus-recursion-to-dispatch {{.+}}
 // CHECK-NEXT: dispatch-stack-entries=<int> (default 3072, >= 1, <= 4096): {{.+}}
 // CHECK-NEXT: inline-depth=<int> (default 2, >= 0, <= 4): {{.+}}
+// CHECK-NEXT: janus-scalar-operands-into-bodies {{.+}}
 // CHECK-NEXT: janus-verify
 // CHECK: Janus pipelines:
 // CHECK: janus-to-iree {{.+}}

@@ -34,7 +34,7 @@ from janus.frontend.trace.branches import Cell, SymFunction, SymIter
 from janus.frontend.trace.scalars import PYTHON_DTYPES, weak_literal
 from janus.frontend.heap.plan import HeapPlan
 from janus.frontend.heap.rules import DICTS, VARYING_NUMPY, VARYING_SCALARS, HeapMiss, Method, Spec, lacks, method_of, spec_of, step
-from janus.frontend.values import NotConvertible, Tensor, Weak, tensor_type
+from janus.frontend.values import ELEMENT_TYPES, NotConvertible, Tensor, Weak, tensor_type
 from janus.heap import AccessPath, Key
 from janus.ir import OBJ_TYPE_ASM
 
@@ -74,6 +74,13 @@ class HeapCell:
     @contents.setter
     def contents(self, value: Any) -> None:
         self.tracker.write(self.ref, "attr", "cell_contents", value)
+
+
+#: dtype kinds of the Python scalars (``Weak``) the heap passes as VM scalars (``i64``, ``f64``)
+#: rather than 0-d tensors: a 0-d tensor costs a buffer each way, and a read one a device
+#: round trip before the host can compute with it (``self.t += 1``; ``0.9 ** self.t``).
+#: Bools stay tensors: IREE 3.13 rejects ``tensor.from_elements`` of a run-time ``i1``.
+SCALAR_ABI_KINDS = frozenset("if")
 
 
 def holds_ref(value: Any) -> bool:
@@ -243,7 +250,10 @@ class HeapTracker:
         self.labels[path], self.parents[path] = label, (ref, kind, key)
         if spec.kind == "scalar":  # a Python scalar (weakly typed) or a NumPy one (a 0-d array)
             dtype = PYTHON_DTYPES.get(spec.type_) or np.dtype(spec.type_)
-            t = (Weak if spec.type_ in VARYING_SCALARS else Tensor)(self._get(ref, kind, key, tensor_type((), dtype)), (), dtype)
+            if spec.type_ in VARYING_SCALARS and dtype.kind in SCALAR_ABI_KINDS:  # a VM int or float, no buffer
+                t = self.tracer.em.from_scalar(self._get(ref, kind, key, ELEMENT_TYPES[dtype.name]), dtype, Weak)
+            else:
+                t = (Weak if spec.type_ in VARYING_SCALARS else Tensor)(self._get(ref, kind, key, tensor_type((), dtype)), (), dtype)
             self._typed(path, t.type)
             if self.at_root():
                 self.values[path] = t
@@ -344,7 +354,10 @@ class HeapTracker:
             self.values[path] = self.structures[path] = value
             return
         op = SetAttrOp if kind == "attr" else SetItemOp
-        self.tracer.em.janus(op, {"object": (ref.ssa, OBJ_TYPE_ASM), "value": (value.name, value.type)}, _step_attr(kind, key))
+        stored = (value.name, value.type)
+        if isinstance(value, Weak) and value.dtype.kind in SCALAR_ABI_KINDS:  # a VM int or float, no buffer
+            stored = (self.tracer.em.scalar(value), ELEMENT_TYPES[value.dtype.name])
+        self.tracer.em.janus(op, {"object": (ref.ssa, OBJ_TYPE_ASM), "value": stored}, _step_attr(kind, key))
         self.values[path] = self.written[path] = value
         if static is not None:  # later reads in this call see the Python value itself
             self.values[path] = static
@@ -480,13 +493,14 @@ class HeapTracker:
         """What each call must check and commit beyond the runtime's manifest; None without heap access."""
         if not self.sources and not self.argument_updates:
             return None
+        arguments = {t.name: i for i, t in enumerate(inputs)}
         return HeapPlan(
             sources=tuple(self.sources),
             checks=tuple(self.checks.items()),
             methods=tuple((path, name, fn) for (path, name), fn in self.methods.items()),
             writes=tuple((path, t.name) for path, t in self.written.items()),
             owners=dict(self.owners),
-            arguments={t.name: i for i, t in enumerate(inputs)},
+            arguments=arguments,
             mutated=tuple(self.mutated),
             outputs=tuple(t.name for t in outputs),
             labels=dict(self.labels),
@@ -494,6 +508,8 @@ class HeapTracker:
             scalars=tuple((path, t.python_type) for path, t in self.written.items() if isinstance(t, Weak)),
             aliases=tuple(self.aliases.items()),
             argument_writes=tuple((leaf, t.name) for leaf, t in self.argument_updates.items()),
+            fresh=frozenset(t.name for t in self.written.values()
+                            if t.shape and t.name not in self.owners and t.name not in arguments),
         )
 
 

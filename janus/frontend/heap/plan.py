@@ -61,6 +61,9 @@ class HeapPlan:
     #: (leaf, tensor): an argument array updated in place by the traced code (``p -= lr * g``) and the
     #: result holding its new value, copied into the caller's array after the commit
     argument_writes: tuple[tuple[int, str], ...] = ()
+    #: written tensors of rank 1 or more that no location or argument owns: fresh arrays, which the
+    #: runtime's commit already stored as Python would (``finish`` passes over their locations)
+    fresh: frozenset[str] = frozenset()
 
     def objects(self, positional: Sequence[Any]) -> list[Any]:
         """The object table of a call: the slots' objects, from its arguments or fixed."""
@@ -82,18 +85,19 @@ class HeapPlan:
             np.copyto(original, path.read(objects))
             if traffic is not None:
                 traffic.copied += original.nbytes
-        python_types = dict(self.scalars)
-        for path, name in self.writes:
+        python_types = self._python_types
+        for path, name in self._settled_writes:
             value = self._original(name, entry, leaves)
             if value is None:
-                committed = path.read(objects)
-                if committed.ndim:
-                    continue
-                value = committed[()]
+                value = path.read(objects)  # an array, or a Python int or float passed as a VM scalar
+                if isinstance(value, np.ndarray):
+                    if value.ndim:
+                        continue
+                    value = value[()]
                 if path in python_types:  # a Python scalar of the traced code (``self.t += 1``)
                     value = python_types[path](value)
             _store(path.location(objects), value)
-        finals = {name: path for path, name in self.writes}
+        finals = self._finals
         built: dict[str, Any] = {}  # tensor -> the object a structure holds for it
 
         def leaf(index: int) -> Any:
@@ -136,6 +140,20 @@ class HeapPlan:
         result that is an entry array (the common case of a call that only reads the heap)."""
         return not (self.mutated or self.writes or self.structures or self.argument_writes
                     or any(name in self.owners for name in self.outputs))
+
+    @functools.cached_property
+    def _settled_writes(self) -> tuple[tuple[AccessPath, str], ...]:
+        """The writes ``finish`` sets to Python's object: all but the fresh arrays."""
+        return tuple((path, name) for path, name in self.writes if name not in self.fresh)
+
+    @functools.cached_property
+    def _python_types(self) -> dict[AccessPath, type]:
+        return dict(self.scalars)
+
+    @functools.cached_property
+    def _finals(self) -> dict[str, AccessPath]:
+        """Tensor -> the location whose final value it is."""
+        return {name: path for path, name in self.writes}
 
     def _original(self, name: str, entry: dict, leaves: Sequence[np.ndarray]) -> Any:
         if name in self.owners:

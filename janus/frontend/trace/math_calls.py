@@ -51,14 +51,14 @@ def _apply(tracer: "Tracer", name: str, *args: Any) -> Tensor:
     return registry.apply(tracer.em, registry.OPS[name], list(args), {})
 
 
-def _no_new_specials(tracer: "Tracer", operands: list[Tensor], result: Tensor) -> Tensor:
-    """True where ``result`` is a NaN only if an operand is, and infinite only if an operand is."""
+def no_new_specials(tracer: "Tracer", operands: list[Tensor], result: Tensor) -> Tensor:
+    """True where ``result`` is a NaN only if an operand is, and infinite only if an operand is
+    (``operands``: the float ones; an int holds neither)."""
     ok = None
     for test in ("isnan", "isinf"):
-        held = _apply(tracer, test, operands[0])
-        for other in operands[1:]:
-            held = _apply(tracer, "logical_or", held, _apply(tracer, test, other))
-        fine = _apply(tracer, "logical_or", _apply(tracer, "logical_not", _apply(tracer, test, result)), held)
+        fine = _apply(tracer, "logical_not", _apply(tracer, test, result))
+        for operand in operands:
+            fine = _apply(tracer, "logical_or", fine, _apply(tracer, test, operand))
         ok = fine if ok is None else _apply(tracer, "logical_and", ok, fine)
     return ok
 
@@ -74,7 +74,7 @@ def handler(fn: Callable, name: str) -> Callable[["Tracer", list, dict], Any]:
             return fn(*args, **kwargs)  # Python's value, or its TypeError
         operands = [_operand(tracer, a) for a in args]
         result = _apply(tracer, MATH_OPS[name], *operands)
-        condition = tracer.em.scalar_condition(_no_new_specials(tracer, operands, result))
+        condition = tracer.em.scalar_condition(no_new_specials(tracer, operands, result))
         tracer.guard(condition, "raise", f"math.{name} gives no NaN or infinity its arguments do not hold (else ValueError/OverflowError)")
         return Weak(result.name, (), _FLOAT64)
 

@@ -21,6 +21,7 @@ float raises on NaN and inf, and Python ints do not wrap).
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,6 +29,7 @@ import numpy as np
 from janus.frontend.ops import op_table
 from janus.frontend.ops import registry
 from janus.frontend.emitter import Emitter
+from janus.frontend.trace import math_calls
 from janus.frontend.values import Length, NotConvertible, Tensor, Weak
 
 if TYPE_CHECKING:
@@ -84,7 +86,22 @@ def result(tracer: "Tracer", symbol: str, a: Any, b: Any, value: Tensor) -> Tens
         body = em.scalars()
         nonzero = body.cmp(dtype, ("une", "ne", "ne"), divisor, body.constant(0, dtype))
         tracer.guard(nonzero, "raise", "Python division by zero (ZeroDivisionError)")
+    if symbol == "**" and value.dtype.kind == "f":
+        _guard_float_power(tracer, a, b, value)
     return Weak(value.name, value.shape, value.dtype)
+
+
+def _guard_float_power(tracer: "Tracer", a: Any, b: Any, value: Tensor) -> None:
+    """Where C's ``pow`` gives an infinity or a NaN from finite operands, Python's float ``**``
+    raises (``OverflowError``: ``1.7 ** 2000``; ``ZeroDivisionError``: ``0.0 ** -1``) or
+    returns a complex (``(-8.0) ** (1 / 3)``): such a call runs in Python. (A Python
+    operand that is an infinity or a NaN itself: any result may be Python's.)"""
+    if any(not isinstance(x, Tensor) and not math.isfinite(x) for x in (a, b)):
+        return
+    floats = [x for x in (a, b) if isinstance(x, Tensor) and x.dtype.kind == "f"]
+    ok = tracer.em.scalar_condition(math_calls.no_new_specials(tracer, floats, value))
+    tracer.guard(ok, "raise", "Python float ** gives no NaN or infinity its operands do not hold "
+                 "(else OverflowError, ZeroDivisionError or a complex result)")
 
 
 def _scalar(em: Emitter, x: Any) -> str:

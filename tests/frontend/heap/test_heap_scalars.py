@@ -1,0 +1,92 @@
+"""Python ints and floats on the heap (``self.t += 1``, ``self.lr *= 0.5``) cross the
+compiled function's boundary as VM scalars (``i64``/``f64``), not 0-d tensors: no buffer
+each way, no device round trip before the host computes with them. Checked against Python
+after every call: values and types (a Python int stays an int, a NumPy float64 a NumPy
+float64), and at the 64-bit edge, where Python's ints keep growing."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import numpy as np
+import pytest
+
+import janus
+
+
+class State:
+    pass
+
+
+def step(s: State, x: np.ndarray) -> np.ndarray:
+    s.t += 1
+    s.lr = s.lr * 0.5
+    s.acc = s.acc + x.sum()
+    return x * s.t + s.lr * (1 - 0.9**s.t)
+
+
+def _state(t: int) -> State:
+    s = State()
+    s.t, s.lr, s.acc = t, 1.0, np.float64(0.0)
+    return s
+
+
+def _assert_same(s: State, expected: State) -> None:
+    for name in ("t", "lr", "acc"):
+        got, want = getattr(s, name), getattr(expected, name)
+        assert type(got) is type(want) and got == want, (name, got, want)
+
+
+def _run(jitted: janus.JitFunction, start: int, calls: int) -> State:
+    s, x = _state(start), np.arange(6.0).reshape(2, 3)
+    expected = copy.deepcopy(s)
+    for _ in range(calls):
+        got, want = jitted(s, x), step(expected, x)
+        _assert_same(s, expected)
+        np.testing.assert_allclose(got, want, rtol=1e-15)
+    return s
+
+
+def test_python_scalars_on_the_heap_are_vm_scalars_with_pythons_values() -> None:
+    jitted = janus.jit(step, fallback="silent")
+    s = _run(jitted, 0, 16)
+    assert sum(v.calls for v in jitted.versions.values()) >= 4, janus.explain(jitted)
+    lowered = str(jitted.lower(s, np.zeros((2, 3))))
+    signature = re.search(r"func\.func @step\((.*?)\) -> \((.*?)\)", lowered)
+    assert signature is not None, lowered
+    inputs, results = signature.groups()
+    assert re.search(r": i64\b", inputs) and re.search(r": f64\b", inputs), inputs  # s.t, s.lr
+    assert "tensor<f64>" in inputs  # s.acc, a NumPy float64: a 0-d array of the graph
+    assert re.search(r"(^|, )i64(,|$)", results) and re.search(r"(^|, )f64(,|$)", results), results
+
+
+def test_counter_at_the_64_bit_edge_matches_python() -> None:
+    jitted = janus.jit(step, fallback="silent")
+    _run(jitted, 2**63 - 6, 10)  # passes 2**63 - 1: the overflow guard hands the call to Python
+    _run(jitted, 2**64, 3)  # beyond i64 from the start
+
+
+def bias_correction(s: State) -> None:
+    s.t += 1
+    s.c = s.b**s.t
+
+
+def test_float_power_of_a_heap_counter_has_pythons_bits_and_errors() -> None:
+    """``b ** t`` of heap scalars, computed by the host in f64: the very bits Python's
+    float pow gives, for each t; an overflow raises as in Python (after ``s.t += 1``: the
+    raise guard hands the call to Python). The first base varies ``s.b`` into a graph input."""
+    jitted = janus.jit(bias_correction, fallback="silent")
+    s = State()
+    for base, start, calls in ((-0.9, 0, 40), (0.999, 0, 1500), (0.9, 10**6, 5), (1.7, 2000, 1)):
+        s.b, s.t = base, start
+        for _ in range(calls):
+            if start == 2000:
+                with pytest.raises(OverflowError):
+                    jitted(s)
+                assert s.t == 2001
+                continue
+            jitted(s)
+            expected = base**s.t
+            assert type(s.c) is float and s.c == expected, (base, s.t, s.c.hex(), expected.hex())
+    assert sum(v.calls for v in jitted.versions.values()) > 1400, janus.explain(jitted)
