@@ -13,17 +13,10 @@ import numpy as np
 import pytest
 
 import janus
-from janus.frontend.jit import JitFunction
 from tests.helpers import assert_same, training_log
-from tests.helpers.coexec import lockstep, segment_calls
+from tests.helpers.coexec import lockstep, no_cost_rule, segment_calls  # noqa: F401 (an autouse fixture)
 
 CALLS = 6
-
-
-@pytest.fixture(autouse=True)
-def no_cost_rule(monkeypatch):
-    """Split versions stay compiled (these programs are tiny: Python would win the timing)."""
-    monkeypatch.setattr(JitFunction, "COST_CALLS", 0)
 
 
 class Regressor:

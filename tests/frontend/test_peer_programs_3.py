@@ -8,25 +8,11 @@ far each entry point converted, and for what still runs in Python, the reason.""
 
 from __future__ import annotations
 
-import copy
-from typing import Any, Callable
-
 import numpy as np
 
 import janus
 from tests.helpers.peer_programs import config_mlp, optimizers, rnn_bptt, vae
-from tests.helpers.peer_state import assert_compiled, assert_split, same_tree
-
-
-def lockstep(entry: Callable, make: Callable[[], Any], calls: list[tuple], fallback: str = "warn") -> Any:
-    """``entry`` jitted on one object and plain on another made alike, call by call: results and
-    object state the same after each; the jitted function."""
-    jf = janus.jit(entry, warmup=1, fallback=fallback)
-    jitted, plain = make(), make()
-    for args in calls:
-        same_tree(jf(jitted, *copy.deepcopy(args)), entry(plain, *copy.deepcopy(args)))
-        same_tree(jitted, plain)
-    return jf
+from tests.helpers.peer_state import assert_compiled, assert_split, lockstep, same_tree
 
 
 RNG = np.random.default_rng(0)

@@ -8,15 +8,14 @@ Each test asserts how far each entry point converted, and for what still runs in
 
 from __future__ import annotations
 
-import copy
 import re
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 import janus
 from tests.helpers.peer_programs import bn_mlp, im2col_conv, knn, lstm_layer, mha, returns
-from tests.helpers.peer_state import assert_compiled, same_tree
+from tests.helpers.peer_state import assert_compiled, lockstep, same_tree
 
 RNG = np.random.default_rng(0)
 
@@ -24,17 +23,6 @@ RNG = np.random.default_rng(0)
 def relaxed_calls(jf: Any) -> int:
     """Compiled calls of the versions whose signature has a ``?`` dim (from ``janus.explain``)."""
     return sum(int(n) for n in re.findall(r"^compiled: [^\n]*\?[^\n]*\((\d+) compiled call", janus.explain(jf), re.M))
-
-
-def lockstep(entry: Callable, make: Callable[[], Any], calls: list[tuple], fallback: str = "warn") -> Any:
-    """``entry`` jitted on one object and plain on another made alike, call by call: results and
-    object state the same after each; the jitted function."""
-    jf = janus.jit(entry, warmup=1, fallback=fallback)
-    jitted, plain = make(), make()
-    for args in calls:
-        same_tree(jf(jitted, *copy.deepcopy(args)), entry(plain, *copy.deepcopy(args)))
-        same_tree(jitted, plain)
-    return jf
 
 
 # ---- a REINFORCE agent: episodes of varying length, returns filled backwards ----------------------

@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 
 import janus
+from janus.frontend.jit import JitFunction
 from tests.helpers import assert_same
+
+
+@pytest.fixture(autouse=True)
+def no_cost_rule(monkeypatch):
+    """Split versions stay compiled (the programs of a test are tiny: Python would win the
+    timing); autouse where a test module imports it."""
+    monkeypatch.setattr(JitFunction, "COST_CALLS", 0)
 
 
 def segment_calls(jf) -> list[int]:

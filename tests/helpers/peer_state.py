@@ -4,7 +4,7 @@ and the state reachable from them (object attributes, dicts, RNGs) against plain
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pytest
@@ -68,3 +68,14 @@ def restore(module: Any, saved: dict[str, Any]) -> None:
             current.update(copy.deepcopy(value))
         else:
             setattr(module, name, copy.deepcopy(value))
+
+
+def lockstep(entry: Callable, make: Callable[[], Any], calls: list[tuple], fallback: str = "warn") -> Any:
+    """``entry`` jitted on one object and plain on another made alike, call by call: results and
+    object state the same after each; the jitted function."""
+    jf = janus.jit(entry, warmup=1, fallback=fallback)
+    jitted, plain = make(), make()
+    for args in calls:
+        same_tree(jf(jitted, *copy.deepcopy(args)), entry(plain, *copy.deepcopy(args)))
+        same_tree(jitted, plain)
+    return jf

@@ -10,6 +10,15 @@ class Node:
         self.word, self.left, self.right = word, left, right
 
 
+def with_tape(node, emb):
+    """A recursion returning its value and a per-tree tape (None at leaves, a nested tuple above)."""
+    if node.word is not None:
+        return emb[node.word], None
+    left, left_tape = with_tape(node.left, emb)
+    right, right_tape = with_tape(node.right, emb)
+    return left * right, (left, left_tape, right_tape)
+
+
 def make_tree(leaves, rng, vocab=16):
     if leaves == 1:
         return Node(word=int(rng.integers(vocab)))

@@ -11,17 +11,9 @@ import numpy as np
 from janus.frontend import explain, jit
 from janus.models.treernn import TreeRNN
 from janus.models.trees import TreeModel, make_dataset
-from tests.helpers.trees import make_tree
+from tests.helpers.trees import make_tree, with_tape
 
 EMB = np.random.default_rng(0).standard_normal((16, 4)).astype(np.float32)
-
-
-def with_tape(node, emb):
-    if node.word is not None:
-        return emb[node.word], None
-    left, left_tape = with_tape(node.left, emb)
-    right, right_tape = with_tape(node.right, emb)
-    return left * right, (left, left_tape, right_tape)
 
 
 def tape_depth(node, tape):

@@ -12,7 +12,7 @@ import janus
 from janus.frontend import explain
 from janus.models.treernn import TreeRNN
 from janus.models.trees import TreeModel, make_dataset
-from tests.helpers.trees import make_tree
+from tests.helpers.trees import make_tree, with_tape
 
 HIDDEN = 4
 
@@ -30,14 +30,6 @@ def stats(node, emb):
 def summary(node, emb):
     total, (count, depth) = stats(node, emb)
     return total / count, depth
-
-
-def with_tape(node, emb):
-    if node.word is not None:
-        return emb[node.word], None
-    left, left_tape = with_tape(node.left, emb)
-    right, right_tape = with_tape(node.right, emb)
-    return left * right, (left, left_tape, right_tape)
 
 
 @janus.jit
