@@ -163,6 +163,7 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
     frame_result = None
     try:
         frame_result = tracer.run(code, fn.__globals__, dict(zip(names, symbolic)), closure)
+        tracer.refuse_doomed_guards()
         shape = _outputs(frame_result, returned)
     except SegmentEnd as end:
         shape = None

@@ -62,7 +62,9 @@ class Profile:
 
     #: conditional jump site -> how often it was taken (True) or fell through (False)
     branches: dict[Site, Counter] = field(default_factory=lambda: defaultdict(Counter))
-    #: conditional jump site -> in how many runs it was taken (True) or fell through (False) at least once
+    #: conditional jump site -> in how many runs it was taken (True) or fell through (False) at
+    #: least once by a call not made from its own function (a recursion's outermost call: the
+    #: one a trace's ``python`` guard there decides on; its recursive calls run in the graph)
     branch_runs: dict[Site, Counter] = field(default_factory=lambda: defaultdict(Counter))
     #: FOR_ITER or backward conditional jump site -> trip counts of the loops that ran to exhaustion
     trip_counts: dict[Site, Counter] = field(default_factory=lambda: defaultdict(Counter))
@@ -168,7 +170,8 @@ class _Observer:
         key = (frame, offset)
         if decode(frame.f_code).at(offset).opname != "FOR_ITER":
             self.profile.branches[site][taken] += 1
-            if (site, taken) not in self.outcomes:
+            outermost = frame.f_back is None or frame.f_back.f_code is not frame.f_code
+            if outermost and (site, taken) not in self.outcomes:
                 self.outcomes.add((site, taken))
                 self.profile.branch_runs[site][taken] += 1
             if target < offset:  # a loop's back edge: taken means one more iteration

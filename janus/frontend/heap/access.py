@@ -174,6 +174,8 @@ class HeapTracker:
         self.values: dict[AccessPath, Any] = {}  # the shadow heap (outside regions)
         self.parents: dict[AccessPath, tuple[HeapRef, str, Key]] = {}
         self.types: dict[AccessPath, str] = {}
+        #: location -> whether its 0-d int or float values cross as VM scalars (``_scalar_abi``)
+        self.scalar_abi: dict[AccessPath, bool] = {}
         self.written: dict[AccessPath, Tensor] = {}
         self.structures: dict[AccessPath, tuple | list] = {}  # tuples/lists of arrays written (``heap_struct``)
         self.layouts: dict[AccessPath, heap_struct.Layout] = {}
@@ -250,7 +252,7 @@ class HeapTracker:
         self.labels[path], self.parents[path] = label, (ref, kind, key)
         if spec.kind == "scalar":  # a Python scalar (weakly typed) or a NumPy one (a 0-d array)
             dtype = PYTHON_DTYPES.get(spec.type_) or np.dtype(spec.type_)
-            if spec.type_ in VARYING_SCALARS and dtype.kind in SCALAR_ABI_KINDS:  # a VM int or float, no buffer
+            if self.scalar_abi.setdefault(path, spec.type_ in VARYING_SCALARS and dtype.kind in SCALAR_ABI_KINDS):
                 t = self.tracer.em.from_scalar(self._get(ref, kind, key, ELEMENT_TYPES[dtype.name]), dtype, Weak)
             else:
                 t = (Weak if spec.type_ in VARYING_SCALARS else Tensor)(self._get(ref, kind, key, tensor_type((), dtype)), (), dtype)
@@ -355,7 +357,7 @@ class HeapTracker:
             return
         op = SetAttrOp if kind == "attr" else SetItemOp
         stored = (value.name, value.type)
-        if isinstance(value, Weak) and value.dtype.kind in SCALAR_ABI_KINDS:  # a VM int or float, no buffer
+        if self._scalar_abi(path, value):  # a VM int or float, no buffer
             stored = (self.tracer.em.scalar(value), ELEMENT_TYPES[value.dtype.name])
         self.tracer.em.janus(op, {"object": (ref.ssa, OBJ_TYPE_ASM), "value": stored}, _step_attr(kind, key))
         self.values[path] = self.written[path] = value
@@ -370,6 +372,15 @@ class HeapTracker:
     def _made(self, value: Any) -> bool:
         """Whether ``value`` is an array the trace made (nothing outside the call holds it)."""
         return self.tracer.local_arrays.get(id(value)) is value
+
+    def _scalar_abi(self, path: AccessPath, value: Any) -> bool:
+        """Whether the 0-d ``value`` written to ``path`` crosses as a VM scalar: one way per
+        location in a call, the way of its first read or write (a Python float read, or
+        written first, makes it one; a NumPy scalar written to it later follows:
+        ``self.b = 0.0`` then ``self.b -= lr * np.mean(g)``)."""
+        if not isinstance(value, Tensor) or value.shape or value.dtype.kind not in SCALAR_ABI_KINDS:
+            return False
+        return self.scalar_abi.setdefault(path, isinstance(value, Weak))
 
     def _typed(self, path: AccessPath, type_: str) -> None:
         known = self.types.setdefault(path, type_)
@@ -505,7 +516,8 @@ class HeapTracker:
             outputs=tuple(t.name for t in outputs),
             labels=dict(self.labels),
             structures=tuple(self.layouts.items()),
-            scalars=tuple((path, t.python_type) for path, t in self.written.items() if isinstance(t, Weak)),
+            scalars=tuple((path, t.python_type if isinstance(t, Weak) else t.dtype.type) for path, t in self.written.items()
+                          if isinstance(t, Weak) or isinstance(t, Tensor) and self.scalar_abi.get(path) and not t.shape),
             aliases=tuple(self.aliases.items()),
             argument_writes=tuple((leaf, t.name) for leaf, t in self.argument_updates.items()),
             fresh=frozenset(t.name for t in self.written.values()

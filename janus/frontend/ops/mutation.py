@@ -261,8 +261,9 @@ def _insert(tracer: "Tracer", target: Tensor, key: Any, value: Any) -> Tensor:
 
 def loop_fresh(tracer: "Tracer", frame: "Frame", originals: dict, placeholders: dict) -> list[Tensor]:
     """The placeholders a loop body may update in place: of fresh local arrays (made by the trace,
-    not views) that the loop's frame holds at one place only, with no live view, that no other
-    frame, heap location or tree node holds."""
+    not views) that the loop's frame holds at one place only, in a variable of its own (not
+    in a list or dict: a recursion threads those, ``recursion.threaded``), with no live view,
+    that no other frame, heap location or tree node holds."""
     provenance = tracer.em.provenance
     outside = list(_walk([[[f.locals, f.stack, f.cells] for f in tracer.frames if f is not frame],
                           list(tracer.heap.values.values()), list(tracer.tree_state.stored)]))
@@ -270,7 +271,7 @@ def loop_fresh(tracer: "Tracer", frame: "Frame", originals: dict, placeholders: 
               if isinstance(v, Tensor) and provenance.get(v) is not None}
     held = list(originals.values())
     return [placeholders[path] for path, original in originals.items()
-            if original in provenance and provenance[original] is None and id(original) not in viewed
+            if len(path) == 2 and original in provenance and provenance[original] is None and id(original) not in viewed
             and sum(v is original for v in held) == 1 and not any(v is original for v in outside)]
 
 

@@ -126,9 +126,10 @@ class Branching:
                                               f"runs in Python ({unconverted[0]}): a segment boundary there")
                 if self.splitting:
                     self.split_at_branch(frame, ins, value, unconverted[0], attempt, guards_before)
-            self.refuse_python_side_taken_mostly(frame, ins, python_jumps, unconverted[0])
-            return self.avoid_side(frame, ins, condition, jump_if, pop_on_fall, avoided_if, "python",
-                                   f" (the other side runs in Python: {unconverted[0]})")
+            target = self.avoid_side(frame, ins, condition, jump_if, pop_on_fall, avoided_if, "python",
+                                     f" (the other side runs in Python: {unconverted[0]})")
+            self.note_python_side_taken_mostly(frame, ins, python_jumps, unconverted[0])
+            return target
         (then, then_copier, then_lines), (other, else_copier, else_lines) = sides
         for name in then.locals.keys() ^ other.locals.keys():  # bound on one side only: unbound after
             then.locals.pop(name, None), other.locals.pop(name, None)
@@ -162,16 +163,23 @@ class Branching:
         except NotConvertible:
             self.guards[guards_before:] = kept
 
-    def refuse_python_side_taken_mostly(self, frame: Frame, ins: Instr, python_taken: bool,
-                                        why: NotConvertible) -> None:
-        """A python guard (the branch's side ``python_taken`` runs in Python) that the profile
-        saw fail on most runs would send most calls to Python after paying for the compile:
-        the branch does not convert."""
+    def note_python_side_taken_mostly(self, frame: Frame, ins: Instr, python_taken: bool,
+                                      why: NotConvertible) -> None:
+        """The python guard just made (the branch's side ``python_taken`` runs in Python), if
+        the profile saw it fail on most runs, would send most calls to Python after paying for
+        the compile: a graph that keeps it does not convert (``refuse_doomed_guards``; a side
+        traced and dropped, or a trace tried again, takes its guard with it)."""
         runs = self.profile.runs
         failing = self.profile.runs_taking((frame.bc.code, ins.offset), python_taken)
         if runs and 2 * failing > runs:
-            raise NotConvertible(f"the branch at {frame.bc.source(ins.offset)} took the side that runs in Python "
-                                 f"on {failing} of {runs} profiled runs ({why})")
+            self.doomed[self.guards[-1][0]] = (f"the branch at {frame.bc.source(ins.offset)} took the side that runs "
+                                               f"in Python on {failing} of {runs} profiled runs ({why})")
+
+    def refuse_doomed_guards(self) -> None:
+        """After the trace: ``NotConvertible`` when a python guard it kept would mostly fail."""
+        for gid, _, _ in self.guards:
+            if gid in self.doomed:
+                raise NotConvertible(self.doomed[gid])
 
     def avoid_side(self, frame: Frame, ins: Instr, condition: str, jump_if: bool, pop_on_fall: bool,
                    avoided_if: bool, kind: str, why: str = "") -> int | None:

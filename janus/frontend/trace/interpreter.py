@@ -74,6 +74,8 @@ class Tracer(Opcodes, Branching, Calls):
         self.splitting = False
         #: a trace that may not split, tried before one that may (``split.BranchToSplit``)
         self.splits_later = False
+        #: python guard id -> why a graph keeping it would not pay (``Branching.note_python_side_taken_mostly``)
+        self.doomed: dict[int, str] = {}
         #: NumPy arrays the trace made itself from static values (``np.zeros(n)``), by id:
         #: no other code holds them, so an item assignment of static values runs at trace time;
         #: also the stateless context managers it made (``exceptions.is_made_manager``)

@@ -90,3 +90,19 @@ def test_float_power_of_a_heap_counter_has_pythons_bits_and_errors() -> None:
             expected = base**s.t
             assert type(s.c) is float and s.c == expected, (base, s.t, s.c.hex(), expected.hex())
     assert sum(v.calls for v in jitted.versions.values()) > 1400, janus.explain(jitted)
+
+
+def refit(s: State, g: np.ndarray) -> np.ndarray:
+    s.b = 0.0  # a Python float first: the location crosses as a VM scalar ...
+    s.b -= 0.1 * np.mean(g)  # ... and the NumPy float64 written after it follows, committed as one
+    return g * s.b
+
+
+def test_a_location_written_as_a_python_float_then_a_numpy_scalar_compiles_and_keeps_the_numpy_type():
+    jf = janus.jit(refit, warmup=1)
+    got, want = State(), State()
+    for i in range(4):
+        g = np.arange(3.0) + i
+        np.testing.assert_array_equal(jf(got, g), refit(want, g))
+        assert type(got.b) is type(want.b) is np.float64 and got.b == want.b
+    assert sum(v.calls for v in jf.versions.values()) >= 2, janus.explain(jf)
