@@ -184,8 +184,12 @@ class EntryGuards:
                 argument.check(objects, entry, leaves)
             return entry
         entry = {}
-        for guard in self.heap:
-            guard.check(objects, entry, leaves)
+        for guard in self.heap:  # the in-place guards last, once every location's value is in
+            if type(guard) is not HeapUnaliased:
+                guard.check(objects, entry, leaves)
+        if self.in_place and not _separate(entry.values(), leaves):
+            for guard in self.in_place:
+                guard.check(objects, entry, leaves)
         return entry
 
     @functools.cached_property
