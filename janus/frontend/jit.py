@@ -586,8 +586,7 @@ class JitFunction:
             if varied:  # a counter: a graph input from now on
                 self.profile.varying_heap.add(error.varied)
                 self.varied_types[error.varied] = error.varied_type
-            self.warm[key] = self.warmup - 1
-            return self._run_profiled(key, positional, args, kwargs)
+            return self._regenerate(key, positional, args, kwargs)
         if isinstance(error, _guard_failure()):
             return self._guard_failed(version, key, positional, args, kwargs, error)
         if isinstance(error, RuntimeError):  # the compiled module failed (not a guard)
@@ -608,8 +607,7 @@ class JitFunction:
             self._event(f"python guard at {failure.source} failed on {failed} calls, {version.calls} compiled: "
                         "the branch becomes a segment boundary")
             del self.versions[key]
-            self.warm[key] = self.warmup - 1
-            return self._run_profiled(key, positional, args, kwargs)
+            return self._regenerate(key, positional, args, kwargs)
         if failure.kind == "python" and failed >= MAX_FAILURES and failed > version.calls:  # the graph's side is the rarer one
             del self.versions[key]
             self._fall_back(key, f"the branch at {failure.source} mostly takes the side that runs in Python")
@@ -631,6 +629,10 @@ class JitFunction:
             "ran imperatively and regenerated"
         )
         del self.versions[key]
+        return self._regenerate(key, positional, args, kwargs)
+
+    def _regenerate(self, key: Hashable, positional: tuple, args: tuple, kwargs: dict) -> Any:
+        """This call runs profiled, and its version is made again on it (the last warm-up run)."""
         self.warm[key] = self.warmup - 1
         return self._run_profiled(key, positional, args, kwargs)
 
