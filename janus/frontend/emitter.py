@@ -205,6 +205,9 @@ class Emitter:
 
     def __init__(self, guard_ids: Iterator[int] | None = None, in_place: bool = True) -> None:
         self.lines: list[str] = []
+        #: constants made while tracing a region (a loop body, a branch side) that are
+        #: values of the whole function: printed first, so a rolled-back region keeps them
+        self.hoisted: list[str] = []
         #: the body's own lines, where local arrays may be updated in place (None: nowhere,
         #: as in a ``janus.grad`` function, which ``janus-autodiff`` differentiates)
         self.body: list[str] | None = self.lines if in_place else None
@@ -307,8 +310,13 @@ class Emitter:
         return self.emit(f"tensor.empty({', '.join(sizes)}) : {tensor_type(shape, dtype)}", shape, dtype, (), _indices(sizes))
 
     # ---- constants and initial values -------------------------------------------------
-    def literal(self, value: object) -> Tensor:
-        """A constant tensor holding ``value`` (a NumPy array or scalar)."""
+    def function_lines(self) -> list[str]:
+        """The body of the function: hoisted constants, then the ops in order."""
+        return [*self.hoisted, *self.lines]
+
+    def literal(self, value: object, hoisted: bool = False) -> Tensor:
+        """A constant tensor holding ``value`` (a NumPy array or scalar); ``hoisted``: at
+        the top of the function, whatever region is being traced."""
         array = np.asarray(value)
         dtype = check_dtype(array.dtype)
         flat = array.reshape(-1)
@@ -321,7 +329,12 @@ class Emitter:
         else:
             raise NotConvertible(f"a constant array of {array.size} elements is too large to inline")
         ttype = tensor_type(array.shape, dtype)
-        return self.emit(f"arith.constant dense<{text}> : {ttype}", array.shape, dtype)
+        if not hoisted:
+            return self.emit(f"arith.constant dense<{text}> : {ttype}", array.shape, dtype)
+        tensor = Tensor(self.fresh(), array.shape, dtype)
+        self.append(f"{tensor.name} = arith.constant dense<{text}> : {ttype}", defines=[(tensor.name, ttype)],
+                    into=self.hoisted)
+        return tensor
 
     def filled(self, shape: Shape, dtype: np.dtype, value: object) -> Tensor:
         """A fresh tensor of ``shape`` holding ``value`` (an init for ``outs``)."""

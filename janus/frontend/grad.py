@@ -182,7 +182,7 @@ class GradSpec:
         aux_shape = tree_map(output, aux)
         name = f"{re.sub(r'[^A-Za-z0-9_]', '_', fn.__name__)}_d{len(tracer.functions)}"
         attrs = f"janus.grad = {{argnums = [{', '.join(map(str, wrt))}]}}"
-        tracer.functions.append(function_text(name, inner, outputs, em.lines, private=True, attributes=attrs))
+        tracer.functions.append(function_text(name, inner, outputs, em.function_lines(), private=True, attributes=attrs))
         tracer.needs_autodiff = True
 
         seeds = [caller.literal(np.full(t.static_shape(), 1.0 if i == 0 else 0.0, t.dtype))

@@ -99,4 +99,4 @@ def entry_function(name: str, em: Emitter, inputs: Sequence[Tensor], outputs: Se
     for i, t in enumerate(outputs):
         if t.dtype.kind == "u" and i not in scalar_outputs:
             results[i] = _unsigned_output(em, t, i)
-    return function_text(name, params, results, [*prologue, *heap_prologue, *em.lines])  # type: ignore[arg-type]
+    return function_text(name, params, results, [*prologue, *heap_prologue, *em.function_lines()])  # type: ignore[arg-type]

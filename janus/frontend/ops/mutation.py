@@ -40,13 +40,23 @@ _INPLACE = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=":
 _STORE_BACK = (("SWAP", "SWAP", "STORE_SUBSCR"), ("SWAP", "SWAP", "SWAP", "BUILD_SLICE", "STORE_SUBSCR"))
 
 
+def symbolic_region(tracer: "Tracer") -> bool:
+    """Whether the trace is in a loop body or a branch side of the graph: code there runs
+    as often as the graph says, so a NumPy array written there must become a graph value
+    (written at trace time, it would be written once, whatever the run)."""
+    return bool(tracer.loops.bodies or tracer.loops.active) or any(f.forking for f in tracer.frames)
+
+
 def inplace(tracer: "Tracer", frame: "Frame", offset: int, symbol: str, a: Any, b: Any) -> "Tensor | MaskedUpdate | None":
     """``a op= b`` on a non-heap array (None when ``a`` is not an array: Python rebinds)."""
-    if isinstance(a, np.ndarray) and contains_tensor(b) and tracer.local_arrays.get(id(a)) is a:
+    local = isinstance(a, np.ndarray) and tracer.local_arrays.get(id(a)) is a
+    if local and (contains_tensor(b) or symbolic_region(tracer)):
         a = as_graph_constant(tracer, a, f"in-place {symbol}")  # ``out = np.zeros(..); out += x``: now a graph value
     elif isinstance(a, np.ndarray):  # a constant the trace computed: NumPy updates it, aliases included
         if contains_tensor(b):
             raise NotConvertible(f"in-place {symbol} of a traced value into a constant array")
+        if symbolic_region(tracer):
+            raise NotConvertible(f"in-place {symbol} of a constant array in a loop body or branch side of the graph")
         if symbol not in _INPLACE:
             raise NotConvertible(f"in-place {symbol} on a constant array")
         return _INPLACE[symbol](a, b)
@@ -132,8 +142,7 @@ def setitem_local_array(tracer: "Tracer", array: np.ndarray, key: Any, value: An
     one-hot ``x = np.zeros(n); x[i] = 1``). Static key and value, outside loop and branch
     regions: NumPy's write, now (the contents become a graph constant). Otherwise the array
     becomes a graph constant everywhere the trace sees it, updated as a local array."""
-    symbolic = tracer.loops.active or any(f.forking for f in tracer.frames)
-    if not symbolic and not contains_tensor(key) and not contains_tensor(value):
+    if not symbolic_region(tracer) and not contains_tensor(key) and not contains_tensor(value):
         array[key] = value
         return
     setitem(tracer, as_graph_constant(tracer, array, what), key, value, what)
@@ -146,10 +155,11 @@ def as_graph_constant(tracer: "Tracer", array: np.ndarray, what: str) -> Tensor:
         raise NotConvertible(f"{what} into an array made from static values, also stored on the heap in this call")
     if any(isinstance(v, np.ndarray) and v is not array and np.may_share_memory(v, array) for v in _walk(_roots(tracer))):
         raise NotConvertible(f"{what} into an array made from static values that a view of it sees (NumPy updates both)")
-    tensor = tracer.em.literal(array)
+    tensor = tracer.em.literal(array, hoisted=True)  # the array's value from before any region being traced
     tracer.em.provenance[tensor] = None
     substitute(tracer, array, tensor, what)  # type: ignore[arg-type]
     del tracer.local_arrays[id(array)]
+    tracer.graph_constants += 1
     return tensor
 
 
@@ -486,7 +496,7 @@ class _AddAt:
         if kwargs or len(args) != 3:
             raise NotConvertible("np.add.at takes (array, indices, values)")
         target, key, value = args
-        if not contains_tensor(args):
+        if not contains_tensor(args) and not symbolic_region(tracer):
             return self(target, key, value)
         if isinstance(target, np.ndarray) and tracer.local_arrays.get(id(target)) is target:
             target = as_graph_constant(tracer, target, "np.add.at")
@@ -544,8 +554,7 @@ def _put_flat(tracer: "Tracer", arr: Tensor | np.ndarray, indices: Any, values: 
     if isinstance(arr, np.ndarray):
         if tracer.local_arrays.get(id(arr)) is not arr or not arr.flags.c_contiguous:
             raise NotConvertible(f"{what} into a NumPy array the trace did not make, or not C-contiguous")
-        symbolic = tracer.loops.active or any(f.forking for f in tracer.frames)
-        if not symbolic and not contains_tensor(indices) and not contains_tensor(values):
+        if not symbolic_region(tracer) and not contains_tensor(indices) and not contains_tensor(values):
             return np.put_along_axis(arr, indices, values, axis=None)
         arr = as_graph_constant(tracer, arr, what)
     elif sum(n > 1 for n in arr.shape) > 1:

@@ -211,7 +211,7 @@ class Recursion:
                 tracer.heap.scope = heap.enclosing
             params += [Slot(t.name, t.type) for t in heap.parameters()]
             self.heap_reads[fn.name] = heap.reads
-            text = function_text(fn.name, params, returned, em.lines, private=True)  # type: ignore[list-item]
+            text = function_text(fn.name, params, returned, em.function_lines(), private=True)  # type: ignore[list-item]
             tracer.functions.append(heap.finish(text, tracer.functions))
         finally:
             tracer.em = outer

@@ -95,7 +95,8 @@ class Calls:
         if hashable(fn) and fn in mutation.NUMPY_MUTATORS:
             return mutation.NUMPY_MUTATORS[fn](self, args, kwargs)
         op = registry.BY_FUNCTION.get(fn) if hashable(fn) else None
-        if op is not None and traced and kwargs.get("out") is not None and accepts_out(op):
+        writes_out = kwargs.get("out") is not None and (traced or mutation.symbolic_region(self))
+        if op is not None and writes_out and accepts_out(op):  # in a loop body: written on every iteration
             return mutation.with_out(self, op, args, kwargs)
         if op is not None:
             return registry.apply(self.em, op, args, kwargs) if traced else self.fold(op, args, kwargs)

@@ -80,6 +80,9 @@ class Tracer(Opcodes, Branching, Calls):
         #: no other code holds them, so an item assignment of static values runs at trace time;
         #: also the stateless context managers it made (``exceptions.is_made_manager``)
         self.local_arrays: dict[int, Any] = {}
+        #: how many of them became graph constants (``mutation.as_graph_constant``): a loop
+        #: whose body made one is traced again, the array now a carried graph value
+        self.graph_constants = 0
 
     # ---- driver -----------------------------------------------------------------------
     def run(self, code: types.CodeType, globals_: dict, arguments: dict[str, Any], closure: tuple = (),

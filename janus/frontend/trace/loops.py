@@ -68,6 +68,9 @@ class LoopState:
     active: set = field(default_factory=set)
     #: speculated while loops being unrolled: (id(frame), offset) -> (frame, iterations so far)
     iterations: dict = field(default_factory=dict)
+    #: loop bodies being traced (``for`` and ``while``): a static array written there is
+    #: written once per iteration at run time, never once at trace time
+    bodies: int = 0
     #: loop-carried placeholders of fresh arrays the body may update in place (``out[t] = v``):
     #: id(placeholder) -> the body being traced
     fresh: dict = field(default_factory=dict)
@@ -179,6 +182,7 @@ def run_for(tracer: "Tracer", frame: "Frame", ins: Instr) -> int | None:
     """``FOR_ITER`` on a ``GraphIter``: the whole loop as ``scf.for``; the exit offset."""
     it = frame.stack[-1]
     saved = _snapshot(tracer)
+    constants = tracer.graph_constants
     try:
         lower, upper, step, item = it.bounds()
         iv = tracer.em.argument("index")
@@ -202,6 +206,9 @@ def run_for(tracer: "Tracer", frame: "Frame", ins: Instr) -> int | None:
         carried, lines, yields = loop.trace()
         loop.commit(tracer.em.scf_for(iv, (lower, upper, step), carried, lines, yields))
     except NotConvertible:
+        if tracer.graph_constants != constants:  # the body turned a local array into a graph value
+            _restore(tracer, saved)
+            return tracer.FOR_ITER(frame, ins)  # traced again, that array now carried by the loop
         if it.fallback is None:
             raise
         _restore(tracer, saved)
@@ -349,6 +356,7 @@ class _Loop:
         where = LoopBody(body, len(tracer.frames), tracer.em.lines)
         try:
             tracer.loops.fresh.update((id(p), where) for p in fresh)
+            tracer.loops.bodies += 1
             self.enter(body)
             tracer.execute(body, self.start, self.stop)
             if body.result is not frame.result:
@@ -356,6 +364,7 @@ class _Loop:
             self.condition = self.leave(body)
             lines = tracer.em.lines
         finally:
+            tracer.loops.bodies -= 1
             tracer.em.lines = outer
             for key in [k for k, v in tracer.loops.fresh.items() if v is where]:
                 del tracer.loops.fresh[key]
