@@ -280,10 +280,14 @@ def reduction(
     *,
     mean: bool = False,
     empty_ok: bool = True,
+    wide: bool = False,
     vjp: vjp_numpy.VJP | None = None,
     **story: str,
 ) -> Op:
-    """A reduction over static axes (``keepdims`` reinserts unit dims by reshape)."""
+    """A reduction over static axes (``keepdims`` reinserts unit dims by reshape).
+    ``wide``: a float32 result is accumulated in float64, then rounded. NumPy sums float32
+    pairwise (error growing with log n); a loop's one float32 accumulator per lane drifts
+    with n (1% off for a million elements), float64 stays within NumPy's own rounding."""
 
     def rule(args: Args) -> Spec:
         require_default(args, dtype=None, out=None)
@@ -297,15 +301,18 @@ def reduction(
 
     def lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
         x, axes, (shape, dtype) = args["a"], _axes(args), spec
+        acc = np.dtype(np.float64) if wide and dtype == np.float32 else dtype
         kept = [i for i in range(x.ndim) if i not in axes]
-        init = em.filled(tuple(x.shape[i] for i in kept), dtype, identity(dtype))
+        init = em.filled(tuple(x.shape[i] for i in kept), acc, identity(acc))
         every = [f"d{i}" for i in range(x.ndim)]
         r = em.generic(x.ndim, axes, [(x, every)], init, [f"d{i}" for i in kept],
-                       lambda b, a: combine(b, dtype, [b.cast(a[0], x.dtype, dtype), a[1]]))
+                       lambda b, a: combine(b, acc, [b.cast(a[0], x.dtype, acc), a[1]]))
         if mean:
-            count = _element_count(em, [x.shape[i] for i in axes], dtype)
-            r = em.elementwise([r], r.shape, dtype, lambda b, a: b.op("arith.divf", [a[0], count or b.constant(
-                int(np.prod([x.shape[i] for i in axes])), dtype)], dtype))
+            count = _element_count(em, [x.shape[i] for i in axes], acc)
+            r = em.elementwise([r], r.shape, acc, lambda b, a: b.op("arith.divf", [a[0], count or b.constant(
+                int(np.prod([x.shape[i] for i in axes])), acc)], acc))
+        if acc != dtype:
+            r = em.elementwise([r], r.shape, dtype, lambda b, a: b.cast(a[0], acc, dtype))
         positions = [i for i in range(x.ndim) if i not in axes] if args["keepdims"] else list(range(r.ndim))
         return em.insert_unit_dims(r, positions, shape)
 
@@ -338,8 +345,8 @@ def _extreme(sign: int) -> Callable[[np.dtype], Any]:
 
 
 REDUCTIONS = [
-    reduction("sum", np.sum, by_kind("arith.addf", "arith.addi"), lambda dtype: 0, vjp=vjp_numpy.sum_vjp),
-    reduction("mean", np.mean, by_kind("arith.addf", None), lambda dtype: 0, mean=True, vjp=vjp_numpy.mean_vjp),
+    reduction("sum", np.sum, by_kind("arith.addf", "arith.addi"), lambda dtype: 0, wide=True, vjp=vjp_numpy.sum_vjp),
+    reduction("mean", np.mean, by_kind("arith.addf", None), lambda dtype: 0, mean=True, wide=True, vjp=vjp_numpy.mean_vjp),
     reduction("max", np.max, by_kind("arith.maximumf", "arith.maxsi"), _extreme(-1), empty_ok=False, vjp=vjp_numpy.extremum_vjp),
     reduction("min", np.min, by_kind("arith.minimumf", "arith.minsi"), _extreme(1), empty_ok=False, vjp=vjp_numpy.extremum_vjp),
 ]

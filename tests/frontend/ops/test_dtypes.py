@@ -134,3 +134,17 @@ def scalar_work(a, h, i):
 def test_zero_d_values_of_narrow_dtypes_compile():
     check_compiled(scalar_work, np.array([200, 7, 3, 250], np.uint8), np.array([0.5, 3.0], np.float16),
                    np.array([-7, 100, 3], np.int16))
+
+
+def float32_totals(a):
+    return a.sum(), a.mean(), a.reshape(100, -1).sum(axis=1), np.mean(a * a)
+
+
+def test_float32_sums_of_many_elements_stay_within_numpys_rounding():
+    """NumPy sums float32 pairwise; the compiled sums accumulate in float64 and round once.
+    With one float32 accumulator per vector lane, the sum of a million 0.1s came out 1% off."""
+    a = np.full(1_000_000, 0.1, np.float32)
+    jf = check_compiled(float32_totals, a)
+    for got, want in zip(jf(a), float32_totals(a)):
+        assert got.dtype == want.dtype == np.float32
+        np.testing.assert_allclose(got, want, rtol=3e-7)
