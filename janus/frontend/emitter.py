@@ -224,6 +224,8 @@ class Emitter:
         #: arrays this function made: None for a fresh buffer, else the array it is a view of
         #: (``mutation`` updates only fresh, unaliased ones in place)
         self.provenance: dict[Tensor, Tensor | None] = {}
+        #: a view -> (its operand, NumPy's making of it from the operand's array) (``registry.apply``)
+        self.replays: dict[Tensor, tuple[Tensor, Callable[[np.ndarray], object]]] = {}
         #: the MLIR type of every SSA value of the function defined so far
         self.types: dict[str, str] = {}
         #: `` loc(...)`` of the traced Python line the next ops are emitted for ('' for none)

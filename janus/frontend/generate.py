@@ -154,9 +154,13 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
     def returned(t: Tensor) -> Result | Argument:
         # Python returns the caller's very array; a graph result would be a copy (and IREE may
         # alias it with a buffer an in-place op of the graph wrote)
-        leaf = passthrough.get(id(t))
+        base, made = t, ()
+        while id(base) not in passthrough and base in tracer.em.replays:  # a view: NumPy makes it of the caller's array
+            base, replay = tracer.em.replays[base]
+            made = (replay, *made)
+        leaf = passthrough.get(id(base))
         if leaf is not None:
-            return Argument(leaf)
+            return Argument(leaf, made)
         return Result(output(t), t.python_type if isinstance(t, Weak) else None)
 
     boundary = None
@@ -240,9 +244,17 @@ class Result:
 
 @dataclass(frozen=True)
 class Argument:
-    """A returned graph value that is one of the caller's arrays, unchanged: leaf ``leaf``."""
+    """A returned graph value that is one of the caller's arrays, unchanged (leaf ``leaf``),
+    or a view NumPy makes of it (``made``, applied in order: ``x.T[0]``)."""
 
     leaf: int
+    made: tuple[Callable[[np.ndarray], Any], ...] = ()
+
+    def value(self, leaves: list[np.ndarray]) -> Any:
+        value: Any = leaves[self.leaf]
+        for make in self.made:
+            value = make(value)
+        return value
 
 
 def _given_arrays(args: tuple) -> set[int]:

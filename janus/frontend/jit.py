@@ -175,7 +175,7 @@ def _rebuild_source(shape: Any, python_type: Callable[[int], type | None] | None
 def _rebuild(shape: Any, results: list[np.ndarray], leaves: list[np.ndarray]) -> Any:
     """The Python value ``shape`` describes; 0-d array results become NumPy scalars, as in NumPy."""
     if isinstance(shape, Argument):
-        return leaves[shape.leaf]
+        return shape.value(leaves)
     if isinstance(shape, Result):
         value = results[shape.index]
         if shape.python is not None:  # a Python scalar result (a 0-d array when a heap structure holds it too)

@@ -78,8 +78,11 @@ def register(*ops: Op) -> None:
         BY_FUNCTION.setdefault(op.eager, op)
 
 
-def apply(em: Emitter, op: Op, args: Sequence[Any], kwargs: dict[str, Any], bind: Callable[..., Args] | None = None) -> Any:
-    """Emit ``op`` on traced operands (the caller folds calls on static values eagerly)."""
+def apply(em: Emitter, op: Op, args: Sequence[Any], kwargs: dict[str, Any], bind: Callable[..., Args] | None = None,
+          eager: Callable[..., Any] | None = None) -> Any:
+    """Emit ``op`` on traced operands (the caller folds calls on static values eagerly);
+    ``eager``: NumPy's own callable for these ``args`` when it is not ``op.eager`` (an
+    ndarray method, its receiver first)."""
     if not op.dynamic and (_has_dynamic(args) or _has_dynamic(list(kwargs.values()))):
         raise NotConvertible(f"{op.name} of an array with ? dims is not supported")
     try:
@@ -90,6 +93,9 @@ def apply(em: Emitter, op: Op, args: Sequence[Any], kwargs: dict[str, Any], bind
         bound = {**bound, "a": apply(em, OPS["array"], [bound["a"]], {})}  # NumPy's asarray of the operand
     result = op.lower(em, bound, op.rule(bound))
     record(em, op.name, bound, result)
+    maker = eager if bind is not None else op.eager  # a method's arguments are not the function's
+    if op.name in VIEW_OPS and em.provenance.get(result) is not None and maker is not None:
+        _note_replay(em, result, bound["a"], maker, args, kwargs)
     return result
 
 
@@ -115,6 +121,27 @@ def record(em: Emitter, name: str, args: Args, result: Any) -> None:
     if isinstance(base, Tensor) and em.provenance.get(base) is not None:
         base = em.provenance[base]  # a view of a view: of the same buffer
     em.provenance[result] = base if isinstance(base, Tensor) else None
+
+
+def _note_replay(em: Emitter, view: Tensor, base: Any, eager: Callable[..., Any], args: Sequence[Any],
+                 kwargs: dict[str, Any]) -> None:
+    """Record how NumPy makes ``view`` from the array of ``base`` when nothing else in the
+    call is a graph value (``Emitter.replays``): a returned view of an argument is then made
+    by NumPy from the caller's array, sharing its memory as in Python."""
+    at = [i for i, a in enumerate(args) if a is base]
+    if len(at) != 1 or not all(_plain(a) for i, a in enumerate(args) if i != at[0]) or not all(map(_plain, kwargs.values())):
+        return
+    head, tail = tuple(args[:at[0]]), tuple(args[at[0] + 1:])
+    em.replays[view] = (base, lambda array: eager(*head, array, *tail, **kwargs))
+
+
+def _plain(value: Any) -> bool:
+    """A static index, shape or axis argument (no graph value hidden in it, a slice's included)."""
+    if value is None or value is Ellipsis or type(value) in (int, bool, str) or isinstance(value, np.integer):
+        return True
+    if type(value) is slice:
+        return all(map(_plain, (value.start, value.stop, value.step)))
+    return type(value) in (tuple, list) and all(map(_plain, value))
 
 
 def _tensors(values: Sequence[Any]) -> list[Tensor]:

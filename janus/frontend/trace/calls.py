@@ -68,7 +68,7 @@ class Calls:
             if fn.name not in registry.METHODS:
                 raise NotConvertible(f"array method .{fn.name}() is not in the op table")
             op, bind = registry.METHODS[fn.name]
-            return registry.apply(self.em, op, [fn.receiver, *args], kwargs, bind)
+            return registry.apply(self.em, op, [fn.receiver, *args], kwargs, bind, getattr(np.ndarray, fn.name, None))
         if isinstance(fn, types.MethodType):  # a bound Python method: its function, self first
             return self.call(fn.__func__, [fn.__self__, *args], kwargs)
         if isinstance(fn, HeapRef) and type(fn.obj) is functools.partial:  # one kept in an attribute
