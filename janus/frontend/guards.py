@@ -28,6 +28,7 @@ from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from janus.frontend.heap.aliasing import overlaps
 from janus.frontend.heap.rules import (ABSENT, CONTAINERS, I64_MAX, I64_MIN, VARYING_NUMPY, VARYING_SCALARS, HeapMiss, Method, Spec, class_makes_heap_object,
                                        is_heap_object, method_of, resolve)
 from janus.frontend.recursion.trees import is_tree, plainly_not_tree
@@ -115,10 +116,13 @@ class HeapUnaliased(HeapGuard):
     aliases: tuple[AccessPath, ...] = ()  # other paths to the very array (``HeapSame``): one location of the graph
 
     def check(self, objects: list[Any], entry: dict[AccessPath, Any], leaves: Sequence[Any]) -> None:
-        others = [v for p, v in entry.items() if p != self.path and p not in self.aliases and type(v) is np.ndarray]
-        others += list(leaves)
-        if any(np.may_share_memory(entry[self.path], other) for other in others):
-            raise HeapMiss(f"{self.label} is updated in place but shares memory with another input")
+        check_unaliased((self,), entry, leaves)
+
+    def shares(self, positions: dict[AccessPath, int], shared: dict[int, set[int]]) -> bool:
+        """Whether the array shares memory with an input but its own ``aliases`` (``positions``:
+        entry paths by position in the values ``shared`` was found among)."""
+        own = {positions[p] for p in (self.path, *self.aliases) if p in positions}
+        return bool(shared.get(positions[self.path], set()) - own)
 
 
 @dataclass(frozen=True)
@@ -132,28 +136,29 @@ class ArgumentUnaliased:
     leaf: int
 
     def check(self, objects: list[Any], entry: dict[AccessPath, Any], leaves: Sequence[Any]) -> None:
-        target = leaves[self.leaf]
-        if not target.flags.writeable:
-            raise HeapMiss(f"{self.label} is updated in place but is read-only")
-        others = [v for v in entry.values() if type(v) is np.ndarray] + [v for i, v in enumerate(leaves) if i != self.leaf]
-        if any(np.may_share_memory(target, other) for other in others):
-            raise HeapMiss(f"{self.label} is updated in place but shares memory with another input")
+        check_unaliased((self,), entry, leaves)
+
+    def shares(self, positions: dict[AccessPath, int], shared: dict[int, set[int]]) -> bool:
+        """Whether the argument shares memory with another input (leaves follow the entry's values)."""
+        return len(positions) + self.leaf in shared
 
 
-def _separate(entry: Iterable[Any], leaves: Sequence[Any]) -> bool:
-    """Whether the call's arrays (heap entry values, leaves) lie in distinct arrays that
-    each own their memory (an array's own, or its base's: a batch ``x[i]`` of a data set):
-    then no two share any (``HeapUnaliased`` holds for each, without a
-    ``np.may_share_memory`` per pair: 80 of them, 0.07 ms, per GAN step)."""
-    roots = [_owner(v) for v in (*entry, *leaves) if type(v) is np.ndarray]
-    return len({id(r) for r in roots}) == len(roots) and all(r.flags.owndata for r in roots)
-
-
-def _owner(array: np.ndarray) -> np.ndarray:
-    """The array whose memory ``array`` views (itself when it owns its memory)."""
-    while isinstance(array.base, np.ndarray):
-        array = array.base
-    return array
+def check_unaliased(guards: Sequence[HeapUnaliased | ArgumentUnaliased], entry: dict[AccessPath, Any],
+                    leaves: Sequence[Any]) -> None:
+    """Raise ``HeapMiss`` for the first of ``guards`` (in-place updates of heap arrays and of
+    argument arrays) that does not hold: which inputs share memory is found once for all
+    (``aliasing.overlaps``, linear in the number of inputs)."""
+    for guard in guards:
+        if type(guard) is ArgumentUnaliased and not leaves[guard.leaf].flags.writeable:
+            raise HeapMiss(f"{guard.label} is updated in place but is read-only")
+    arrays = [(p, v) for p, v in entry.items() if isinstance(v, np.ndarray)]
+    shared = overlaps([*(v for _, v in arrays), *leaves])
+    if not shared:
+        return
+    positions = {p: i for i, (p, _) in enumerate(arrays)}
+    for guard in guards:
+        if guard.shares(positions, shared):
+            raise HeapMiss(f"{guard.label} is updated in place but shares memory with another input")
 
 
 @dataclass(frozen=True)
@@ -176,20 +181,13 @@ class EntryGuards:
     def check_heap(self, objects: list[Any], leaves: Sequence[Any]) -> dict[AccessPath, Any]:
         """The entry value of every checked heap location; ``HeapMiss`` when one does not hold."""
         entry = self.heap_match(objects) if self.heap_match is not None else None
-        if entry is not None:
-            if self.in_place and not _separate(entry.values(), leaves):
-                for guard in self.in_place:
+        if entry is None:
+            entry = {}
+            for guard in self.heap:  # the in-place guards last, once every location's value is in
+                if type(guard) is not HeapUnaliased and type(guard) is not ArgumentUnaliased:
                     guard.check(objects, entry, leaves)
-            for argument in self.arguments_written:
-                argument.check(objects, entry, leaves)
-            return entry
-        entry = {}
-        for guard in self.heap:  # the in-place guards last, once every location's value is in
-            if type(guard) is not HeapUnaliased:
-                guard.check(objects, entry, leaves)
-        if self.in_place and not _separate(entry.values(), leaves):
-            for guard in self.in_place:
-                guard.check(objects, entry, leaves)
+        if self.unaliased:
+            check_unaliased(self.unaliased, entry, leaves)
         return entry
 
     @functools.cached_property
@@ -199,6 +197,11 @@ class EntryGuards:
     @functools.cached_property
     def arguments_written(self) -> tuple[ArgumentUnaliased, ...]:
         return tuple(g for g in self.heap if type(g) is ArgumentUnaliased)
+
+    @functools.cached_property
+    def unaliased(self) -> tuple[HeapUnaliased | ArgumentUnaliased, ...]:
+        """The in-place updates' guards, heap arrays' then arguments' (checked together: ``check_unaliased``)."""
+        return self.in_place + self.arguments_written
 
     def describe(self, modules: bool = True) -> list[str]:
         """One line per guard, for ``janus.explain``; the module globals' line only with ``modules``."""

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import janus
-from janus.frontend.guards import MISS, EntryGuards, GuardBuilder, _separate
+from janus.frontend.guards import MISS, EntryGuards, GuardBuilder
 from janus.frontend.heap.rules import HeapMiss, class_makes_heap_object, is_heap_object
 from janus.frontend.jit import JitFunction, Version
 from janus.frontend.signature import entry_key
@@ -463,16 +463,6 @@ def test_heap_unaliased():
     assert "shares memory" in heap_miss(version, (params, stack[0]))
     assert_same(jf(params, stack[0]), sgd(want_params, want_params["W"]))
     assert_same(params["W"], want_params["W"])
-
-
-def test_separate_arrays_are_those_in_distinct_owners():
-    data, other = rand(4, 3), rand(4, 3, seed=1)
-    assert _separate([other], [data[0]])  # a batch of a data set: its memory is the data set's
-    assert _separate([other[:, 1:]], [data[0], np.float32(1.0)])
-    assert not _separate([other], [data[0], data[1]])  # one owner: checked pair by pair
-    assert not _separate([data], [data[0]])
-    assert not _separate([other, other], [])
-    assert not _separate([np.frombuffer(bytearray(24))], [])  # memory no array owns
 
 
 class Model:
