@@ -217,6 +217,8 @@ class GuardBuilder:
         self.heap: list[HeapGuard] = []
         #: argument index -> the exact class its ``TYPE_MATCH`` guard checks (with ``is_heap_object``)
         self.typed: dict[int, type] = {}
+        #: heap locations holding a Python scalar the traced code wrote (``HeapPlan.scalars``) -> its type
+        self.scalar_types: dict[AccessPath, type] = {}
         #: the names the compiled conditions use
         self.scope: dict[str, Any] = {"NULL": NULL, "resolve_global": resolve_global,
                                       "is_heap_object": is_heap_object, "by_reference": by_reference, "is_tree": is_tree, "plain": plainly_not_tree,
@@ -390,7 +392,8 @@ class GuardBuilder:
             lines, located = checks
             containers = dict.fromkeys(located[path.parent] for path, _ in commits)
             lines += [f"if type({p}).__setattr__ is not OSA: return MISS" for p in containers]
-            stores = [f"d{located[path.parent]}[{path.steps[-1][1]!r}] = results[{index}]" for path, index in commits]
+            stores = [f"d{located[path.parent]}[{path.steps[-1][1]!r}] = {self._stored(path, index, run)}"
+                      for path, index in commits]
             if len(arguments) < len(sources):
                 objects = ", ".join(f"a{ref}" if kind == "arg" else self._bind(ref) for kind, ref in sources)
                 body.append(f"objects = [{objects}]")
@@ -411,11 +414,27 @@ class GuardBuilder:
             body.append(f"results = run([{', '.join(inputs)}])")
         return _compile("call", "args", body + stores + list(finish), scope)
 
+    def _stored(self, path: AccessPath, index: int, run: Callable | SteadyCall) -> str:
+        """What a fused commit stores at ``path`` for result ``index`` of ``run``, as
+        ``HeapPlan.finish`` would: a Python scalar of the traced code (``self.t += 1``) as
+        its type, a 0-d array as its NumPy scalar, anything else as it is."""
+        result, typ = f"results[{index}]", self.scalar_types.get(path)
+        if typ is not None:
+            return f"{self._bind(typ)}({result})"
+        if isinstance(run, SteadyCall) and not run.zero_dim(index):
+            return result
+        return f"{self._bind(_scalar_of)}({result})"
+
     def _checked_ints(self, inputs: Sequence[str]) -> list[int]:
         """The positions in ``inputs`` of relaxed int arguments: their guards checked them to
         be ``int``s within ±2**62 (heap reads are arrays, 0-d for a Python scalar)."""
         ints = {g.leaf for g in self.guards if g.kind == "RELAXED_INT"}
         return [i for i, x in enumerate(inputs) if x in ints]
+
+
+def _scalar_of(value: Any) -> Any:
+    """A 0-d array's NumPy scalar (what Python holds after ``self.s = np.sum(x)``); other values as they are."""
+    return value[()] if type(value) is np.ndarray and not value.ndim else value
 
 
 def _uses(name: str, lines: Sequence[str]) -> bool:
@@ -571,6 +590,7 @@ def entry_guards(key: Hashable, dynamic: frozenset, names: Sequence[str] = (), g
     if modules:  # one line for them all in ``janus.explain``
         builder.GLOBAL_ID(modules)
     if heap is not None:
+        builder.scalar_types.update(heap.scalars)
         for path, spec in heap.checks:
             builder.HEAP_LOCATION(path, spec, heap.labels[path])
         for path, first in heap.aliases:
