@@ -458,8 +458,9 @@ def heap_checks(guards: Sequence[HeapGuard], bind: Callable[[Any], str], miss: s
     """The body of ``EntryGuards.heap_match`` but its ``return``: each location guard's
     resolution and spec check, each method guard, as straight-line code (``bind`` names a
     constant) returning ``miss`` when one fails, and the variable holding each location's
-    value; or None when a location is not an attribute of a plain object (items, cells,
-    module globals: the guards run one by one). It passes only where ``heap.rules`` would:
+    value; or None when a location is neither an attribute of a plain object nor an item
+    of an exact ``dict`` (items of lists, cells, module globals: the guards run one by
+    one). It passes only where ``heap.rules`` would (an item: the key is in the dict, or written);
     per object, ``is_heap_object`` and the class's ``__getattribute__``, ``__getattr__``,
     ``__slots__`` (and ``__setattr__`` when written) as plain; per attribute, nothing of
     that name on the class (``rules.attribute_problem`` would look further) and, when
@@ -494,6 +495,14 @@ def heap_checks(guards: Sequence[HeapGuard], bind: Callable[[Any], str], miss: s
             checked[v] = cls
         elif not path.steps:
             lines.append(f"{v} = objects[{path.slot}]")
+        elif path.steps[-1][0] == "item":
+            parent, key = path.parent, path.steps[-1][1]
+            if parent not in names or specs[parent].kind != "object" or specs[parent].type_ is not dict or spec.kind == "absent":
+                return None
+            if spec.kind == "write":  # an exact dict takes any key
+                lines.append(f"{v} = None")
+            else:
+                lines += [f"{v} = {names[parent]}.get({key!r}, MISSING)", f"if {v} is MISSING: return {miss}"]
         else:
             kind, name = path.steps[-1]
             parent = path.parent
@@ -513,7 +522,7 @@ def heap_checks(guards: Sequence[HeapGuard], bind: Callable[[Any], str], miss: s
             lines.append(f"if {lookup.has(name)}: return {miss}")
             lines.append(f"{v} = None" if spec.kind == "write" else f"{v} = d{p}.get({name!r}, MISSING)")
         names[path], specs[path] = v, spec
-        same_object = spec.kind == "object" and spec.length is None and checked.get(v) is spec.type_
+        same_object = spec.kind == "object" and spec.length is None and spec.keys is None and checked.get(v) is spec.type_
         condition = None if same_object else _spec_condition(spec, v, bind)
         if condition is not None:
             lines.append(f"if not ({condition}): return {miss}")
@@ -568,7 +577,9 @@ def _spec_condition(spec: Spec, v: str, bind: Callable[[Any], str]) -> str | Non
         return f"{same_type} and bool({v} == {bind(spec.value)})"
     if spec.kind == "scalar":
         return same_type if spec.type_ is not int else f"{same_type} and {I64_MIN} <= {v} <= {I64_MAX}"
-    return same_type if spec.length is None else f"{same_type} and len({v}) == {spec.length}"
+    length = "" if spec.length is None else f" and len({v}) == {spec.length}"
+    keys = "" if spec.keys is None else f" and tuple({v}) == {bind(spec.keys)}"
+    return same_type + length + keys
 
 
 def entry_guards(key: Hashable, dynamic: frozenset, names: Sequence[str] = (), globals_read: Sequence = (),
