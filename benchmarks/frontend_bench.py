@@ -7,7 +7,7 @@ best-of-``REPEATS`` over ``CALLS`` calls in this one process, in CPU time of thi
 other processes' time slices).
 
 The per-call table (a one-dispatch call, ``ackermann(2, 3)``, a train step with 8
-parameter arrays) gives each call's time and the bytes it copied and shared with compiled
+parameter arrays, Adam steps writing attributes and dict items) gives each call's time and the bytes it copied and shared with compiled
 code. ``--compare BASE`` also runs it on another checkout of janus (e.g. ``git archive
 <commit> | tar -x -C /tmp/base``) in alternate subprocesses, ``ROUNDS`` each, and prints
 medians before and after: on a shared machine only interleaved runs compare.
@@ -147,6 +147,45 @@ class MLP4InPlace(MLP4):
         return loss
 
 
+class Adam:
+    """A hand-written Adam step on one 16x16 parameter: ``self.m``, ``self.v`` rebound, ``self.t += 1``."""
+
+    def __init__(self) -> None:
+        self.W, self.m, self.v, self.t = r(16, 16), np.zeros((16, 16), np.float32), np.zeros((16, 16), np.float32), 0
+
+    @janus.jit
+    def step(self, g: np.ndarray) -> None:
+        self.t += 1
+        self.m = 0.9 * self.m + 0.1 * g
+        self.v = 0.999 * self.v + 0.001 * g * g
+        m_hat, v_hat = self.m / (1 - 0.9 ** self.t), self.v / (1 - 0.999 ** self.t)
+        self.W = self.W - 0.001 * m_hat / (np.sqrt(v_hat) + 1e-8)
+
+
+ADAM_SHAPES = {"W1": (32, 64), "b1": (64,), "W2": (64, 64), "b2": (64,), "W3": (64, 10), "b3": (10,)}
+
+
+class DictAdam:
+    """Adam over a dict of 6 parameters (the largest 16 KiB: IREE's memory after a call),
+    updated in place, the moments in dicts rebound per key."""
+
+    def __init__(self) -> None:
+        self.params = {k: r(*s) for k, s in ADAM_SHAPES.items()}
+        self.m = {k: np.zeros_like(v) for k, v in self.params.items()}
+        self.v = {k: np.zeros_like(v) for k, v in self.params.items()}
+        self.t = 0
+
+    @janus.jit
+    def step(self, grads: dict) -> None:
+        self.t += 1
+        for k in self.params:
+            g = grads[k]
+            self.m[k] = 0.9 * self.m[k] + 0.1 * g
+            self.v[k] = 0.999 * self.v[k] + 0.001 * g * g
+            m_hat, v_hat = self.m[k] / (1 - 0.9 ** self.t), self.v[k] / (1 - 0.999 ** self.t)
+            self.params[k] -= 0.001 * m_hat / (np.sqrt(v_hat) + 1e-8)
+
+
 def per_call_cases() -> list[tuple[str, Callable, Callable, tuple]]:
     """(name, compiled callable after warm-up, the plain function, arguments) of the per-call table."""
     from janus.models.reinforce import Policy
@@ -161,9 +200,13 @@ def per_call_cases() -> list[tuple[str, Callable, Callable, tuple]]:
              ("train step, 8 parameter arrays (batch 32x64)", model.train_step, functools.partial(MLP4.train_step.fn, model),
               batch),
              ("the same step, parameters updated in place", in_place.train_step,
-              functools.partial(MLP4InPlace.train_step.fn, in_place), batch)]
+              functools.partial(MLP4InPlace.train_step.fn, in_place), batch),
+             ("Adam step, 16x16 (self.m, self.v, self.t += 1)", Adam().step, functools.partial(Adam.step.fn, Adam()),
+              (r(16, 16),)),
+             ("Adam step, dict of 6 parameters updated in place", DictAdam().step,
+              functools.partial(DictAdam.step.fn, DictAdam()), ({k: r(*s) for k, s in ADAM_SHAPES.items()},))]
     for name, fn, _, args in cases:
-        for _ in range(4):
+        for _ in range(6):  # the step count varies: a version for any count
             fn(*args)
         assert getattr(fn, "func", fn).versions, janus.explain(getattr(fn, "func", fn))
     return cases

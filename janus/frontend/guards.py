@@ -24,10 +24,11 @@ from math import copysign
 import types
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 
+from janus.frontend.heap.aliasing import overlaps
 from janus.frontend.heap.rules import (ABSENT, CONTAINERS, I64_MAX, I64_MIN, VARYING_NUMPY, VARYING_SCALARS, HeapMiss, Method, Spec, class_makes_heap_object,
                                        is_heap_object, method_of, resolve)
 from janus.frontend.recursion.trees import is_tree, plainly_not_tree
@@ -115,10 +116,13 @@ class HeapUnaliased(HeapGuard):
     aliases: tuple[AccessPath, ...] = ()  # other paths to the very array (``HeapSame``): one location of the graph
 
     def check(self, objects: list[Any], entry: dict[AccessPath, Any], leaves: Sequence[Any]) -> None:
-        others = [v for p, v in entry.items() if p != self.path and p not in self.aliases and type(v) is np.ndarray]
-        others += list(leaves)
-        if any(np.may_share_memory(entry[self.path], other) for other in others):
-            raise HeapMiss(f"{self.label} is updated in place but shares memory with another input")
+        check_unaliased((self,), entry, leaves)
+
+    def shares(self, positions: dict[AccessPath, int], shared: dict[int, set[int]]) -> bool:
+        """Whether the array shares memory with an input but its own ``aliases`` (``positions``:
+        entry paths by position in the values ``shared`` was found among)."""
+        own = {positions[p] for p in (self.path, *self.aliases) if p in positions}
+        return bool(shared.get(positions[self.path], set()) - own)
 
 
 @dataclass(frozen=True)
@@ -132,28 +136,29 @@ class ArgumentUnaliased:
     leaf: int
 
     def check(self, objects: list[Any], entry: dict[AccessPath, Any], leaves: Sequence[Any]) -> None:
-        target = leaves[self.leaf]
-        if not target.flags.writeable:
-            raise HeapMiss(f"{self.label} is updated in place but is read-only")
-        others = [v for v in entry.values() if type(v) is np.ndarray] + [v for i, v in enumerate(leaves) if i != self.leaf]
-        if any(np.may_share_memory(target, other) for other in others):
-            raise HeapMiss(f"{self.label} is updated in place but shares memory with another input")
+        check_unaliased((self,), entry, leaves)
+
+    def shares(self, positions: dict[AccessPath, int], shared: dict[int, set[int]]) -> bool:
+        """Whether the argument shares memory with another input (leaves follow the entry's values)."""
+        return len(positions) + self.leaf in shared
 
 
-def _separate(entry: Iterable[Any], leaves: Sequence[Any]) -> bool:
-    """Whether the call's arrays (heap entry values, leaves) lie in distinct arrays that
-    each own their memory (an array's own, or its base's: a batch ``x[i]`` of a data set):
-    then no two share any (``HeapUnaliased`` holds for each, without a
-    ``np.may_share_memory`` per pair: 80 of them, 0.07 ms, per GAN step)."""
-    roots = [_owner(v) for v in (*entry, *leaves) if type(v) is np.ndarray]
-    return len({id(r) for r in roots}) == len(roots) and all(r.flags.owndata for r in roots)
-
-
-def _owner(array: np.ndarray) -> np.ndarray:
-    """The array whose memory ``array`` views (itself when it owns its memory)."""
-    while isinstance(array.base, np.ndarray):
-        array = array.base
-    return array
+def check_unaliased(guards: Sequence[HeapUnaliased | ArgumentUnaliased], entry: dict[AccessPath, Any],
+                    leaves: Sequence[Any]) -> None:
+    """Raise ``HeapMiss`` for the first of ``guards`` (in-place updates of heap arrays and of
+    argument arrays) that does not hold: which inputs share memory is found once for all
+    (``aliasing.overlaps``, linear in the number of inputs)."""
+    for guard in guards:
+        if type(guard) is ArgumentUnaliased and not leaves[guard.leaf].flags.writeable:
+            raise HeapMiss(f"{guard.label} is updated in place but is read-only")
+    arrays = [(p, v) for p, v in entry.items() if isinstance(v, np.ndarray)]
+    shared = overlaps([*(v for _, v in arrays), *leaves])
+    if not shared:
+        return
+    positions = {p: i for i, (p, _) in enumerate(arrays)}
+    for guard in guards:
+        if guard.shares(positions, shared):
+            raise HeapMiss(f"{guard.label} is updated in place but shares memory with another input")
 
 
 @dataclass(frozen=True)
@@ -176,20 +181,13 @@ class EntryGuards:
     def check_heap(self, objects: list[Any], leaves: Sequence[Any]) -> dict[AccessPath, Any]:
         """The entry value of every checked heap location; ``HeapMiss`` when one does not hold."""
         entry = self.heap_match(objects) if self.heap_match is not None else None
-        if entry is not None:
-            if self.in_place and not _separate(entry.values(), leaves):
-                for guard in self.in_place:
+        if entry is None:
+            entry = {}
+            for guard in self.heap:  # the in-place guards last, once every location's value is in
+                if type(guard) is not HeapUnaliased and type(guard) is not ArgumentUnaliased:
                     guard.check(objects, entry, leaves)
-            for argument in self.arguments_written:
-                argument.check(objects, entry, leaves)
-            return entry
-        entry = {}
-        for guard in self.heap:  # the in-place guards last, once every location's value is in
-            if type(guard) is not HeapUnaliased:
-                guard.check(objects, entry, leaves)
-        if self.in_place and not _separate(entry.values(), leaves):
-            for guard in self.in_place:
-                guard.check(objects, entry, leaves)
+        if self.unaliased:
+            check_unaliased(self.unaliased, entry, leaves)
         return entry
 
     @functools.cached_property
@@ -199,6 +197,11 @@ class EntryGuards:
     @functools.cached_property
     def arguments_written(self) -> tuple[ArgumentUnaliased, ...]:
         return tuple(g for g in self.heap if type(g) is ArgumentUnaliased)
+
+    @functools.cached_property
+    def unaliased(self) -> tuple[HeapUnaliased | ArgumentUnaliased, ...]:
+        """The in-place updates' guards, heap arrays' then arguments' (checked together: ``check_unaliased``)."""
+        return self.in_place + self.arguments_written
 
     def describe(self, modules: bool = True) -> list[str]:
         """One line per guard, for ``janus.explain``; the module globals' line only with ``modules``."""
@@ -214,6 +217,8 @@ class GuardBuilder:
         self.heap: list[HeapGuard] = []
         #: argument index -> the exact class its ``TYPE_MATCH`` guard checks (with ``is_heap_object``)
         self.typed: dict[int, type] = {}
+        #: heap locations holding a Python scalar the traced code wrote (``HeapPlan.scalars``) -> its type
+        self.scalar_types: dict[AccessPath, type] = {}
         #: the names the compiled conditions use
         self.scope: dict[str, Any] = {"NULL": NULL, "resolve_global": resolve_global,
                                       "is_heap_object": is_heap_object, "by_reference": by_reference, "is_tree": is_tree, "plain": plainly_not_tree,
@@ -387,7 +392,8 @@ class GuardBuilder:
             lines, located = checks
             containers = dict.fromkeys(located[path.parent] for path, _ in commits)
             lines += [f"if type({p}).__setattr__ is not OSA: return MISS" for p in containers]
-            stores = [f"d{located[path.parent]}[{path.steps[-1][1]!r}] = results[{index}]" for path, index in commits]
+            stores = [f"d{located[path.parent]}[{path.steps[-1][1]!r}] = {self._stored(path, index, run)}"
+                      for path, index in commits]
             if len(arguments) < len(sources):
                 objects = ", ".join(f"a{ref}" if kind == "arg" else self._bind(ref) for kind, ref in sources)
                 body.append(f"objects = [{objects}]")
@@ -408,11 +414,27 @@ class GuardBuilder:
             body.append(f"results = run([{', '.join(inputs)}])")
         return _compile("call", "args", body + stores + list(finish), scope)
 
+    def _stored(self, path: AccessPath, index: int, run: Callable | SteadyCall) -> str:
+        """What a fused commit stores at ``path`` for result ``index`` of ``run``, as
+        ``HeapPlan.finish`` would: a Python scalar of the traced code (``self.t += 1``) as
+        its type, a 0-d array as its NumPy scalar, anything else as it is."""
+        result, typ = f"results[{index}]", self.scalar_types.get(path)
+        if typ is not None:
+            return f"{self._bind(typ)}({result})"
+        if isinstance(run, SteadyCall) and not run.zero_dim(index):
+            return result
+        return f"{self._bind(_scalar_of)}({result})"
+
     def _checked_ints(self, inputs: Sequence[str]) -> list[int]:
         """The positions in ``inputs`` of relaxed int arguments: their guards checked them to
         be ``int``s within ±2**62 (heap reads are arrays, 0-d for a Python scalar)."""
         ints = {g.leaf for g in self.guards if g.kind == "RELAXED_INT"}
         return [i for i, x in enumerate(inputs) if x in ints]
+
+
+def _scalar_of(value: Any) -> Any:
+    """A 0-d array's NumPy scalar (what Python holds after ``self.s = np.sum(x)``); other values as they are."""
+    return value[()] if type(value) is np.ndarray and not value.ndim else value
 
 
 def _uses(name: str, lines: Sequence[str]) -> bool:
@@ -436,8 +458,9 @@ def heap_checks(guards: Sequence[HeapGuard], bind: Callable[[Any], str], miss: s
     """The body of ``EntryGuards.heap_match`` but its ``return``: each location guard's
     resolution and spec check, each method guard, as straight-line code (``bind`` names a
     constant) returning ``miss`` when one fails, and the variable holding each location's
-    value; or None when a location is not an attribute of a plain object (items, cells,
-    module globals: the guards run one by one). It passes only where ``heap.rules`` would:
+    value; or None when a location is neither an attribute of a plain object nor an item
+    of an exact ``dict`` (items of lists, cells, module globals: the guards run one by
+    one). It passes only where ``heap.rules`` would (an item: the key is in the dict, or written);
     per object, ``is_heap_object`` and the class's ``__getattribute__``, ``__getattr__``,
     ``__slots__`` (and ``__setattr__`` when written) as plain; per attribute, nothing of
     that name on the class (``rules.attribute_problem`` would look further) and, when
@@ -472,6 +495,14 @@ def heap_checks(guards: Sequence[HeapGuard], bind: Callable[[Any], str], miss: s
             checked[v] = cls
         elif not path.steps:
             lines.append(f"{v} = objects[{path.slot}]")
+        elif path.steps[-1][0] == "item":
+            parent, key = path.parent, path.steps[-1][1]
+            if parent not in names or specs[parent].kind != "object" or specs[parent].type_ is not dict or spec.kind == "absent":
+                return None
+            if spec.kind == "write":  # an exact dict takes any key
+                lines.append(f"{v} = None")
+            else:
+                lines += [f"{v} = {names[parent]}.get({key!r}, MISSING)", f"if {v} is MISSING: return {miss}"]
         else:
             kind, name = path.steps[-1]
             parent = path.parent
@@ -491,7 +522,7 @@ def heap_checks(guards: Sequence[HeapGuard], bind: Callable[[Any], str], miss: s
             lines.append(f"if {lookup.has(name)}: return {miss}")
             lines.append(f"{v} = None" if spec.kind == "write" else f"{v} = d{p}.get({name!r}, MISSING)")
         names[path], specs[path] = v, spec
-        same_object = spec.kind == "object" and spec.length is None and checked.get(v) is spec.type_
+        same_object = spec.kind == "object" and spec.length is None and spec.keys is None and checked.get(v) is spec.type_
         condition = None if same_object else _spec_condition(spec, v, bind)
         if condition is not None:
             lines.append(f"if not ({condition}): return {miss}")
@@ -546,7 +577,9 @@ def _spec_condition(spec: Spec, v: str, bind: Callable[[Any], str]) -> str | Non
         return f"{same_type} and bool({v} == {bind(spec.value)})"
     if spec.kind == "scalar":
         return same_type if spec.type_ is not int else f"{same_type} and {I64_MIN} <= {v} <= {I64_MAX}"
-    return same_type if spec.length is None else f"{same_type} and len({v}) == {spec.length}"
+    length = "" if spec.length is None else f" and len({v}) == {spec.length}"
+    keys = "" if spec.keys is None else f" and tuple({v}) == {bind(spec.keys)}"
+    return same_type + length + keys
 
 
 def entry_guards(key: Hashable, dynamic: frozenset, names: Sequence[str] = (), globals_read: Sequence = (),
@@ -568,6 +601,7 @@ def entry_guards(key: Hashable, dynamic: frozenset, names: Sequence[str] = (), g
     if modules:  # one line for them all in ``janus.explain``
         builder.GLOBAL_ID(modules)
     if heap is not None:
+        builder.scalar_types.update(heap.scalars)
         for path, spec in heap.checks:
             builder.HEAP_LOCATION(path, spec, heap.labels[path])
         for path, first in heap.aliases:

@@ -73,12 +73,13 @@ def steady_call(function: "CompiledFunction", commits: bool = False) -> "SteadyC
 
 def written(function: "CompiledFunction") -> list[tuple[Any, int]] | None:
     """Per heap location ``function`` writes (``AccessPath``), the index of the result
-    holding its new value, each a fresh array of one or more dims (what the runtime's
-    commit stores there: a fused call may store it itself); None when one is a 0-d array
-    or a scalar (Python would hold a NumPy or Python scalar: the general commit converts)."""
+    holding its new value (an array or a VM scalar: what the runtime's commit stores there;
+    a version's fused call may store it itself, a 0-d array as the NumPy scalar it holds,
+    ``SteadyCall.zero_dim``, and a Python scalar of the traced code as its type); None when
+    one is of another kind."""
     writes = function._heap.writes if function._heap is not None else ()
     returned = len(function._results) - len(writes)
-    if not all(isinstance(kind, TensorType) and kind.shape for kind in function._results[returned:]):
+    if not all(isinstance(kind, TensorType) or _scalar(kind) for kind in function._results[returned:]):
         return None
     return [(path, returned + j) for j, path in enumerate(writes)]
 
@@ -137,6 +138,11 @@ class SteadyCall:
         if index in self.function._info.storage or not _scalar(kind):
             return None
         return bool if isinstance(kind, BoolType) else float if isinstance(kind, FloatType) else int
+
+    def zero_dim(self, index: int) -> bool:
+        """Whether result ``index`` is a 0-d array as the call gives it."""
+        kind = self.function._results[index]
+        return isinstance(kind, TensorType) and not kind.shape
 
     def build(self) -> Caller:
         """The call as a function of the list of inputs."""

@@ -3,11 +3,15 @@ changes and the call then gives the plain-Python answer; ``janus.explain`` lists
 
 from __future__ import annotations
 
+import collections
+import copy
+from typing import Any
+
 import numpy as np
 import pytest
 
 import janus
-from janus.frontend.guards import MISS, EntryGuards, GuardBuilder, _separate
+from janus.frontend.guards import MISS, EntryGuards, GuardBuilder
 from janus.frontend.heap.rules import HeapMiss, class_makes_heap_object, is_heap_object
 from janus.frontend.jit import JitFunction, Version
 from janus.frontend.signature import entry_key
@@ -368,6 +372,51 @@ def test_compiled_heap_checks_pass_exactly_where_the_guards_do(change) -> None:
         got[k] is want[k] for k in want))
 
 
+def dict_step(state: dict, x: np.ndarray) -> Any:
+    """Items of a dict of parameters read, one written, and the keys listed."""
+    h = np.tanh(x @ state["params"]["W"] + state["params"]["b"])
+    state["out"] = h
+    return h * len(list(state["params"].keys()))
+
+
+DICT_CHANGES = {
+    "none": lambda state: None,
+    "an item deleted": lambda state: state["params"].pop("b"),
+    "an item of another shape": lambda state: state["params"].__setitem__("b", rand(2, 3)),
+    "the keys in another order": lambda state: state.__setitem__("params", {"b": state["params"]["b"], "W": state["params"]["W"]}),
+    "a key added": lambda state: state["params"].__setitem__("c", rand(3)),
+    "an OrderedDict instead": lambda state: state.__setitem__("params", collections.OrderedDict(state["params"])),
+    "the written item deleted": lambda state: state.pop("out", None),
+}
+
+
+@pytest.mark.parametrize("change", list(DICT_CHANGES.values()), ids=list(DICT_CHANGES))
+def test_compiled_heap_checks_of_dict_items_pass_exactly_where_the_guards_do(change) -> None:
+    """Items of an exact ``dict`` are compiled into ``heap_match`` too: the same entry as
+    the guards one by one, or None where one of them misses; the call stays Python's."""
+    jf, x = janus.jit(dict_step, fallback="silent"), rand(2, 3, seed=2)
+    state = {"params": {"W": rand(3, 3), "b": rand(3, seed=1)}}
+    for _ in range(4):
+        jf(state, x)
+    version = only_version(jf)
+    objects = version.graph.heap.objects((state, x))
+    assert version.guards.heap_match is not None and version.guards.heap_match(objects) == one_by_one(version, objects)
+    change(state)
+    want, got = one_by_one(version, objects), version.guards.heap_match(objects)
+    assert (got is None) == (want is None) and (got is None or got.keys() == want.keys() and all(got[k] is want[k] for k in want))
+    oracle = copy.deepcopy(state)
+    if "b" not in state["params"]:  # Python's KeyError
+        with pytest.raises(KeyError):
+            dict_step(oracle, x)
+        with pytest.raises(KeyError):
+            jf(state, x)
+        return
+    assert_same(jf(state, x), dict_step(oracle, x))
+    assert type(state["params"]) is type(oracle["params"]) and state.keys() == oracle.keys()
+    assert_same(dict(state["params"]), dict(oracle["params"]))
+    assert_same(state["out"], oracle["out"])
+
+
 def reader_class() -> type:
     class Reader:
         def __init__(self) -> None:
@@ -463,16 +512,6 @@ def test_heap_unaliased():
     assert "shares memory" in heap_miss(version, (params, stack[0]))
     assert_same(jf(params, stack[0]), sgd(want_params, want_params["W"]))
     assert_same(params["W"], want_params["W"])
-
-
-def test_separate_arrays_are_those_in_distinct_owners():
-    data, other = rand(4, 3), rand(4, 3, seed=1)
-    assert _separate([other], [data[0]])  # a batch of a data set: its memory is the data set's
-    assert _separate([other[:, 1:]], [data[0], np.float32(1.0)])
-    assert not _separate([other], [data[0], data[1]])  # one owner: checked pair by pair
-    assert not _separate([data], [data[0]])
-    assert not _separate([other, other], [])
-    assert not _separate([np.frombuffer(bytearray(24))], [])  # memory no array owns
 
 
 class Model:

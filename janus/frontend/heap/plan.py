@@ -124,12 +124,12 @@ class HeapPlan:
 
     @functools.cached_property
     def stores_only(self) -> bool:
-        """``finish`` has nothing to do after the runtime's commit, which is one store per
-        written attribute: no in-place updates, structures or scalars; no written value that
-        is an entry array or an argument; no result that is a written or entry array. A
-        version's fused call commits such writes itself."""
+        """The commit is one store per written attribute, of the runtime's result (a Python
+        scalar of the traced code, ``scalars``, converted to its type): no in-place updates
+        or structures; no written value that is an entry array or an argument; no result
+        that is a written or entry array. A version's fused call commits such writes itself."""
         finals = {name for _, name in self.writes}
-        return (bool(self.writes) and not (self.mutated or self.structures or self.argument_writes or self.scalars)
+        return (bool(self.writes) and not (self.mutated or self.structures or self.argument_writes)
                 and all(path.steps and path.steps[-1][0] == "attr" for path, _ in self.writes)
                 and not finals & (self.owners.keys() | self.arguments.keys())
                 and not any(name in finals or name in self.owners for name in self.outputs))

@@ -148,3 +148,34 @@ def test_a_class_setattr_installed_later_is_not_bypassed() -> None:
         del Hooked.__setattr__
     assert seen == ["W", "b"] * 2  # the compiled or Python call, then the oracle: each through the hook
     assert_same_state(p, oracle)
+
+
+class Counted:
+    def __init__(self) -> None:
+        self.W, self.t, self.scale, self.done, self.last = rand(4, 3), 0, 1.0, False, np.float32(0.0)
+
+
+def counted_step(p: Counted, x: np.ndarray) -> Any:
+    """Python scalars of the traced code written beside an array (``self.t += 1`` of an
+    optimizer) and a NumPy scalar: the fused call stores each as its type."""
+    p.t += 1
+    p.last = (x @ p.W).mean()
+    p.scale = p.scale * 0.5
+    p.done = p.t > 2
+    p.W = p.W - (0.1 / p.t) * (x.T @ (x @ p.W))
+    return (p.W * p.scale).sum()
+
+
+def test_python_scalars_written_are_stored_as_their_types() -> None:
+    jf, p, oracle = janus.jit(counted_step), Counted(), Counted()
+    for _ in range(8):
+        assert_same(jf(p, X), counted_step(oracle, X))
+        assert_same_state(p, oracle)
+    (version,) = jf.versions.values()
+    assert version.quick is not None, janus.explain(jf)  # the fused call, with the stores
+    calls = version.calls
+    for _ in range(3):
+        assert_same(jf(p, X), counted_step(oracle, X))
+        assert_same_state(p, oracle)
+        assert (type(p.t), type(p.scale), type(p.done), type(p.last)) == (int, float, bool, np.float32)
+    assert version.calls == calls + 3
