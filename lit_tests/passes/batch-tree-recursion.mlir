@@ -32,9 +32,15 @@
 // CHECK-NOT: scf.if
 // CHECK-NOT: janus.invoke
 // CHECK-NOT: janus.guard
-// CHECK: iree_linalg_ext.gather dimension_map = [0] ins(%[[TABLE]], %{{.+}} : tensor<?x8xf32>, tensor<?xi64>)
-// CHECK: iree_linalg_ext.gather dimension_map = [0] ins(%[[TABLE]], %{{.+}} : tensor<?x8xf32>, tensor<?xi64>)
-// CHECK: tensor.concat dim(1) %{{.+}}, %{{.+}} : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x16xf32>
+// The concatenation of the two children's rows is one gather of both rows' ids side by side
+// (the two gathers left behind are unused: canonicalize drops them).
+// CHECK: %[[IDS:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel"]
+// CHECK: linalg.index 1
+// CHECK: arith.select
+// CHECK: -> tensor<?x2x1xi64>
+// CHECK: %[[BOTH:.+]] = iree_linalg_ext.gather dimension_map = [0] ins(%[[TABLE]], %[[IDS]] : tensor<?x8xf32>, tensor<?x2x1xi64>) outs(%{{.+}} : tensor<?x2x8xf32>)
+// CHECK: tensor.collapse_shape %[[BOTH]] {{\[\[}}0], [1, 2]] : tensor<?x2x8xf32> into tensor<?x16xf32>
+// CHECK-NOT: tensor.concat
 // CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
 // CHECK: arith.select
 // CHECK: %[[HELD:.+]] = linalg.generic {{.+}} iterator_types = ["reduction"]
