@@ -219,10 +219,11 @@ class BatchTreeRecursion(ModulePass):
     summary = "Run a self-recursion over tree nodes one batch per tree level (wavefront)."
 
     #: Measured on this machine (issue 15, CPU time per tree, pass on and off alternated in one
-    #: process, full-size zoo models): a level's fixed cost (about ten dispatches per chunk and a
-    #: host read-back per level) pays off only when a node's weights are large: TreeLSTM (W of
-    #: 256x640) 1.24x at batch 1 and 1.03x at 25, RNTN (V of 128x256x256) 1.09x and 1.27x; TreeRNN
-    #: (W of 256x128) loses (0.75-0.82x at batch 1, 0.79x at 25) and stays node by node.
+    #: process, full-size zoo models): a level's fixed cost (then about ten dispatches per chunk, three
+    #: since issue 15's fourth round; and a host read-back per level) pays off only when a node's
+    #: weights are large: TreeLSTM (W of 256x640) 1.24x at batch 1 and 1.03x at 25, RNTN (V of
+    #: 128x256x256) 1.09x and 1.27x; TreeRNN (W of 256x128) loses (0.75-0.82x at batch 1, 0.79x at 25)
+    #: and stays node by node.
     min_node_weights: int = option(
         65536, "batch a recursion if one structured op of its node reads a weight (a tensor that is the "
         "same for every node) of at least this many elements; 0: batch none", minimum=0)

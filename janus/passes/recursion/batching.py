@@ -74,6 +74,7 @@ class Batch:
     mask: ir.Value | None = None  # tensor<?xi1> of rows in the current branch
     dead: list = field(default_factory=list)  # old ops to erase, in order
     checks: list = field(default_factory=list)  # (tensor<?xi1>: where it holds, the guard it checks)
+    table_reads: dict = field(default_factory=dict)  # a table gather's result -> (table, its clamped rows)
 
     def is_batched(self, v: ir.Value) -> bool:
         return v in self.mapped
@@ -311,6 +312,7 @@ def _read_table(batch: Batch, op: ir.Operation) -> None:
         where = batch.generic([ids], [identity_map(1)], batched_type(i64), identity_map(1), ["parallel"], clamped, ip, loc)
         batch.mapped[result] = build("iree_linalg_ext.gather", [table, where, batch.empty(table.type, ip, loc)],
                                      table.type, ip, loc, {"dimension_map": ir.DenseI64ArrayAttr.get([0])})
+        batch.table_reads[batch.mapped[result]] = (table, where)
         batch.data.add(result)
 
 
@@ -346,9 +348,46 @@ def _concat(batch: Batch, op: ir.Operation) -> None:
     ip, loc = ir.InsertionPoint(op), op.location
     operands = [batch.batched(v, ip, loc) for v in op.operands]
     dim = ir.IntegerAttr(op.attributes["dim"]).value
+    reads = [batch.table_reads.get(v) for v in operands]
+    if (dim == 0 and len(reads) > 1 and all(reads) and len({table for table, _ in reads}) == 1
+            and len({str(v.type) for v in operands}) == 1):
+        batch.mapped[op.result] = _side_by_side(batch, reads, batched_type(op.result.type), ip, loc)
+        return
     batch.mapped[op.result] = ir.Operation.create(
         op.name, results=[batched_type(op.result.type)], operands=operands,
         attributes={"dim": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dim + 1)}, ip=ip, loc=loc).result
+
+
+def _side_by_side(batch: Batch, reads: list[tuple[ir.Value, ir.Value]], result: ir.Type,
+                  ip: ir.InsertionPoint, loc: ir.Location) -> ir.Value:
+    """Children's rows of one table concatenated along their first dim (``[h_left, h_right]``):
+    one gather of ``[batch, k, 1]`` row ids, collapsed, instead of k gathers and the
+    concatenation's k copies (each a dispatch per chunk of the level loop)."""
+    table, k = reads[0][0], len(reads)
+    i64, index = ir.IntegerType.get_signless(64), ir.IndexType.get()
+    dynamic = ir.ShapedType.get_dynamic_size()
+
+    def pick(args: list[ir.Value], inner: ir.InsertionPoint) -> list[ir.Value]:
+        which = build("linalg.index", [], index, inner, loc, {"dim": ir.IntegerAttr.get(i64, 1)})
+        value = args[k - 1]
+        for j in range(k - 2, -1, -1):
+            is_j = build("arith.cmpi", [which, _const_index(j, inner, loc)], ir.IntegerType.get_signless(1), inner,
+                         loc, {"predicate": ir.IntegerAttr.get(i64, 0)})  # eq
+            value = build("arith.select", [is_j, args[j], value], i64, inner, loc)
+        return [value]
+
+    by_row = ir.AffineMap.get(3, 0, [ir.AffineDimExpr.get(0)])
+    ids = batch.generic([rows for _, rows in reads], [by_row] * k, ir.RankedTensorType.get([dynamic, k, 1], i64),
+                        identity_map(3), ["parallel"] * 3, pick, ip, loc)
+    row = ir.RankedTensorType(table.type)
+    gathered_type = ir.RankedTensorType.get([dynamic, k, *row.shape[1:]], row.element_type)
+    gathered = build("iree_linalg_ext.gather", [table, ids, batch.empty(gathered_type, ip, loc)], gathered_type, ip,
+                     loc, {"dimension_map": ir.DenseI64ArrayAttr.get([0])})
+    groups = [[0], [1, 2], *([d] for d in range(3, row.rank + 1))]
+    return ir.Operation.create(
+        "tensor.collapse_shape", results=[result], operands=[gathered],
+        attributes={"reassociation": ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in g])
+                                                        for g in groups])}, ip=ip, loc=loc).result
 
 
 def _shifted_reassociation(attr: ir.Attribute) -> ir.ArrayAttr:

@@ -24,6 +24,10 @@ The form of the run, each rule measured or forced by iree-compile 3.13:
 - the rows are read out after the loop inside an ``scf.if`` and copied: a load placed straight
   after the loop was moved above it (stale rows), and two table calls (two tree arguments; a
   list of trees is one forest, one call) run on the same global;
+- the level function's guards are checked once, on every node, before the levels run (its
+  table results unused, so only the guards' reduction is compiled): a guard never reads a
+  recursive call's result; checking them per chunk cost a reduction dispatch and an update of
+  a guard global per chunk;
 - the global makes the compiled module stateful: the runtime does not let its calls overlap
   (``FunctionInfo.stateful``).
 """
@@ -134,11 +138,10 @@ TIERS = (16, 4)
 def _globals(spec: TableSpec) -> list[str]:
     """The tables, stacked in one mutable global of static size (updated in place: as a loop's
     iter_arg a table is copied whole on every trip; one global per table gave TreeLSTM's two
-    wrong rows with iree-compile 3.13, for a reason not found), and the guards' running results."""
+    wrong rows with iree-compile 3.13, for a reason not found)."""
     element = _shape_and_element(spec.row_types[0])[1]
     zero = "0.0" if element.startswith(("f", "bf")) else "0"
-    return [f"util.global private mutable @{spec.name}_rows = dense<{zero}> : {_stacked(spec)}",
-            *(f"util.global private mutable @{spec.name}_held{g} = dense<true> : {_CHECK}" for g in range(len(spec.checks)))]
+    return [f"util.global private mutable @{spec.name}_rows = dense<{zero}> : {_stacked(spec)}"]
 
 
 def _stacked(spec: TableSpec) -> str:
@@ -157,15 +160,7 @@ def _chunk(spec: TableSpec, rows: int, at: str, tag: str) -> list[str]:
     tables = [table_type(t) for t in spec.row_types]
     stacked = _stacked(spec)
     dims, element = _shape_and_element(spec.row_types[0])
-    lines = [f"      %t{tag} = util.global.load @{spec.name}_rows : {stacked}"]
-    for r, table in enumerate(tables):
-        offsets, sizes, strides = _slice(r, "0", "%rows_max", dims)
-        lines.append(f"      %d{r}{tag} = tensor.extract_slice %t{tag}[{offsets}] [{sizes}] [{strides}] : {stacked} to {table}")
-    call_args = ", ".join([*(f"%a{i}" for i in range(len(spec.arg_types))), at, f"%c{rows}",
-                           *(f"%d{r}{tag}" for r in range(len(tables)))])
-    call_types = ", ".join([*spec.arg_types, "index", "index", *tables])
-    results = _level_results(spec)
-    lines.append(f"      %rows{tag}:{len(results)} = func.call @{spec.level}({call_args}) : ({call_types}) -> ({', '.join(results)})")
+    lines = _level_call(spec, at, f"%c{rows}", tag, "      ")
     chunk = f"tensor<{'x'.join([str(rows), *dims])}x{element}>"
     block = f"tensor<{'x'.join([str(len(tables)), str(rows), *dims])}x{element}>"
     into = f"%b{tag}"
@@ -181,10 +176,40 @@ def _chunk(spec: TableSpec, rows: int, at: str, tag: str) -> list[str]:
     lines.append(f"      %all{tag} = tensor.insert_slice {into} into %t{tag}[{offsets}] [{sizes}] [{strides}] : {block} into {stacked}")
     into = f"%all{tag}"
     lines.append(f"      util.global.store {into}, @{spec.name}_rows : {stacked}")
-    for g in range(len(spec.checks)):
-        lines += [f"      %h{g}{tag} = util.global.load @{spec.name}_held{g} : {_CHECK}",
-                  f"      %k{g}{tag} = arith.andi %h{g}{tag}, %rows{tag}#{len(tables) + g} : {_CHECK}",
-                  f"      util.global.store %k{g}{tag}, @{spec.name}_held{g} : {_CHECK}"]
+    return lines
+
+
+def _level_call(spec: TableSpec, at: str, count: str, tag: str, indent: str) -> list[str]:
+    """``spec.level`` on rows ``at .. at + count`` over the tables as they are now: ``%rows{tag}#r``
+    is result ``r`` (the tables' rows, then whether each guard held)."""
+    tables = [table_type(t) for t in spec.row_types]
+    stacked = _stacked(spec)
+    dims = _shape_and_element(spec.row_types[0])[0]
+    lines = [f"{indent}%t{tag} = util.global.load @{spec.name}_rows : {stacked}"]
+    for r, table in enumerate(tables):
+        offsets, sizes, strides = _slice(r, "0", "%rows_max", dims)
+        lines.append(f"{indent}%d{r}{tag} = tensor.extract_slice %t{tag}[{offsets}] [{sizes}] [{strides}] : {stacked} to {table}")
+    call_args = ", ".join([*(f"%a{i}" for i in range(len(spec.arg_types))), at, count,
+                           *(f"%d{r}{tag}" for r in range(len(tables)))])
+    call_types = ", ".join([*spec.arg_types, "index", "index", *tables])
+    results = _level_results(spec)
+    lines.append(f"{indent}%rows{tag}:{len(results)} = func.call @{spec.level}({call_args}) : ({call_types}) -> ({', '.join(results)})")
+    return lines
+
+
+def _checks(spec: TableSpec) -> list[str]:
+    """The level function's guards, checked once on every node before the levels run: a guard
+    never reads a recursive call's result (``batching`` refuses one that does), so the rows it
+    checks are functions of the columns alone; the call's table results are unused and
+    iree-compile drops their work. One reduction for the call instead of one per chunk (and a
+    global updated per chunk)."""
+    if not spec.checks:
+        return []
+    tables = len(spec.row_types)
+    lines = _level_call(spec, "%c0", "%n", "_held", "  ")
+    for g, attributes in enumerate(spec.checks):
+        lines += [f"  %held{g} = tensor.extract %rows_held#{tables + g}[] : {_CHECK}",
+                  f"  \"janus.guard\"(%held{g}) {attributes} : (i1) -> ()"]
     return lines
 
 
@@ -220,43 +245,35 @@ def _tiers(spec: TableSpec) -> list[str]:
 
 def _run_levels(spec: TableSpec) -> list[str]:
     """Bottom-up: each level's rows computed by ``spec.level`` in static chunks and stored into
-    the tables; the guards the levels report on are ANDed on the device and checked after the
-    loop. Nothing is loop-carried, so iree-compile updates the tables in place."""
+    the tables, after the guards the level function reports on were checked on every node.
+    Nothing is loop-carried, so iree-compile updates the tables in place."""
     tables = [table_type(t) for t in spec.row_types]
-    first = [f"  %holds = arith.constant dense<true> : {_CHECK}"] if spec.checks else []
-    first += [f"  util.global.store %holds, @{spec.name}_held{g} : {_CHECK}" for g in range(len(spec.checks))]
-    results = [*tables, *("i1" for _ in spec.checks)]
-    return_types = ", ".join(results)
+    return_types = ", ".join(tables)
     stacked = _stacked(spec)
     dims = _shape_and_element(spec.row_types[0])[0]
     # After the loop, inside an scf.if: iree-compile 3.13 moved a load placed straight after the
     # loop above it (a stale table); the rows are copied out, so later calls of the table
     # function (one per tree argument) cannot overwrite them before they are read.
     out = ["  %ran = arith.cmpi ne, %levels, %c0 : index",
-           f"  %out:{len(results)} = scf.if %ran -> ({return_types}) {{",
+           f"  %out:{len(tables)} = scf.if %ran -> ({return_types}) {{",
            f"    %final = util.global.load @{spec.name}_rows : {stacked}"]
     for r, table in enumerate(tables):
         offsets, sizes, strides = _slice(r, "0", "%n", dims)
         out += [f"    %slice{r} = tensor.extract_slice %final[{offsets}] [{sizes}] [{strides}] : {stacked} to {table}",
                 f"    %fresh{r} = tensor.empty(%n) : {table}",
                 f"    %copy{r} = linalg.copy ins(%slice{r} : {table}) outs(%fresh{r} : {table}) -> {table}"]
-    for g in range(len(spec.checks)):
-        out += [f"    %all{g} = util.global.load @{spec.name}_held{g} : {_CHECK}",
-                f"    %held{g} = tensor.extract %all{g}[] : {_CHECK}"]
-    out += [f"    scf.yield {', '.join([*(f'%copy{r}' for r in range(len(tables))), *(f'%held{g}' for g in range(len(spec.checks)))])} : {return_types}",
+    out += [f"    scf.yield {', '.join(f'%copy{r}' for r in range(len(tables)))} : {return_types}",
             "  } else {"]
     out += [f"    %none{r} = tensor.empty(%n) : {table}" for r, table in enumerate(tables)]
-    out += ["    %true = arith.constant true"] if spec.checks else []
-    out += [f"    scf.yield {', '.join([*(f'%none{r}' for r in range(len(tables))), *('%true' for _ in spec.checks)])} : {return_types}",
+    out += [f"    scf.yield {', '.join(f'%none{r}' for r in range(len(tables)))} : {return_types}",
             "  }"]
-    out += [f"  \"janus.guard\"(%out#{len(tables) + g}) {attributes} : (i1) -> ()" for g, attributes in enumerate(spec.checks)]
     return [
-        *first,
         *(f"  %c{c} = arith.constant {c} : index" for c in sorted({*TIERS, TIERS[-1] - 1} - {0, 1})),
         f"  %rows_max = arith.constant {spec.table_rows} : index",
         "  %fits = arith.cmpi ule, %n, %rows_max : index",
         f"  \"janus.guard\"(%fits) {{id = {spec.guard_id + 1} : i64, kind = \"value\", source = \"@{spec.name}: "
         f"at most {spec.table_rows} nodes (janus-batch-tree-recursion's table-rows)\"}} : (i1) -> ()",
+        *_checks(spec),
         "  scf.for %i = %c0 to %levels step %c1 {",
         "    %back = arith.subi %levels, %i : index",
         "    %k = arith.subi %back, %c1 : index",
@@ -265,7 +282,7 @@ def _run_levels(spec: TableSpec) -> list[str]:
         *_tiers(spec),
         "  }",
         *out,
-        f"  return {', '.join(f'%out#{r}' for r in range(len(tables)))} : {', '.join(tables)}",
+        f"  return {', '.join(f'%out#{r}' for r in range(len(tables)))} : {return_types}",
     ]
 
 
@@ -280,7 +297,7 @@ def level_declaration(spec: TableSpec) -> str:
 
 
 def table_globals(spec: TableSpec) -> str:
-    """The globals the table function keeps its tables and guard results in."""
+    """The global the table function keeps its tables in."""
     return "\n".join(_globals(spec))
 
 

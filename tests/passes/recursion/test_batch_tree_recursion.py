@@ -109,6 +109,34 @@ def test_own_model_deep_chain_and_one_node(params: wt.Params, caplog: pytest.Log
     assert BATCHED in caplog.text and "stays node by node" not in caplog.text
 
 
+@pytest.mark.filterwarnings("ignore::janus.FallbackWarning")
+def test_level_guard_failing_deep_in_the_tree_runs_in_python(params: wt.Params,
+                                                             caplog: pytest.LogCaptureFixture) -> None:
+    """The level function's guards (here: a leaf's word inside ``E``) are checked on every node once
+    before the levels run: a word out of range at the deepest leaf, or at a leaf of a shallow
+    level, fails the call into Python, which raises as the plain program does; good trees after
+    it still agree."""
+    caplog.set_level(logging.INFO, logger="janus.passes")
+    compiled = janus.jit(wt.sentence_vector)
+    rng = np.random.default_rng(8)
+    good = wt.Sentence(wt.chain(6, rng, VOCAB))
+    for _ in range(3):
+        _check(good, params, compiled)
+    for bad_leaf in ("deepest", "shallow"):
+        bad = copy.deepcopy(good)
+        node = bad.root
+        while node.left is not None and bad_leaf == "deepest":
+            node = node.left
+        (node if bad_leaf == "deepest" else node.right).word = VOCAB + 3
+        with pytest.raises(IndexError):
+            wt.sentence_vector(bad, params)
+        with pytest.raises(IndexError):
+            compiled(bad, params)
+        _check(good, params, compiled)
+    assert BATCHED in caplog.text
+    assert "failed" in janus.explain(compiled)
+
+
 def test_zoo_forest_of_mixed_shapes_at_batch_25(caplog: pytest.LogCaptureFixture) -> None:
     """25 trees of every shape in one call (each tree's table call writes the same global table:
     the rows of one are copied out before the next runs), then other batches of 25."""
