@@ -14,6 +14,7 @@ from janus.frontend import relax, scalar_abi, segments, speculation
 from janus.frontend.signature import by_reference
 from janus.frontend.profiler import Profile
 from janus.frontend.recursion import node_writes, trees
+from janus.frontend.heap import structures as heap_struct
 from janus.frontend.heap.rules import DICTS
 from janus.frontend.recursion.invoke import SIMPLIFY
 from janus.frontend.trace import builtin_calls, generators
@@ -187,8 +188,10 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
     for updated in tracer.heap.argument_updates.values():
         output(updated)
     scalar_outputs = scalar_abi.scalar_results(outputs, range(len(outputs)))
-    if _returns_any(frame_result, {id(v) for v in tracer.heap.structures.values() if type(v) is list}):
-        raise NotConvertible("returns a list it also stores on the heap (Python returns that very list; the graph would build another)")
+    stored = {id(c): type(c).__name__ for v in tracer.heap.structures.values() for c in heap_struct.containers(v)}
+    if _returns_any(frame_result, set(stored)):
+        kinds = " or ".join(sorted(set(stored.values())))
+        raise NotConvertible(f"returns a {kinds} it also stores on the heap (Python returns that very object; the graph would build another)")
     tracer.heap.structure_outputs(output)
     tree_writes = tuple(node_writes.TreeWrite(_path_of(root, args), key, output(w.column), output(w.mask))
                         for root, sym in written for key, w in sorted(sym.written.items()))
@@ -297,9 +300,11 @@ def _path_of(root: Any, args: tuple) -> tuple[int, ...]:
 
 
 def _returns_any(value: Any, ids: set[int]) -> bool:
-    """Whether ``value`` is, or holds in its lists and tuples, an object whose id is in ``ids``."""
+    """Whether ``value`` is, or holds in its lists, tuples and dicts, an object whose id is in ``ids``."""
     if id(value) in ids:
         return True
+    if type(value) in DICTS:
+        return any(_returns_any(v, ids) for v in value.values())
     return type(value) in (list, tuple, ArgumentList) and any(_returns_any(v, ids) for v in value)
 
 

@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from janus.frontend.heap import structures as heap_struct
 from janus.frontend.heap.access import HeapCell, HeapRef, HeapTracker
 from janus.frontend.heap.rules import DICTS
 from janus.frontend.signature import is_namedtuple
@@ -354,6 +355,9 @@ class Planner:
             return self._held(value.path)
         if isinstance(value, ArgumentList):
             return self.arguments[id(value)]
+        if any(value is held for written in self.heap.structures.values() for held in heap_struct.containers(written)):
+            raise NotConvertible(f"a {type(value).__name__} stored on the heap is live at the boundary (Python keeps "
+                                 "that very object; the commit builds another)")
         if type(value) in (list, tuple) or is_namedtuple(value):
             return Container(type(value), tuple((i, self.plan(v)) for i, v in enumerate(value)))
         if type(value) in DICTS:

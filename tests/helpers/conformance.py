@@ -153,6 +153,8 @@ WRITTEN: dict[str, list[str]] = {
                      "np.searchsorted(np.cumsum(np.abs(y)), 2)"],
     "digitize": ["np.digitize(x, np.linspace(-2, 2, 5))", "np.digitize(x, [3, 1, 0], right=True)", "np.digitize(y, np.sort(y))"],
     "isin": ["np.isin(x, y)", "np.isin(y, [1, 2, 0], invert=True)"],
+    "unravel_index": ["np.unravel_index(np.argmax(np.abs(y)), (2, 2))[0]", "np.unravel_index(np.argmin(x, axis=0) + 8, (3, 4), order='F')[1]",
+                      "np.unravel_index(np.argmin(x, axis=1) + 4, (3, 4))[0]"],
     "solve": ["np.linalg.solve(np.eye(3) * 4 + np.outer(y[:3], y[1:]), y[:3])",
               "np.linalg.solve(np.eye(4) * 3 + np.outer(y, y), np.stack([y, y * 2], axis=1))"],
     "inv": ["np.linalg.inv(np.eye(4) * 3 + np.outer(y, y))", "np.linalg.inv(np.diag(y) + np.eye(4) * 5)"],

@@ -202,6 +202,7 @@ CASES: dict[str, Case] = {
     "searchsorted": (lambda x: np.where(np.searchsorted([-0.5, 0.0, 0.5], x) > 1, x, 0.0), [signed(3, 4)]),
     "digitize": (lambda x: np.where(np.digitize(x, [-1.0, 0.0, 1.0]) > 1, x, 0.0), [signed(3, 4)]),
     "isin": (lambda x: np.where(np.isin(np.argmax(x, axis=1), [0, 2]), x.sum(axis=1), 0.0), [signed(3, 4)]),
+    "unravel_index": (lambda x: x[np.unravel_index(np.argmax(x), x.shape)] * x, [signed(3, 4)]),
     "solve": (lambda a, b: np.linalg.solve(a @ a.T + 3.0 * np.eye(3), b) + np.linalg.solve(a + 4.0 * np.eye(3), np.stack([b, b * b], axis=1)).sum(0)[0],
               [signed(3, 3), signed(3)]),
     "inv": (lambda a: np.linalg.inv(a @ a.T + 3.0 * np.eye(3)), [signed(3, 3)]),

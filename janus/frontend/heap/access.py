@@ -11,7 +11,7 @@ The tracer keeps a *shadow* of every location it touched (reads after writes see
 written value; a reference read twice is one ``HeapRef``) and records, per location, the
 ``Spec`` the graph is specialized on: arrays by type/dtype/shape, Python scalars by value,
 code by identity, objects by exact type. The version's entry guards (``guards``) check them on every call.
-Writes are only arrays computed by the graph (or tuples/lists of them, ``heap_struct``) and only outside ``scf`` regions (a write
+Writes are only arrays computed by the graph (or tuples/lists/dicts of them, ``heap_struct``) and only outside ``scf`` regions (a write
 under a data-dependent branch would need the shadow forked too); ``x op= y`` on an array
 read from the heap updates that very array, as NumPy does, when nothing else in the
 traced code refers to it.
@@ -177,7 +177,7 @@ class HeapTracker:
         #: location -> whether its 0-d int or float values cross as VM scalars (``_scalar_abi``)
         self.scalar_abi: dict[AccessPath, bool] = {}
         self.written: dict[AccessPath, Tensor] = {}
-        self.structures: dict[AccessPath, tuple | list] = {}  # tuples/lists of arrays written (``heap_struct``)
+        self.structures: dict[AccessPath, tuple | list | dict] = {}  # tuples/lists/dicts of arrays written (``heap_struct``)
         self.layouts: dict[AccessPath, heap_struct.Layout] = {}
         self.owners: dict[str, AccessPath] = {}  # tensor -> location whose entry array it is (or updates)
         self.mutated: dict[AccessPath, None] = {}
@@ -330,7 +330,7 @@ class HeapTracker:
             value = weak_literal(self.tracer.em, value)
         if type(value) is np.ndarray and self.tracer.local_arrays.get(id(value)) is value:  # ``self.w = np.zeros(d)``
             value = mutation.as_graph_constant(self.tracer, value, f"storing {label}")
-        structured = type(value) in (tuple, list)
+        structured = type(value) in heap_struct.CONTAINERS
         if not isinstance(value, Tensor) and not structured:
             raise NotConvertible(
                 f"writing a {type(value).__name__} to {label}: only arrays computed by the graph are stored on the heap"
@@ -343,7 +343,7 @@ class HeapTracker:
             raise NotConvertible(str(e)) from None
         old = self.values.get(path)
         # a tuple or list read before stays valid through the old reference (reads see entry values)
-        if isinstance(old, HeapRef) and not (structured and type(old.obj) in (tuple, list)):
+        if isinstance(old, HeapRef) and not (structured and type(old.obj) in heap_struct.CONTAINERS):
             raise NotConvertible(f"{label} holds an object the traced code uses; it cannot be replaced")
         if path in self.mutated and (structured or self.owners.get(value.name) != path):
             raise NotConvertible(f"{label} is rebound after an in-place update in the same call")
@@ -484,11 +484,18 @@ class HeapTracker:
 
     # ---- the result -------------------------------------------------------------------
     def structure_outputs(self, output: Callable[[Tensor], int]) -> None:
-        """Append the leaves of every tuple/list written to the heap to the function's results."""
+        """Append the leaves of every tuple/list/dict written to the heap to the function's results."""
         for path in self.structures:  # ``HeapPlan.finish`` reads plain writes back by path, after the new list is stored
             if any(p.steps[: len(path.steps)] == path.steps and p != path for p in (*self.written, *self.mutated)
                    if p.slot == path.slot):
                 raise NotConvertible(f"{self.labels[path]} is replaced after an item of it was written")
+        seen: set[int] = set()
+        for path, value in self.structures.items():  # the commit builds each container once per place it is in
+            for held in heap_struct.containers(value):
+                if id(held) in seen:
+                    raise NotConvertible(f"{self.labels[path]} holds a {type(held).__name__} that is stored in two places "
+                                         "(Python keeps one object; the commit would build two)")
+                seen.add(id(held))
         constants: dict[int, Tensor] = {}  # one graph constant per made array: one object in each place it is
 
         def constant(array: Any) -> Tensor | None:
@@ -526,7 +533,7 @@ class HeapTracker:
 
 
 def _leaves(value: Any) -> list[Tensor]:
-    """The tensors of a value written to the heap (a tensor, or a tuple or list of them)."""
+    """The tensors of a value written to the heap (a tensor, or a tuple, list or dict of them)."""
     if isinstance(value, Tensor):
         return [value]
-    return [t for item in value for t in _leaves(item)] if type(value) in (tuple, list) else []
+    return [t for item in heap_struct.items(value) for t in _leaves(item)] if type(value) in heap_struct.CONTAINERS else []

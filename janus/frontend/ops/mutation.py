@@ -1,5 +1,5 @@
 """In-place updates of arrays local to the trace: ``a op= b``, ``a[key] = v``, ``a[key] op= v``
-(boolean masks too, as selects), ``np.add.at``, ``np.put_along_axis``.
+(boolean masks too, as selects), ``np.add.at``, ``np.put_along_axis``, ``np.fill_diagonal``.
 
 Graph values are immutable SSA tensors, so an update makes a new tensor that replaces the
 old one wherever the traced code can see it (the locals, stacks and cells of every frame
@@ -567,5 +567,38 @@ def _put_flat(tracer: "Tracer", arr: Tensor | np.ndarray, indices: Any, values: 
     replace(tracer, arr, em.reshape(updated, arr.shape) if arr.shape != (size,) else updated, what)
 
 
+_FILL_DIAGONAL_PARAMETERS = ("a", "val", "wrap")
+
+
+def fill_diagonal(tracer: "Tracer", args: list[Any], kwargs: dict[str, Any]) -> None:
+    """``np.fill_diagonal(a, val)``: ``a[i, i, ...] = val`` for ``i < min(a.shape)`` (NumPy
+    writes ``a.flat[::step]``: the same elements for a 2-d array without ``wrap`` and for a
+    cube), into an array local to the trace or read from the heap (updated in place at
+    commit). ``val`` a scalar or one value per diagonal element (NumPy repeats a shorter one)."""
+    bound = dict(zip(_FILL_DIAGONAL_PARAMETERS, args)) | kwargs
+    if len(args) > 3 or not {"a", "val"} <= set(bound) <= set(_FILL_DIAGONAL_PARAMETERS):
+        raise NotConvertible("np.fill_diagonal takes (a, val, wrap=False)")
+    a, val = bound["a"], bound["val"]
+    what = "np.fill_diagonal"
+    if not isinstance(a, (Tensor, np.ndarray)) or isinstance(a, Weak) or a.ndim < 2 or not op_table.is_static(a.shape):
+        raise NotConvertible(f"{what} into a value other than an array of 2+ static dims")
+    if a.ndim > 2 and len(set(a.shape)) != 1:
+        raise NotConvertible(f"{what} of an array whose dims differ (NumPy raises)")
+    if bound.get("wrap", False) and a.shape[0] > a.shape[1] + 1:
+        raise NotConvertible(f"{what}(wrap=True) of a tall array (NumPy starts the diagonal again)")
+    n = min(a.shape)
+    shape = tuple(val.shape) if isinstance(val, Tensor) else np.shape(val)
+    if shape not in ((), (n,)):
+        raise NotConvertible(f"{what} with values other than a scalar or one per diagonal element")
+    key = (np.arange(n),) * a.ndim
+    if isinstance(a, np.ndarray):
+        if tracer.local_arrays.get(id(a)) is not a:
+            raise NotConvertible(f"{what} into a NumPy array the trace did not make")
+        return setitem_local_array(tracer, a, key, val, what)
+    written = lambda verb: assigned(tracer, a, key, val, verb)  # noqa: E731
+    if not tracer.heap.update_in_place(a, written, what):
+        setitem(tracer, a, key, val, what)
+
+
 #: NumPy functions that write into an argument, by the function
-NUMPY_MUTATORS = {np.put_along_axis: put_along_axis}
+NUMPY_MUTATORS = {np.put_along_axis: put_along_axis, np.fill_diagonal: fill_diagonal}

@@ -1,6 +1,7 @@
 """``np.searchsorted``, ``np.digitize`` and ``np.isin``: lookups of values in a (sorted)
 array, as counts and matches over the broadcast comparison of every value with every
-element (no data-dependent control flow; one fused reduction).
+element (no data-dependent control flow; one fused reduction). ``np.unravel_index``: where
+flat indices fall in a static shape, by integer division and remainder, guarded in range.
 
 NumPy's binary search answers the count of elements before the value in NumPy's sort order
 (NaN after every number) only if the array is sorted: a traced array gets a ``raise``
@@ -143,7 +144,41 @@ def _isin_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     return call(em, "logical_not", found) if args["invert"] else found
 
 
+# ---- unravel_index ------------------------------------------------------------------------
+def _unravel_bind(indices: Any, shape: Any, order: str = "C") -> Args:
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else shape
+    if not isinstance(dims, (tuple, list)) or not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n > 0
+                                                      for n in dims) or order not in ("C", "F"):
+        raise NotConvertible("unravel_index into a static shape of positive ints, order 'C' or 'F'")
+    return {"indices": indices, "dims": tuple(int(n) for n in dims), "order": order}
+
+
+def _unravel_rule(args: Args) -> list[Spec]:
+    x = args["indices"]
+    if not isinstance(x, Tensor):
+        raise NotConvertible("unravel_index of static indices (NumPy folds it)")
+    if x.dtype.kind not in "iu" or x.dtype == np.uint64:
+        raise NotConvertible("unravel_index of indices that are not signed or small unsigned integers (NumPy raises)")
+    return [(tuple(x.shape), np.dtype(np.intp))] * len(args["dims"])
+
+
+def _unravel_lower(em: Emitter, args: Args, spec: Any) -> tuple[Tensor, ...]:
+    """The index of each dim by remainder, the rest by floor division, from the fastest dim
+    (the last in C order); first a guard that every index is in ``[0, size)`` (NumPy raises)."""
+    dims, flat = args["dims"], call(em, "astype", args["indices"], np.dtype(np.intp))
+    size = int(np.prod(dims))
+    inside = call(em, "logical_and", call(em, "greater_equal", flat, 0), call(em, "less", flat, size))
+    em.guard(em.scalar_condition(call(em, "all", inside)), "raise", f"np.unravel_index of indices in [0, {size}) (ValueError)")
+    order = range(len(dims) - 1, -1, -1) if args["order"] == "C" else range(len(dims))
+    found: dict[int, Tensor] = {}
+    for d in order:
+        found[d] = call(em, "remainder", flat, dims[d])
+        flat = call(em, "floor_divide", flat, dims[d])
+    return tuple(found[d] for d in range(len(dims)))
+
+
 register(
+    Op("unravel_index", np.unravel_index, _unravel_bind, _unravel_rule, _unravel_lower, no_grad=INTEGER_RESULT),
     Op("searchsorted", np.searchsorted, _searchsorted_bind, _searchsorted_rule, _searchsorted_lower, no_grad=INTEGER_RESULT),
     Op("digitize", np.digitize, _digitize_bind, _digitize_rule, _digitize_lower, no_grad=INTEGER_RESULT),
     Op("isin", np.isin, _isin_bind, _isin_rule, _isin_lower, no_grad=BOOL_RESULT),

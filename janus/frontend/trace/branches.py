@@ -167,7 +167,8 @@ class Joiner:
         if self.mix is not None and either.mixes(a, b):
             return self.mix(a, b, self)
         one_sided = isinstance(a, Weak) != isinstance(b, Weak) or isinstance(a, Tensor) != isinstance(b, Tensor)
-        if self.promote is not None and one_sided:
+        two_scalars = type(a) is type(b) and type(a) in (bool, int, float) and not a == b  # a Python scalar either way
+        if self.promote is not None and (one_sided or two_scalars):
             return self(*self.promote(a, b))
         if isinstance(a, SymFunction) and isinstance(b, SymFunction) and a.code is b.code:
             return SymFunction(a.code, a.globals, self(a.defaults, b.defaults), self(a.closure, b.closure))

@@ -137,7 +137,10 @@ def promote(em: Emitter, a: Any, b: Any, made: dict[int, Any]) -> tuple[Any, Any
     scalar of the same type (``1`` on one side, an int computed on the other). Where one is
     a graph array and the other an array the trace made (``made``: ``np.zeros(shape)`` on
     one side, a row of a parameter on the other), that array becomes a constant of the graph
-    (nothing else holds it, so no identity is lost)."""
+    (nothing else holds it, so no identity is lost). Two different Python scalars of one type
+    (``1.0 if c else -1.0``) are one Python scalar either way: both become ``Weak`` constants."""
+    if type(a) is type(b) and type(a) in PYTHON_DTYPES:
+        return weak_literal(em, a), weak_literal(em, b)
     if not isinstance(a, Weak) and not isinstance(b, Weak):
         traced, other = (a, b) if isinstance(a, Tensor) else (b, a)
         if not (type(other) is np.ndarray and made.get(id(other)) is other and other.shape == traced.shape

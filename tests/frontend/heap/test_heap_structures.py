@@ -150,3 +150,88 @@ def test_returning_a_list_also_stored_on_the_heap_runs_in_python():
     for _ in range(3):
         assert jf(jitted, [1, 2]) is jitted.hs
     assert "returns a list it also stores on the heap" in janus.explain(jf)
+
+
+# ---- dicts of graph arrays (``self.cache = {...}``) and containers stored in two places ---------------
+class Cached:
+    """A layer that keeps its forward values in a dict on itself, as numpy-ml and CS231n code do."""
+
+    def __init__(self):
+        self.W = rand(3, 4, seed=5)
+        self.cache = {}
+        self.other = None
+
+    def forward(self, x):
+        z = x @ self.W
+        self.cache = {"x": x, "z": z}
+        self.cache["a"] = np.tanh(self.cache["z"])  # an item written through the new dict
+        return self.cache["a"].sum()
+
+    def twice(self, x):
+        d = {"z": x @ self.W}
+        self.cache = d
+        self.other = [d]
+        return x.sum()
+
+    def twice_list(self, x):
+        hs = [x @ self.W]
+        self.other = hs
+        self.cache = hs
+        return x.sum()
+
+    def split_then_append(self, x):
+        hs = [x @ self.W]
+        self.cache = hs
+        print(len(hs))
+        hs.append(x + 1.0)
+        return x.sum()
+
+    def split_then_mutate(self, x):
+        d = {"z": x @ self.W}
+        self.cache = d
+        print(list(d))  # Python between segments: it would see (and the rest changes) that very dict
+        d["y"] = x + 1.0
+        return x.sum()
+
+
+def run_both(method, calls: int = 3):
+    jf = janus.jit(getattr(Cached, method), warmup=1, fallback="silent")
+    jitted, plain = Cached(), Cached()
+    for call in range(calls):
+        x = rand(2, 3, seed=20 + call)
+        assert_same(jf(jitted, x), getattr(plain, method)(x))
+        assert_same(jitted.cache, plain.cache)
+        assert type(jitted.other) is type(plain.other)
+    return jf, jitted, x
+
+
+def test_a_dict_of_graph_arrays_written_to_an_attribute_compiles_and_holds_the_argument_itself():
+    jf, jitted, x = run_both("forward")
+    (version,) = jf.versions.values()
+    assert version.calls == 2 and version.graph.boundary is None and not jf.fallbacks, janus.explain(jf)
+    assert type(jitted.cache) is dict and list(jitted.cache) == ["x", "z", "a"]
+    assert jitted.cache["x"] is x  # a leaf only passed along is the caller's array
+
+
+def test_a_container_stored_in_two_heap_places_stays_one_object():
+    jf, jitted, _ = run_both("twice")
+    assert jitted.other[0] is jitted.cache
+    assert "stored in two places" in janus.explain(jf)
+
+
+def test_a_list_stored_in_two_heap_places_stays_one_list():
+    jf, jitted, _ = run_both("twice_list")
+    assert jitted.other is jitted.cache  # a list in two places: one list, as in Python
+    assert "holds a list that is stored in two places" in janus.explain(jf)
+
+
+def test_a_dict_stored_on_the_heap_and_live_at_a_boundary_is_not_rebuilt(capsys):
+    jf, jitted, _ = run_both("split_then_mutate")
+    assert list(jitted.cache) == ["z", "y"]
+    assert "a dict stored on the heap is live at the boundary" in janus.explain(jf)
+
+
+def test_a_list_stored_on_the_heap_and_appended_to_after_a_boundary_keeps_the_append(capsys):
+    jf, jitted, _ = run_both("split_then_append")
+    assert len(jitted.cache) == 2
+    assert "a list stored on the heap is live at the boundary" in janus.explain(jf)

@@ -451,6 +451,65 @@ def test_put_along_axis_refused_runs_in_python(fn, reason):
     assert in_python(jf) and reason in janus.explain(jf)
 
 
+def fill_diagonals(x, v):
+    a = x @ x.T  # (3, 3)
+    np.fill_diagonal(a, 0)
+    wide = x * 2.0  # (3, 4): min(3, 4) elements
+    np.fill_diagonal(wide, v)
+    tall = x.T + 1.0  # (4, 3) without wrap: the first 3 rows
+    np.fill_diagonal(tall, v * 3.0)
+    made = np.ones((2, 3))  # made by the trace: a graph constant from here on
+    np.fill_diagonal(made, v[:2] * 10.0)
+    cube = np.zeros((2, 2, 2))
+    np.fill_diagonal(cube, 4.0)
+    return a, wide, tall, made, cube
+
+
+def test_fill_diagonal_into_local_arrays():
+    x = rand(3, 4, dtype=np.float64)
+    jf = check_compiled(fill_diagonals, x, rand(3, dtype=np.float64))
+    (version,) = jf.versions.values()
+    assert version.graph.boundary is None, janus.explain(jf)  # no call runs in Python
+    v = rand(3, dtype=np.float64, seed=5)
+    assert_same(jf(x, v), fill_diagonals(x, v))
+
+
+class Hebbian:
+    def __init__(self):
+        self.W = np.zeros((4, 4))
+
+    def store(self, p):
+        self.W += np.outer(p, p)
+        np.fill_diagonal(self.W, 0)
+        return self.W.sum()
+
+
+def test_fill_diagonal_into_a_heap_array_updates_it_in_place():
+    jf = janus.jit(Hebbian.store, warmup=1)
+    jitted, plain = Hebbian(), Hebbian()
+    weights = jitted.W
+    for call in range(3):
+        p = rand(4, dtype=np.float64, seed=call)
+        assert_same(jf(jitted, p), plain.store(p))
+        assert_same(jitted.W, plain.W)
+    (version,) = jf.versions.values()
+    assert version.calls == 2 and version.graph.boundary is None and jitted.W is weights, janus.explain(jf)
+
+
+def fill_wrapped(x):
+    a = np.zeros((5, 2))
+    np.fill_diagonal(a, x[0], wrap=True)  # NumPy starts the diagonal again at row 3
+    return a
+
+
+def test_fill_diagonal_refused_forms_run_in_python():
+    jf = janus.jit(fill_wrapped, fallback="silent")
+    x = rand(3, dtype=np.float64)
+    for _ in range(3):
+        assert_same(jf(x), fill_wrapped(x))
+    assert in_python(jf) and "wrap=True) of a tall array" in janus.explain(jf)
+
+
 def masked_updates(dout, X, a, row_shift):
     dX = dout.copy()
     dX[X < 0] *= a  # hipsternet's leaky ReLU backward

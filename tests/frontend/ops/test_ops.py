@@ -24,7 +24,7 @@ CONFORMANCE_ONLY = ("average", "vstack", "hstack", "einsum", "inner", "tensordot
                     "rot90", "column_stack", "dstack", "isclose", "empty_like",
                     "median", "quantile", "percentile", "nansum", "nanmean", "nanmax", "nanmin", "nanargmax", "nanargmin", "ptp",
                     "count_nonzero", "allclose", "array_equal", "atleast_1d", "atleast_2d", "append", "meshgrid", "select", "cross",
-                    "searchsorted", "digitize", "isin", "solve", "inv", "det", "convolve", "correlate", "cov", "corrcoef", "interp",
+                    "searchsorted", "digitize", "isin", "unravel_index", "solve", "inv", "det", "convolve", "correlate", "cov", "corrcoef", "interp",
                     "sliding_window_view", "add.reduce", "multiply.reduce", "maximum.reduce", "minimum.reduce", "add.accumulate",
                     "multiply.accumulate", "add.outer", "subtract.outer", "multiply.outer", "maximum.outer", "minimum.outer")
 

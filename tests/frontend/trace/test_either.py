@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import janus
-from tests.helpers import assert_same, in_python
+from tests.helpers import assert_same, in_python, rand
 
 
 def discounted(r):
@@ -95,3 +95,32 @@ def test_an_operator_raising_for_the_python_scalar_is_not_converted():
     for x in (np.array([6.0, 2.0]), np.array([1.0, 2.0]), np.array([-1.0, 2.0])) * 2:
         assert_same(jf(x), divided(x))
     assert "may be a Python scalar raises for it (ZeroDivisionError)" in janus.explain(jf), janus.explain(jf)
+
+
+def signed_units(W, s, order):
+    """A Hopfield network's asynchronous sweep: each unit set to one of two Python floats."""
+    s = s.copy()
+    for i in order:
+        s[i] = 1.0 if W[i] @ s >= 0 else -1.0
+    return s
+
+
+def counted(x):
+    k = 3 if x.sum() > 0 else 7  # a Python int either way: NumPy's weak promotion keeps float32
+    return x * k, k
+
+
+def test_two_python_scalars_of_one_type_join_as_one_python_scalar():
+    W, order = rand(6, 6, dtype=np.float64), np.array([3, 1, 0, 5, 2, 4])
+    sweep = janus.jit(signed_units, warmup=1)
+    for seed in range(4):
+        s = np.where(rand(6, dtype=np.float64, seed=seed) > 0, 1.0, -1.0)
+        assert_same(sweep(W, s, order), signed_units(W, s, order))
+    count = janus.jit(counted, warmup=2)
+    for x in (rand(4), -np.abs(rand(4)), np.abs(rand(4)), -np.abs(rand(4, seed=2))):
+        got, want = count(x), counted(x)
+        assert_same(got, want)
+        assert type(got[1]) is int
+    for jf in (sweep, count):
+        (version,) = jf.versions.values()
+        assert version.calls >= 2 and not jf.fallbacks and "scf.if" in version.graph.text, janus.explain(jf)
