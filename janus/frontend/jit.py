@@ -256,6 +256,7 @@ class JitFunction:
         self._fast = None
         #: generation failed for a reason that holds for any arguments: every call is plain
         self.imperative = False
+        self._settled_python = None  # see ``_settle_in_python``
         self._reported: set[str] = set()  # fallback reasons already warned about
         #: resume functions (``segments``) by the point they resume at, kept across regenerations
         self.resumes: dict[Any, JitFunction] = {}
@@ -353,6 +354,21 @@ class JitFunction:
             raise ConversionError(self._fallback_message(key))
         return self.fn(*args, **kwargs)
 
+    def _settle_in_python(self, key: Hashable) -> None:
+        """Calls like this one (``key``; None: any arguments) run in Python from now on without
+        the key walk: ``__call__`` first tries the key's compiled argument guards
+        (``EntryGuards.match``, which holds exactly when the walk would give ``key``), then calls
+        the plain function. A call they do not match takes the full path (a new key or new
+        types are seen as before); so does any call with keyword arguments. Not with
+        ``fallback="error"`` (every such call raises), nor where the guards of ``key`` do not
+        compile (nested arguments) or the call's arguments are not its positional ones."""
+        if self.fallback == "error" or self._rebound:
+            return
+        if key is None:
+            self._settled_python = _any_arguments
+            return
+        self._settled_python = entry_guards(key, self.dynamic, self.signature_names).match
+
     def _event(self, text: str) -> None:
         """A change of compiled state, for ``janus.explain`` and the ``recompiles`` log."""
         self.events.append(text)
@@ -394,6 +410,8 @@ class JitFunction:
     @_fast.setter
     def _fast(self, version: Version | None) -> None:
         self._fast_version = version
+        if version is not None:  # a compiled call: the settled Python key is not the last one seen
+            self._settled_python = None
         # a version's fused call takes the key's values as the caller's positional arguments; with
         # keyword-only or variadic parameters they are not (see ``_bind``); and not while a split
         # version's cost rule times it (``_run_compiled`` runs the fused call then)
@@ -408,9 +426,13 @@ class JitFunction:
     @dynamic.setter
     def dynamic(self, positions: frozenset[tuple[int, int]]) -> None:
         self._dynamic = positions
-        self._quick = None  # the fused call's guards were made for the old positions
+        # the fused call's guards were made for the old positions, and so was a settled key
+        self._quick = self._settled_python = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        settled = self._settled_python
+        if settled is not None and not kwargs and settled(args) is not None:
+            return self.fn(*args)
         quick = self._quick
         if quick is not None and not kwargs:  # it checks the switches, profiling and NumPy's errstate too
             try:
@@ -425,6 +447,7 @@ class JitFunction:
         if not SWITCH.enabled or errors_observed():  # np.errstate(...="raise"): NumPy raises, a graph would not
             return self.fn(*args, **kwargs)
         if self.imperative:
+            self._settle_in_python(None)
             return self._in_python(None, args, kwargs)
         if profiling():  # called from a run being profiled: part of that run
             return self.fn(*args, **kwargs)
@@ -454,6 +477,8 @@ class JitFunction:
             self._fast = version if version.guards.match is not None else None
             return self._run_compiled(version, key, positional, leaves, args, kwargs)
         if key in self.fallbacks:
+            if positional is args and version is None:
+                self._settle_in_python(key)
             return self._in_python(key, args, kwargs)
         if version is None and key not in self.warm:
             key = self._relax(key, positional)
@@ -876,6 +901,11 @@ def _split_point(graph: Graph | None) -> tuple | None:
     """Where a graph's segment ends (its boundary's code and offset), or None."""
     boundary = None if graph is None else graph.boundary
     return None if boundary is None else (boundary.point.code, boundary.point.offset)
+
+
+def _any_arguments(args: tuple) -> tuple:
+    """The settled-Python check of a function that runs in Python for any arguments."""
+    return args
 
 
 def _no_launch(leaves: list[np.ndarray], objects: Any = ()) -> list[np.ndarray]:
