@@ -36,6 +36,7 @@ from janus.frontend.speculation import FULL, Speculation, general_positions
 from janus.frontend.values import NotConvertible
 from janus.frontend.heap.plan import HeapPlan
 from janus.heap import AccessPath, HeapError
+from janus.runtime.entry_choice import COMPILED_TRIAL_CALLS, COMPILED_TRIAL_SECONDS, CompiledCost
 
 DEFAULT_WARMUP = 3
 #: a speculated assumption whose guard failed this often is no longer made
@@ -49,6 +50,8 @@ PYTHON_SIDE_SHARE = 4
 MAX_VERSIONS = 8
 #: why a resume function runs in Python (``JitFunction._cheaper_in_python``)
 CHEAPER_IN_PYTHON = "the rest of the call does no array work: Python runs it faster than a launch"
+#: the clock of the cost rules (tests patch it)
+clock = time.perf_counter
 #: what a call that runs in Python does besides: ``FallbackWarning`` once per reason, raise, or nothing
 FALLBACK_MODES = ("warn", "error", "silent")
 
@@ -68,8 +71,11 @@ class Version:
     resume: Any = None
     #: seconds in the compiled segment (measured for split versions only)
     segment_seconds: float = 0.0
-    #: a split version's calls timed against plain ones (``segments.CallCost``), until settled
-    cost: segments.CallCost | None = None
+    #: its calls timed against plain ones (``segments.CallCost`` for a split version, else
+    #: ``entry_choice.CompiledCost``), until settled
+    cost: segments.CallCost | CompiledCost | None = None
+    #: the times of its fused calls while they are timed for the cost rule (``JitFunction._timed``), else None
+    trial: list[float] | None = None
 
     def __post_init__(self) -> None:
         self.set_guards(self.guards)
@@ -209,6 +215,9 @@ class JitFunction:
     SPLITS = True
     #: calls timed each way before a split version's cost rule decides (``segments.CallCost``; 0: no rule)
     COST_CALLS = 5
+    #: the cost rule of compiled versions (``entry_choice.CompiledCost``): a version clearly slower
+    #: than Python on its key gives the key to Python (also off when ``COST_CALLS`` is 0)
+    COMPILED_COST = True
 
     def __init__(self, fn: Callable, warmup: int = DEFAULT_WARMUP, switches: Speculation = FULL,
                  fallback: str = "warn") -> None:
@@ -417,6 +426,8 @@ class JitFunction:
         # version's cost rule times it (``_run_compiled`` runs the fused call then)
         self._quick = (None if version is None or self._rebound or version.cost is not None
                        or version.guards.dynamic is not self.dynamic else version.quick)
+        if self._quick is not None and version.trial is not None:  # type: ignore[union-attr]
+            self._quick = self._timed(version, self._quick)  # type: ignore[arg-type]
 
     @property
     def dynamic(self) -> frozenset[tuple[int, int]]:
@@ -572,7 +583,11 @@ class JitFunction:
         if cost is not None:
             if cost.wants_plain():
                 return self._run_timed_plain(version, key, args, kwargs)
-            started, warming = time.perf_counter(), self._resume_runs()
+            started, warming = clock(), self._resume_runs()
+        # a compiled version's calls timed where they do not take its fused call (its first, cold, among them)
+        trial = version.trial is not None
+        if trial:
+            started = clock()
         try:
             # a split version being timed runs as it will once settled: through its fused call
             quick = version.quick if cost is not None and positional is args else None
@@ -580,6 +595,8 @@ class JitFunction:
             if result is MISS:
                 result = version.run(leaves, positional)
             if type(result) is not segments.Continuation:
+                if trial:
+                    self._trial_call(version, clock() - started)
                 return result
         except Exception as error:
             return self._failed(version, key, positional, args, kwargs, error)
@@ -588,7 +605,7 @@ class JitFunction:
             return result
         value = segments.drive(result)
         if cost is not None:
-            cost.record(time.perf_counter() - started, steady=self._resume_runs() == warming)
+            cost.record(clock() - started, steady=self._resume_runs() == warming)
         return value
 
     def _failed(self, version: Version, key: Hashable, positional: tuple, args: tuple, kwargs: dict,
@@ -665,13 +682,39 @@ class JitFunction:
         """Profiled runs of the resume functions so far (a call that made one is not timed)."""
         return sum(resume.profile.runs for resume in self.resumes.values())
 
+    def _timed(self, version: Version, quick: Callable[[tuple], Any]) -> Callable[[tuple], Any]:
+        """``quick`` timed, for the cost rule of a compiled version: after ``COMPILED_TRIAL_CALLS``
+        calls it either starts timing plain calls (``CompiledCost``: the version's calls are slow
+        enough to be worth it) or is the untimed fused call again."""
+        def timed(args: tuple) -> Any:
+            started = clock()
+            result = quick(args)
+            if result is not MISS:
+                self._trial_call(version, clock() - started)
+            return result
+
+        return timed
+
+    def _trial_call(self, version: Version, seconds: float) -> None:
+        """A compiled call of ``version`` took ``seconds`` while its calls are timed."""
+        times = version.trial
+        if times is None:
+            return
+        times.append(seconds)
+        if seconds < COMPILED_TRIAL_SECONDS or len(times) > COMPILED_TRIAL_CALLS:  # (a quick call decides)
+            version.trial = None
+            if CompiledCost.worth_timing(times):
+                version.cost = CompiledCost(self.COST_CALLS, times)
+            if self._fast_version is version:  # plain calls timed next (``_run_compiled``), or the fused call untimed
+                self._fast = version
+
     def _run_timed_plain(self, version: Version, key: Hashable, args: tuple, kwargs: dict) -> Any:
         """A plain call timed for the cost rule; the last one settles it: the version stays,
         or calls with ``key`` run in Python from now on."""
         cost = version.cost
-        started = time.perf_counter()
+        started = clock()
         value = self.fn(*args, **kwargs)
-        cost.plain.append(time.perf_counter() - started)
+        cost.plain.append(clock() - started)
         if cost.settled():
             version.cost = None
             if cost.python_wins():
@@ -680,7 +723,8 @@ class JitFunction:
                 self._event(f"cost rule: {cost.describe()}; {describe_args(self, key)} runs in Python")
                 self._fall_back(key, f"faster in Python: {cost.describe()}")
             else:
-                self._event(f"cost rule: {cost.describe()}; the split version stays")
+                kind = "split version" if version.graph.boundary is not None else "compiled version"
+                self._event(f"cost rule: {cost.describe()}; the {kind} stays")
                 self._fast = version if version.guards.match is not None else None  # its fused call, untimed
         return value
 
@@ -725,10 +769,12 @@ class JitFunction:
                 return
             call = _no_launch if graph.idle else compile_function(graph)
             # ``fallback="error"`` raises on every call that runs in Python: no cost rule there
-            timed = graph.boundary is not None and self.owner is self and self.COST_CALLS > 0 and self.fallback != "error"
+            timed = self.owner is self and self.COST_CALLS > 0 and self.fallback != "error" and not graph.idle
+            split = graph.boundary is not None
             self.versions[key] = Version(key, graph, call, self._entry_guards(key, graph),
                                          resume=self._resume(graph.boundary),
-                                         cost=segments.CallCost(self.COST_CALLS) if timed else None)
+                                         cost=segments.CallCost(self.COST_CALLS) if timed and split else None,
+                                         trial=[] if timed and not split and self.COMPILED_COST else None)
             self.compiles += 1
             if relaxing is not None:  # exact versions this one serves are no longer reachable
                 for old in [k for k in self.versions if key_diff(k, key)]:
