@@ -769,12 +769,12 @@ class JitFunction:
                 return
             call = _no_launch if graph.idle else compile_function(graph)
             # ``fallback="error"`` raises on every call that runs in Python: no cost rule there
-            timed = self.owner is self and self.COST_CALLS > 0 and self.fallback != "error" and not graph.idle
+            timed = self.owner is self and self.COST_CALLS > 0 and self.fallback != "error"
             split = graph.boundary is not None
             self.versions[key] = Version(key, graph, call, self._entry_guards(key, graph),
                                          resume=self._resume(graph.boundary),
                                          cost=segments.CallCost(self.COST_CALLS) if timed and split else None,
-                                         trial=[] if timed and not split and self.COMPILED_COST else None)
+                                         trial=[] if timed and not split and self.COMPILED_COST and not graph.idle else None)
             self.compiles += 1
             if relaxing is not None:  # exact versions this one serves are no longer reachable
                 for old in [k for k in self.versions if key_diff(k, key)]:
