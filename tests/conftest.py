@@ -34,3 +34,12 @@ def guards(guards_artifact: Artifact) -> CompiledModule:
 @pytest.fixture(scope="session")
 def scalars() -> CompiledModule:
     return CompiledModule(compile_test_module("scalars"))
+
+
+@pytest.fixture(autouse=True)
+def _compiled_versions_stay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compiled versions stay compiled under test: the cost rule of compiled versions times real
+    calls (tests/frontend/test_jit_compiled_cost.py turns it on with a patched clock)."""
+    from janus.frontend.jit import JitFunction
+
+    monkeypatch.setattr(JitFunction, "COMPILED_COST", False)

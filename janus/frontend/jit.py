@@ -36,6 +36,7 @@ from janus.frontend.speculation import FULL, Speculation, general_positions
 from janus.frontend.values import NotConvertible
 from janus.frontend.heap.plan import HeapPlan
 from janus.heap import AccessPath, HeapError
+from janus.runtime.entry_choice import COMPILED_TRIAL_CALLS, COMPILED_TRIAL_SECONDS, CompiledCost
 
 DEFAULT_WARMUP = 3
 #: a speculated assumption whose guard failed this often is no longer made
@@ -49,6 +50,8 @@ PYTHON_SIDE_SHARE = 4
 MAX_VERSIONS = 8
 #: why a resume function runs in Python (``JitFunction._cheaper_in_python``)
 CHEAPER_IN_PYTHON = "the rest of the call does no array work: Python runs it faster than a launch"
+#: the clock of the cost rules (tests patch it)
+clock = time.perf_counter
 #: what a call that runs in Python does besides: ``FallbackWarning`` once per reason, raise, or nothing
 FALLBACK_MODES = ("warn", "error", "silent")
 
@@ -68,8 +71,11 @@ class Version:
     resume: Any = None
     #: seconds in the compiled segment (measured for split versions only)
     segment_seconds: float = 0.0
-    #: a split version's calls timed against plain ones (``segments.CallCost``), until settled
-    cost: segments.CallCost | None = None
+    #: its calls timed against plain ones (``segments.CallCost`` for a split version, else
+    #: ``entry_choice.CompiledCost``), until settled
+    cost: segments.CallCost | CompiledCost | None = None
+    #: the times of its fused calls while they are timed for the cost rule (``JitFunction._timed``), else None
+    trial: list[float] | None = None
 
     def __post_init__(self) -> None:
         self.set_guards(self.guards)
@@ -209,6 +215,9 @@ class JitFunction:
     SPLITS = True
     #: calls timed each way before a split version's cost rule decides (``segments.CallCost``; 0: no rule)
     COST_CALLS = 5
+    #: the cost rule of compiled versions (``entry_choice.CompiledCost``): a version clearly slower
+    #: than Python on its key gives the key to Python (also off when ``COST_CALLS`` is 0)
+    COMPILED_COST = True
 
     def __init__(self, fn: Callable, warmup: int = DEFAULT_WARMUP, switches: Speculation = FULL,
                  fallback: str = "warn") -> None:
@@ -256,6 +265,7 @@ class JitFunction:
         self._fast = None
         #: generation failed for a reason that holds for any arguments: every call is plain
         self.imperative = False
+        self._settled_python = None  # see ``_settle_in_python``
         self._reported: set[str] = set()  # fallback reasons already warned about
         #: resume functions (``segments``) by the point they resume at, kept across regenerations
         self.resumes: dict[Any, JitFunction] = {}
@@ -353,6 +363,21 @@ class JitFunction:
             raise ConversionError(self._fallback_message(key))
         return self.fn(*args, **kwargs)
 
+    def _settle_in_python(self, key: Hashable) -> None:
+        """Calls like this one (``key``; None: any arguments) run in Python from now on without
+        the key walk: ``__call__`` first tries the key's compiled argument guards
+        (``EntryGuards.match``, which holds exactly when the walk would give ``key``), then calls
+        the plain function. A call they do not match takes the full path (a new key or new
+        types are seen as before); so does any call with keyword arguments. Not with
+        ``fallback="error"`` (every such call raises), nor where the guards of ``key`` do not
+        compile (nested arguments) or the call's arguments are not its positional ones."""
+        if self.fallback == "error" or self._rebound:
+            return
+        if key is None:
+            self._settled_python = _any_arguments
+            return
+        self._settled_python = entry_guards(key, self.dynamic, self.signature_names).match
+
     def _event(self, text: str) -> None:
         """A change of compiled state, for ``janus.explain`` and the ``recompiles`` log."""
         self.events.append(text)
@@ -394,11 +419,15 @@ class JitFunction:
     @_fast.setter
     def _fast(self, version: Version | None) -> None:
         self._fast_version = version
+        if version is not None:  # a compiled call: the settled Python key is not the last one seen
+            self._settled_python = None
         # a version's fused call takes the key's values as the caller's positional arguments; with
         # keyword-only or variadic parameters they are not (see ``_bind``); and not while a split
         # version's cost rule times it (``_run_compiled`` runs the fused call then)
         self._quick = (None if version is None or self._rebound or version.cost is not None
                        or version.guards.dynamic is not self.dynamic else version.quick)
+        if self._quick is not None and version.trial is not None:  # type: ignore[union-attr]
+            self._quick = self._timed(version, self._quick)  # type: ignore[arg-type]
 
     @property
     def dynamic(self) -> frozenset[tuple[int, int]]:
@@ -408,9 +437,13 @@ class JitFunction:
     @dynamic.setter
     def dynamic(self, positions: frozenset[tuple[int, int]]) -> None:
         self._dynamic = positions
-        self._quick = None  # the fused call's guards were made for the old positions
+        # the fused call's guards were made for the old positions, and so was a settled key
+        self._quick = self._settled_python = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        settled = self._settled_python
+        if settled is not None and not kwargs and settled(args) is not None:
+            return self.fn(*args)
         quick = self._quick
         if quick is not None and not kwargs:  # it checks the switches, profiling and NumPy's errstate too
             try:
@@ -425,6 +458,7 @@ class JitFunction:
         if not SWITCH.enabled or errors_observed():  # np.errstate(...="raise"): NumPy raises, a graph would not
             return self.fn(*args, **kwargs)
         if self.imperative:
+            self._settle_in_python(None)
             return self._in_python(None, args, kwargs)
         if profiling():  # called from a run being profiled: part of that run
             return self.fn(*args, **kwargs)
@@ -454,6 +488,8 @@ class JitFunction:
             self._fast = version if version.guards.match is not None else None
             return self._run_compiled(version, key, positional, leaves, args, kwargs)
         if key in self.fallbacks:
+            if positional is args and version is None:
+                self._settle_in_python(key)
             return self._in_python(key, args, kwargs)
         if version is None and key not in self.warm:
             key = self._relax(key, positional)
@@ -547,7 +583,11 @@ class JitFunction:
         if cost is not None:
             if cost.wants_plain():
                 return self._run_timed_plain(version, key, args, kwargs)
-            started, warming = time.perf_counter(), self._resume_runs()
+            started, warming = clock(), self._resume_runs()
+        # a compiled version's calls timed where they do not take its fused call (its first, cold, among them)
+        trial = version.trial is not None
+        if trial:
+            started = clock()
         try:
             # a split version being timed runs as it will once settled: through its fused call
             quick = version.quick if cost is not None and positional is args else None
@@ -555,6 +595,8 @@ class JitFunction:
             if result is MISS:
                 result = version.run(leaves, positional)
             if type(result) is not segments.Continuation:
+                if trial:
+                    self._trial_call(version, clock() - started)
                 return result
         except Exception as error:
             return self._failed(version, key, positional, args, kwargs, error)
@@ -563,7 +605,7 @@ class JitFunction:
             return result
         value = segments.drive(result)
         if cost is not None:
-            cost.record(time.perf_counter() - started, steady=self._resume_runs() == warming)
+            cost.record(clock() - started, steady=self._resume_runs() == warming)
         return value
 
     def _failed(self, version: Version, key: Hashable, positional: tuple, args: tuple, kwargs: dict,
@@ -640,13 +682,39 @@ class JitFunction:
         """Profiled runs of the resume functions so far (a call that made one is not timed)."""
         return sum(resume.profile.runs for resume in self.resumes.values())
 
+    def _timed(self, version: Version, quick: Callable[[tuple], Any]) -> Callable[[tuple], Any]:
+        """``quick`` timed, for the cost rule of a compiled version: after ``COMPILED_TRIAL_CALLS``
+        calls it either starts timing plain calls (``CompiledCost``: the version's calls are slow
+        enough to be worth it) or is the untimed fused call again."""
+        def timed(args: tuple) -> Any:
+            started = clock()
+            result = quick(args)
+            if result is not MISS:
+                self._trial_call(version, clock() - started)
+            return result
+
+        return timed
+
+    def _trial_call(self, version: Version, seconds: float) -> None:
+        """A compiled call of ``version`` took ``seconds`` while its calls are timed."""
+        times = version.trial
+        if times is None:
+            return
+        times.append(seconds)
+        if seconds < COMPILED_TRIAL_SECONDS or len(times) > COMPILED_TRIAL_CALLS:  # (a quick call decides)
+            version.trial = None
+            if CompiledCost.worth_timing(times):
+                version.cost = CompiledCost(self.COST_CALLS, times)
+            if self._fast_version is version:  # plain calls timed next (``_run_compiled``), or the fused call untimed
+                self._fast = version
+
     def _run_timed_plain(self, version: Version, key: Hashable, args: tuple, kwargs: dict) -> Any:
         """A plain call timed for the cost rule; the last one settles it: the version stays,
         or calls with ``key`` run in Python from now on."""
         cost = version.cost
-        started = time.perf_counter()
+        started = clock()
         value = self.fn(*args, **kwargs)
-        cost.plain.append(time.perf_counter() - started)
+        cost.plain.append(clock() - started)
         if cost.settled():
             version.cost = None
             if cost.python_wins():
@@ -655,7 +723,8 @@ class JitFunction:
                 self._event(f"cost rule: {cost.describe()}; {describe_args(self, key)} runs in Python")
                 self._fall_back(key, f"faster in Python: {cost.describe()}")
             else:
-                self._event(f"cost rule: {cost.describe()}; the split version stays")
+                kind = "split version" if version.graph.boundary is not None else "compiled version"
+                self._event(f"cost rule: {cost.describe()}; the {kind} stays")
                 self._fast = version if version.guards.match is not None else None  # its fused call, untimed
         return value
 
@@ -700,10 +769,12 @@ class JitFunction:
                 return
             call = _no_launch if graph.idle else compile_function(graph)
             # ``fallback="error"`` raises on every call that runs in Python: no cost rule there
-            timed = graph.boundary is not None and self.owner is self and self.COST_CALLS > 0 and self.fallback != "error"
+            timed = self.owner is self and self.COST_CALLS > 0 and self.fallback != "error"
+            split = graph.boundary is not None
             self.versions[key] = Version(key, graph, call, self._entry_guards(key, graph),
                                          resume=self._resume(graph.boundary),
-                                         cost=segments.CallCost(self.COST_CALLS) if timed else None)
+                                         cost=segments.CallCost(self.COST_CALLS) if timed and split else None,
+                                         trial=[] if timed and not split and self.COMPILED_COST and not graph.idle else None)
             self.compiles += 1
             if relaxing is not None:  # exact versions this one serves are no longer reachable
                 for old in [k for k in self.versions if key_diff(k, key)]:
@@ -876,6 +947,11 @@ def _split_point(graph: Graph | None) -> tuple | None:
     """Where a graph's segment ends (its boundary's code and offset), or None."""
     boundary = None if graph is None else graph.boundary
     return None if boundary is None else (boundary.point.code, boundary.point.offset)
+
+
+def _any_arguments(args: tuple) -> tuple:
+    """The settled-Python check of a function that runs in Python for any arguments."""
+    return args
 
 
 def _no_launch(leaves: list[np.ndarray], objects: Any = ()) -> list[np.ndarray]:

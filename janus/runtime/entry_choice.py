@@ -1,4 +1,6 @@
-"""Which of two exports runs a recursion entry's calls: the dispatch one or its host twin.
+"""Which of two ways runs a function's calls, timed: a recursion entry's dispatch export or
+its host twin (``EntryChoice``); a compiled version or the plain Python function
+(``CompiledCost``, ``janus.jit``'s cost rule of compiled versions, see there).
 
 ``janus-recursion-to-dispatch`` runs a scalar state machine as native code in one
 dispatch, and gives a public function calling such machines a twin, ``<name>.host``,
@@ -114,3 +116,54 @@ class EntryChoice:
         timed = [f"{name} {1e6 * median(t):.3g} us" for name, t in zip(("dispatch", "host"), self.times) if t]
         where = "host machine" if self.path == HOST else "dispatch"
         return f"recursion runs on the {where}" + (f" (median call: {', '.join(timed)})" if timed else "")
+
+
+#: a compiled version's calls are timed this many times after its first (cold) one
+COMPILED_TRIAL_CALLS = 3
+#: a compiled version whose best timed call is faster than this is kept without timing Python: a
+#: launch-bound call (the per-call floor is the runtime's concern) and a trial would cost more than it saves
+COMPILED_TRIAL_SECONDS = 50e-6
+#: the key runs in Python when its best compiled call takes more than this many times the best plain one
+PYTHON_MARGIN = 1.5
+
+
+class CompiledCost:
+    """A compiled version against the plain function on the same key (``janus.jit``'s cost rule
+    for compiled versions, with the interface of a split version's ``segments.CallCost``).
+
+    The version's calls are timed first (``compiled``: its first and ``COMPILED_TRIAL_CALLS``
+    more, the best counts: the machine is shared; one call under ``COMPILED_TRIAL_SECONDS``
+    ends the timing, not worth it); only a version at least that slow on each of them then has
+    up to ``calls`` plain calls timed. A plain call over ``REJECT_FACTOR`` times the
+    best compiled one ends the trial at once (compiled stays: a trial costs one slow call);
+    else the key moves to Python when the best compiled call is over ``PYTHON_MARGIN`` times the
+    best plain one (hysteresis: between the two, the version stays)."""
+
+    __slots__ = ("calls", "compiled", "warming", "plain")
+
+    def __init__(self, calls: int, compiled: list[float]) -> None:
+        self.calls, self.compiled, self.warming, self.plain = calls, compiled, [], []
+
+    @staticmethod
+    def worth_timing(compiled: list[float]) -> bool:
+        """Whether compiled calls this long are worth timing Python against."""
+        return min(compiled) >= COMPILED_TRIAL_SECONDS
+
+    def record(self, seconds: float, steady: bool) -> None:
+        self.compiled.append(seconds)
+
+    def wants_plain(self) -> bool:
+        return not self.settled()
+
+    def settled(self) -> bool:
+        return len(self.plain) >= self.calls or bool(self.plain) and self.plain[-1] > REJECT_FACTOR * self.best_compiled()
+
+    def best_compiled(self) -> float:
+        return min(self.compiled)
+
+    def python_wins(self) -> bool:
+        return self.best_compiled() > PYTHON_MARGIN * min(self.plain)
+
+    def describe(self) -> str:
+        return (f"plain Python takes {min(self.plain) * 1e6:.1f} µs per call, the compiled version "
+                f"{self.best_compiled() * 1e6:.1f} µs (best of {len(self.plain)} and {len(self.compiled)})")

@@ -10,8 +10,9 @@ import pytest
 import janus
 from janus.runtime import host_modules
 from janus.runtime.fast_path import QUIET_SAMPLE
-from janus.runtime.entry_choice import (DISPATCH, EXPLORE_COST, EXPLORE_EVERY, HOST, HOST_MAX_SECONDS,
-                                        MAX_EXPLORE_EVERY, WINDOW, EntryChoice)
+from janus.runtime.entry_choice import (COMPILED_TRIAL_SECONDS, DISPATCH, EXPLORE_COST, EXPLORE_EVERY, HOST,
+                                        HOST_MAX_SECONDS, MAX_EXPLORE_EVERY, PYTHON_MARGIN, REJECT_FACTOR, WINDOW,
+                                        CompiledCost, EntryChoice)
 
 US = 1e-6
 
@@ -78,6 +79,40 @@ def test_a_tie_keeps_the_dispatch_export() -> None:
     for _ in range(2 * WINDOW + 3):
         call(choice, 3 * US, 2.9 * US)
     assert choice.path == DISPATCH and choice.left > 0
+
+
+# -- a compiled version against plain Python (``CompiledCost``) -------------------------------
+
+
+def plain_trial(compiled: list[float], plain: float, calls: int = 5) -> tuple[CompiledCost, int]:
+    """The cost after plain calls of ``plain`` seconds until it settles, and how many ran."""
+    cost = CompiledCost(calls, compiled)
+    ran = 0
+    while cost.wants_plain():
+        cost.plain.append(plain)
+        ran += 1
+    return cost, ran
+
+
+def test_only_compiled_calls_slow_on_every_timing_are_worth_a_plain_trial() -> None:
+    assert CompiledCost.worth_timing([COMPILED_TRIAL_SECONDS, 3 * COMPILED_TRIAL_SECONDS])
+    assert not CompiledCost.worth_timing([900 * US, COMPILED_TRIAL_SECONDS / 2, 900 * US])
+
+
+def test_a_version_clearly_slower_than_python_loses_after_all_plain_calls() -> None:
+    cost, ran = plain_trial([400 * US, 386 * US, 390 * US], 44 * US)
+    assert ran == 5 and cost.python_wins()
+    assert cost.describe() == "plain Python takes 44.0 µs per call, the compiled version 386.0 µs (best of 5 and 3)"
+
+
+def test_a_plain_call_much_slower_than_compiled_ends_the_trial_at_once() -> None:
+    cost, ran = plain_trial([100 * US], (REJECT_FACTOR + 0.5) * 100 * US)
+    assert ran == 1 and not cost.python_wins()
+
+
+def test_within_the_margin_the_compiled_version_stays() -> None:
+    cost, ran = plain_trial([100 * US], 100 * US / (0.9 * PYTHON_MARGIN))
+    assert ran == 5 and not cost.python_wins()
 
 
 # -- both exports of a compiled recursion ----------------------------------------------------
