@@ -56,9 +56,14 @@ class Stacking:
                 raise NotConvertible(f"the loop body appends a {type(item).__name__} to {where}, not an array")
             if before[path].size:
                 raise NotConvertible(f"the loop body appends to {where}, which holds items from before the loop")
-            if len(path) != 2 or path[0] != "locals" or gc.get_referrers(at(outer_root, path)) != [self.frame.locals]:
+            if len(path) != 2 or path[0] != "locals" or not self._held_once(at(outer_root, path)):
                 raise NotConvertible(f"the loop body appends to {where}, which something else holds too")
         self.found = grown
+
+    def _held_once(self, items: list) -> bool:
+        """Whether the loop frame's locals hold ``items`` under one name, and nothing else does."""
+        local, key = self.frame.locals, id(items)  # (no comprehension over ``items``: its cell would hold it)
+        return gc.get_referrers(items) == [local] and [id(v) for v in local.values()].count(key) == 1
 
     def open(self) -> None:
         """Before the second trace, in the loop's enclosing lines: a buffer per list, its

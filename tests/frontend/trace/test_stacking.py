@@ -89,6 +89,14 @@ def aliased(x):
     return np.stack(alias), len(alias)
 
 
+def counted_by_alias(x):
+    hs = []
+    alias = hs
+    for t in range(x.shape[1]):
+        hs.append(x[:, t, :] + 1.0)
+    return np.stack(hs), len(alias)
+
+
 def updated_in_place(x):
     h = np.zeros((x.shape[0], 3))
     hs = []
@@ -98,7 +106,7 @@ def updated_in_place(x):
     return np.stack(hs)
 
 
-@pytest.mark.parametrize("fn", [prefilled, aliased, updated_in_place])
+@pytest.mark.parametrize("fn", [prefilled, aliased, counted_by_alias, updated_in_place])
 def test_lists_python_could_tell_apart_from_a_stack_keep_python_answers(fn):
     run_lengths(fn, (3, 4, 5, 3))
 
