@@ -17,7 +17,8 @@ tracing. A loop becomes an ``scf`` op instead when they are not, or when there a
   a do-while (``scf.while`` with the body in its before-region).
 
 The body is traced once with the graph values it changes as region block arguments
-(``carry``); the locals it binds first are unbound after the loop (Python keeps the last
+(``carry``; a list it appends one array to per iteration of a ``for`` over a ``?`` dim, a
+stacked buffer: ``stacking``); the locals it binds first are unbound after the loop (Python keeps the last
 value: a later read is NotConvertible, never a wrong value); other Python state it changes,
 ``break`` and ``return`` are NotConvertible.
 """
