@@ -32,7 +32,7 @@ from janus.frontend.profiler import RUNNING, Profile, profiling, run_profiled
 from janus.frontend.recursion import node_writes, trees
 from janus.frontend.relax import describe_position, key_diff, leaf_labels
 from janus.frontend.signature import as_came, describe_key, entry_key, key_and_leaves, leaf_shapes
-from janus.frontend.speculation import FULL, Speculation, general_positions
+from janus.frontend.speculation import FULL, Speculation, general_positions, loop_counter_positions
 from janus.frontend.values import NotConvertible
 from janus.frontend.heap.plan import HeapPlan
 from janus.heap import AccessPath, HeapError
@@ -555,12 +555,16 @@ class JitFunction:
         (``_build``) when the graph cannot take them relaxed."""
         self._generalize_pending = False
         try:
-            positions = general_positions(positional) - self.unrelaxable
+            positions = (general_positions(positional) if not self.switches.specialize
+                         else loop_counter_positions(positional)) - self.unrelaxable
         except NotConvertible:
             return  # the call runs imperatively below, with the reason recorded
+        if not positions:
+            return
         self.dynamic |= positions
         self.relaxing[entry_key(positional, self.dynamic)] = positions
-        self._event("specialize=False: array dims and int arguments relaxed from the first compile")
+        self._event("specialize=False: array dims and int arguments relaxed from the first compile"
+                    if not self.switches.specialize else "ints relaxed from the first compile (a loop's counter)")
 
     @property
     def signature_names(self) -> list[str]:
@@ -894,6 +898,7 @@ class JitFunction:
                                                        "silent")
             resume.resumes = self.resumes
             resume.owner = self.owner
+            resume._generalize_pending = True  # a loop's counter relaxed at once (``loop_counter_positions``)
         return resume
 
     def _cheaper_in_python(self, graph: Graph) -> bool:

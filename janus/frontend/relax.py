@@ -19,7 +19,6 @@ relaxing, abandoning (``unrelaxable``) and the cache key work the same way for b
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable, Hashable
 
 
@@ -31,11 +30,15 @@ from janus.frontend.values import NotConvertible, Tensor
 Position = tuple[str, tuple[int, ...]]
 
 
-@dataclass(frozen=True)
 class SymList:
-    """A list argument relaxed to one stacked graph input; its length is a ``?`` dim."""
+    """A list argument relaxed to one stacked graph input, or a list a loop in the graph
+    appended to (``trace.stacking``); its length is a ``?`` dim. Not a dataclass: the trace
+    would take it for a record of the program's (returned, or its field read, as one)."""
 
-    stacked: Tensor
+    __slots__ = ("stacked",)
+
+    def __init__(self, stacked: Tensor) -> None:
+        self.stacked = stacked
 
     def __len__(self) -> int:
         raise NotConvertible("len() of a list relaxed to a stacked array is not a static int")

@@ -52,6 +52,15 @@ def _int_positions(value: Any, path: tuple[int, ...]) -> set[tuple[str, tuple[in
     return set()
 
 
+def loop_counter_positions(args: tuple) -> frozenset:
+    """The positions a resume function continuing inside a ``for`` loop (an iterator among
+    its arguments) relaxes from its first compile: its int arguments, the loop counter
+    among them, which takes a new value each iteration (a version per value otherwise)."""
+    if not any(hasattr(type(a), "__next__") for a in args):
+        return frozenset()
+    return frozenset(("int", (i,)) for i, a in enumerate(args) if type(a) is int and relaxed_int(a))
+
+
 def general_positions(args: tuple) -> frozenset:
     """All positions ``specialize=False`` relaxes for a call with ``args``: its ints, then
     every dim of every array leaf (leaf indices count the int leaves, as the key does)."""

@@ -186,3 +186,20 @@ def test_a_relaxation_that_would_split_earlier_than_the_exact_shapes_is_not_made
     assert "not possible" in janus.explain(jf) and len(jf.versions) == 3, janus.explain(jf)
     assert all(v.graph.boundary.description == "print" for v in jf.versions.values()), janus.explain(jf)
     assert sum(v.calls for v in jf.versions.values()) >= 2
+
+
+def sums_and_returns_the_list(xs, h):
+    for x in xs:
+        h = h + x
+    return h, xs
+
+
+def test_a_relaxed_list_returned_is_the_callers_list_not_its_stacked_stand_in():
+    """A list argument relaxed to a stacked input (``relax.SymList``) and returned: Python
+    returns the list itself; the graph cannot, so those calls keep the exact length."""
+    jf = janus.jit(sums_and_returns_the_list, warmup=1)
+    for n in (2, 3, 4, 5, 3):
+        xs = [np.full(2, float(i)) for i in range(n)]
+        h, returned = jf(xs, np.zeros(2))
+        assert returned is xs
+        assert_same(h, sums_and_returns_the_list(xs, np.zeros(2))[0])

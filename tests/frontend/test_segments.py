@@ -802,3 +802,24 @@ def test_a_split_version_the_cost_rule_keeps_gets_its_fused_call(capsys, monkeyp
     (version,) = jf.versions.values()
     assert version.cost is None and version.quick is not None and jf._quick is version.quick, janus.explain(jf)
     assert samplers[0].rng.bit_generator.state == samplers[1].rng.bit_generator.state
+
+
+# ---- a loop resumed after a boundary: its counter relaxed at once ---------------------------
+
+def counted_steps(x, W):
+    for i in range(4):
+        x = np.tanh(x @ W)
+        print("step", i)
+        x = x + W[i % 3] * i  # the counter read after the boundary: an argument of the resume function
+    return x
+
+
+def test_a_loop_resumed_after_a_boundary_takes_its_counter_as_a_graph_int(capsys):
+    """Each resume function inside the loop relaxes its int arguments (the counter, the next
+    item) from its first compile: one version each, not one per value of ``i``."""
+    W = np.arange(9.0).reshape(3, 3) / 10
+    jf = lockstep(counted_steps, [None, None], [lambda s, k=k: (np.ones(3) * k, W) for k in range(3 * CALLS)], capsys)
+    resumes = list(jf.resumes.values())
+    assert sum(segment_calls(jf)) and all(r.compiles == len(r.versions) <= 1 for r in resumes), janus.explain(jf)
+    assert all(node[0] != "static" or node[1] != "int" for r in resumes for key in r.versions for node in key)
+    assert any("ints relaxed from the first compile" in event for r in resumes for event in r.events)

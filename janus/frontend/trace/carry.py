@@ -195,6 +195,13 @@ def assign(container: Any, path: Path, value: Any) -> Any:
     return container
 
 
+def at(container: Any, path: Path) -> Any:
+    """The value at ``path`` inside ``container``."""
+    for key in path:
+        container = _get(container, key)
+    return container
+
+
 def _get(container: Any, key: Any) -> Any:
     if isinstance(container, Cell):
         return container.contents

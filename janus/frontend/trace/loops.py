@@ -17,7 +17,8 @@ tracing. A loop becomes an ``scf`` op instead when they are not, or when there a
   a do-while (``scf.while`` with the body in its before-region).
 
 The body is traced once with the graph values it changes as region block arguments
-(``carry``); the locals it binds first are unbound after the loop (Python keeps the last
+(``carry``; a list it appends one array to per iteration of a ``for`` over a ``?`` dim, a
+stacked buffer: ``stacking``); the locals it binds first are unbound after the loop (Python keeps the last
 value: a later read is NotConvertible, never a wrong value); other Python state it changes,
 ``break`` and ``return`` are NotConvertible.
 """
@@ -38,8 +39,9 @@ from janus.frontend.trace.branches import SymIter
 from janus.frontend.trace.bytecode import CONDITIONAL_JUMPS, EXITS, JUMPS, Instr
 from janus.frontend.trace.carry import Path, Walker, assign, changes, flatten, promotable, renamed
 from janus.frontend.relax import SymList
+from janus.frontend.trace.stacking import Stacking
 from janus.frontend.trace.scalars import absolute, from_index, to_index, to_python, weak_literal
-from janus.frontend.values import NotConvertible, Tensor, Weak
+from janus.frontend.values import Length, NotConvertible, Tensor, Weak
 
 if TYPE_CHECKING:
     from janus.frontend.trace.frame import Frame
@@ -124,8 +126,9 @@ class GraphIter:
     cannot be a region (None: no other way)."""
 
     def __init__(self, bounds: Callable[[], tuple[str, str, str, Callable[[str], Any]]],
-                 fallback: Callable[[], list] | None = None) -> None:
+                 fallback: Callable[[], list] | None = None, symbol: str | None = None) -> None:
         self.bounds, self.fallback = bounds, fallback
+        self.symbol = symbol  # the ``?`` dim the trip count equals, when known (``stacking``)
 
 
 class BodyMarker:
@@ -141,14 +144,15 @@ def iterator(tracer: "Tracer", value: Any) -> GraphIter | None:
     """A ``GraphIter`` when a ``for`` over ``value`` becomes ``scf.for`` (or may), else None."""
     em = tracer.em
     if isinstance(value, SymList):
-        return GraphIter(lambda: _rows(em, value.stacked))
+        return GraphIter(lambda: _rows(em, value.stacked), symbol=_symbol(value.stacked.shape[0]))
     if isinstance(value, trees.SymChildren):  # leaves' empty lists included; unrolled when all have one length
         return GraphIter(lambda: trees.children_loop(tracer, value),
                          (lambda: trees.children_items(tracer, value)) if value.field.arity else None)
     if isinstance(value, SymRange):
-        return GraphIter(lambda: value.bounds(em))
+        counts = value.start == 0 and value.step == 1 and isinstance(value.stop, Length)
+        return GraphIter(lambda: value.bounds(em), symbol=value.stop.symbol if counts else None)
     if isinstance(value, Tensor) and value.ndim and isinstance(value.shape[0], str):
-        return GraphIter(lambda: _rows(em, value))
+        return GraphIter(lambda: _rows(em, value), symbol=value.shape[0])
     if isinstance(value, range) and len(value) > unroll_limit(tracer) and value.step > 0:
         return GraphIter(lambda: (em.index_constant(value.start), em.index_constant(value.stop),
                                   em.index_constant(value.step), lambda iv: from_index(em, iv)), lambda: list(value))
@@ -173,8 +177,8 @@ def call(tracer: "Tracer", fn: Any, args: list, kwargs: dict) -> Any:
         return to_python(tracer, *tracer.call_site, fn, args[0])
     if isinstance(receiver, Tensor) and fn.name == "item" and not args and not kwargs:
         return to_python(tracer, *tracer.call_site, "item", receiver)
-    if fn is np.stack and args and isinstance(args[0], SymList) and kwargs.get("axis", 0) == 0 and len(args) == 1:
-        return args[0].stacked
+    if fn is np.stack and args and isinstance(args[0], SymList) and len(args) <= 2 and set(kwargs) <= {"axis"}:
+        return _stack(tracer.em, args[0].stacked, args[1] if len(args) == 2 else kwargs.get("axis", 0))
     return NOT_HANDLED
 
 
@@ -201,8 +205,10 @@ def run_for(tracer: "Tracer", frame: "Frame", ins: Instr) -> int | None:
             tracer.guard(b.cmp("index", "slt", lower, upper), "trip_count", "the loop runs at least once")
 
         marker = BodyMarker()
+        # a list appended to per iteration is stacked only where unrolling is no option
+        stacking = Stacking(tracer, frame, (lower, upper, step), iv, it.symbol, runs_once) if it.fallback is None else None
         loop = _Loop(tracer, frame, frame.bc.next_offset(ins.offset), ins.offset, len(frame.stack) - 1, enter, leave,
-                     runs_once)
+                     runs_once, stacking)
         carried, lines, yields = loop.trace()
         loop.commit(tracer.em.scf_for(iv, (lower, upper, step), carried, lines, yields))
     except NotConvertible:
@@ -277,8 +283,10 @@ class _Loop:
 
     def __init__(self, tracer: "Tracer", frame: "Frame", start: int, stop: int, depth: int,
                  enter: Callable[["Frame"], None], leave: Callable[["Frame"], Any],
-                 runs_once: Callable[[], None] | None = None) -> None:
+                 runs_once: Callable[[], None] | None = None, stacking: Stacking | None = None) -> None:
         self.tracer, self.frame, self.start, self.stop = tracer, frame, start, stop
+        self.stacking = stacking  # lists the body appends to, stacked (None: a change of a list is NotConvertible)
+        self.in_place = True  # whether the body may update fresh arrays in place (not beside a stacked list)
         #: guards that the body runs at least once (None: the loop cannot say)
         self.runs_once = runs_once
         self.depth = depth  # stack entries below the loop's own (its iterator)
@@ -297,7 +305,11 @@ class _Loop:
         values it yields. Traced twice: once to find what changes, once carrying only that."""
         saved = _snapshot(self.tracer)
         try:
-            changed, *_ = self.attempt(lambda path: True)
+            changed, *_ = self.attempt(lambda path: True, first=True)
+            if self.stacking is not None and self.stacking.found and self.in_place:
+                _restore(self.tracer, saved)
+                self.in_place = False
+                changed, *_ = self.attempt(lambda path: True, first=True)
         except _Promote as promote:  # arrays the trace made, changed by the body: graph constants
             _restore(self.tracer, saved)
             root = self.root(self.frame)
@@ -315,9 +327,12 @@ class _Loop:
                     assign(root, path, value)
                 raise
         _restore(self.tracer, saved)
+        if self.stacking is not None:
+            self.stacking.open()
         wanted = set(changed)
         again, carried, lines, yields = self.attempt(lambda path: path in wanted)
-        if set(again) != wanted or len(carried) != len(again):
+        stacked = len(self.stacking.buffers) if self.stacking is not None else 0
+        if set(again) != wanted or len(carried) != len(again) + stacked:
             raise NotConvertible("the values a loop body changes depend on what it carries")
         self.paths, self.carried = again, carried
         return carried, lines, yields
@@ -337,7 +352,8 @@ class _Loop:
         self.runs_once()
         return em.literal(np.asarray(value))
 
-    def attempt(self, select: Callable[[Path], bool]) -> tuple[list[Path], list, list[str], list[Tensor]]:
+    def attempt(self, select: Callable[[Path], bool], first: bool = False
+                ) -> tuple[list[Path], list, list[str], list[Tensor]]:
         tracer, frame = self.tracer, self.frame
         placeholders: dict[Path, Tensor] = {}
 
@@ -352,7 +368,7 @@ class _Loop:
         before = walker.leaves
         body = dataclasses.replace(frame, locals=state["locals"], cells=state["cells"], stack=state["stack"], kw_names=())
         outer, tracer.em.lines = tracer.em.lines, []
-        fresh = mutation.loop_fresh(tracer, frame, walker.originals, placeholders)
+        fresh = mutation.loop_fresh(tracer, frame, walker.originals, placeholders) if self.in_place else []
         where = LoopBody(body, len(tracer.frames), tracer.em.lines)
         try:
             tracer.loops.fresh.update((id(p), where) for p in fresh)
@@ -362,6 +378,7 @@ class _Loop:
             if body.result is not frame.result:
                 raise NotConvertible("break or return inside a loop in the graph")
             self.condition = self.leave(body)
+            stacked = self._stacked(body, before, first)
             lines = tracer.em.lines
         finally:
             tracer.loops.bodies -= 1
@@ -377,7 +394,20 @@ class _Loop:
             raise _Promote({path: (before[path], isinstance(after[path], Weak)) for path in constants})
         changed = changes(before, after, ignore)
         carried = [(placeholders[p], walker.originals[p]) for p in changed if p in placeholders]
-        return changed, carried, lines, [after[p] for p in changed]
+        if self.stacking is not None:
+            carried += self.stacking.carried
+        return changed, carried, lines, [after[p] for p in changed] + stacked
+
+    def _stacked(self, body: "Frame", before: dict[Path, Any], first: bool) -> list[Tensor]:
+        """The lists the body appended one item to: checked (first trace), or written into
+        their buffers (second); the buffers to yield."""
+        if self.stacking is None:
+            return []
+        grown = self.stacking.take(self.root(body), before)
+        if first:
+            self.stacking.discover(grown, self.root(self.frame), before)
+            return []
+        return self.stacking.insert(grown)
 
     def commit(self, results: str) -> None:
         """Bind the loop's results where the carried values were; unbind body locals."""
@@ -385,6 +415,8 @@ class _Loop:
         root["stack"] = self.frame.stack  # in place: the entries above depth are untouched
         for k, (path, (_, initial)) in enumerate(zip(self.paths, self.carried)):
             assign(root, path, renamed(initial, f"{results}#{k}"))
+        if self.stacking is not None:
+            self.stacking.commit(root, results, len(self.paths))
         for name in self.body_locals:
             self.frame.locals.pop(name, None)
 
@@ -408,6 +440,22 @@ def _dim(em: Any, x: Tensor) -> str:
     if isinstance(x.shape[0], str):
         return em.dims.get(x.shape[0]) or em.dim(x, 0)
     return em.index_constant(x.shape[0])
+
+
+def _symbol(dim: Any) -> str | None:
+    return dim if isinstance(dim, str) else None
+
+
+def _stack(em: Any, stacked: Tensor, axis: Any) -> Tensor:
+    """``np.stack`` of a stacked list along ``axis``: its rows' axis moved there."""
+    if not isinstance(axis, int) or isinstance(axis, bool) or not -stacked.ndim <= axis < stacked.ndim:
+        raise NotConvertible(f"np.stack of a stacked list along axis {axis!r}")
+    axis %= stacked.ndim
+    if axis == 0:
+        return stacked
+    perm = list(range(1, stacked.ndim))
+    perm.insert(axis, 0)
+    return em.transpose(stacked, perm)
 
 
 def _length(tracer: "Tracer", x: Tensor) -> Weak:
