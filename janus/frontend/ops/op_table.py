@@ -272,6 +272,11 @@ def _axes(args: Args) -> tuple[int, ...]:
     return tuple(sorted({normalize_axis(a, ndim) for a in axes}))
 
 
+#: reduced sizes up to this keep a float32 accumulator: there its blocked order and NumPy's
+#: pairwise one round alike (a cancelling sum of 2048 agreed to 1e-6, not so in float64)
+WIDE_MIN = 4096
+
+
 def reduction(
     name: str,
     eager: Callable[..., Any],
@@ -285,9 +290,11 @@ def reduction(
     **story: str,
 ) -> Op:
     """A reduction over static axes (``keepdims`` reinserts unit dims by reshape).
-    ``wide``: a float32 result is accumulated in float64, then rounded. NumPy sums float32
-    pairwise (error growing with log n); a loop's one float32 accumulator per lane drifts
-    with n (1% off for a million elements), float64 stays within NumPy's own rounding."""
+    ``wide``: a float32 sum over the last axis of more than ``WIDE_MIN`` elements is
+    accumulated in float64, then rounded. There NumPy sums pairwise (error growing with
+    log n), where a loop's one float32 accumulator per lane drifts with n (1% off for a
+    million elements); float64 stays within NumPy's own rounding. Over leading axes NumPy
+    adds row after row in float32, as the compiled loop does: those keep float32."""
 
     def rule(args: Args) -> Spec:
         require_default(args, dtype=None, out=None)
@@ -301,7 +308,8 @@ def reduction(
 
     def lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
         x, axes, (shape, dtype) = args["a"], _axes(args), spec
-        acc = np.dtype(np.float64) if wide and dtype == np.float32 else dtype
+        long = x.ndim - 1 in axes and (not is_static(x.shape) or int(np.prod([x.shape[i] for i in axes])) > WIDE_MIN)
+        acc = np.dtype(np.float64) if wide and dtype == np.float32 and long else dtype
         kept = [i for i in range(x.ndim) if i not in axes]
         init = em.filled(tuple(x.shape[i] for i in kept), acc, identity(acc))
         every = [f"d{i}" for i in range(x.ndim)]
