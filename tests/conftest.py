@@ -9,6 +9,7 @@ import atexit
 import os
 import shutil
 import tempfile
+from typing import Iterator
 
 import pytest
 
@@ -36,10 +37,13 @@ def scalars() -> CompiledModule:
     return CompiledModule(compile_test_module("scalars"))
 
 
-@pytest.fixture(autouse=True)
-def _compiled_versions_stay(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Compiled versions stay compiled under test: the cost rule of compiled versions times real
-    calls (tests/frontend/test_jit_compiled_cost.py turns it on with a patched clock)."""
+@pytest.fixture(autouse=True, scope="session")
+def _compiled_versions_stay() -> Iterator[None]:
+    """Compiled versions stay compiled under test, those compiled by module-scoped fixtures
+    included: the cost rule of compiled versions times real calls
+    (tests/frontend/test_jit_compiled_cost.py turns it on with a patched clock)."""
     from janus.frontend.jit import JitFunction
 
-    monkeypatch.setattr(JitFunction, "COMPILED_COST", False)
+    JitFunction.COMPILED_COST = False
+    yield
+    JitFunction.COMPILED_COST = True

@@ -36,6 +36,7 @@ from janus.frontend.speculation import FULL, Speculation, general_positions, loo
 from janus.frontend.values import NotConvertible
 from janus.frontend.heap.plan import HeapPlan
 from janus.heap import AccessPath, HeapError
+from janus.runtime import host_modules
 from janus.runtime.entry_choice import COMPILED_TRIAL_CALLS, COMPILED_TRIAL_SECONDS, CompiledCost
 
 DEFAULT_WARMUP = 3
@@ -251,6 +252,8 @@ class JitFunction:
         self.warm: Counter[Hashable] = Counter()
         self.events: list[str] = []
         self.compiles = 0
+        #: plain calls a cost rule ran to time them against a version's (``_run_timed_plain``)
+        self.timed_plain = 0
         #: seconds spent generating and compiling graphs (janus-bench reports it)
         self.compile_seconds = 0.0
         #: (array leaf, dim) positions relaxed to ``?``; those that could not be
@@ -712,10 +715,17 @@ class JitFunction:
             if self._fast_version is version:  # plain calls timed next (``_run_compiled``), or the fused call untimed
                 self._fast = version
 
+    def _compiled_cost(self, graph: Any) -> bool:
+        """Whether a new compiled version's calls are timed against Python. Not a graph that
+        launches nothing, and not in a distributed run (a host module registered): every rank
+        must keep the same versions, and each one's clock would decide alone."""
+        return self.COMPILED_COST and not graph.idle and not host_modules.active()
+
     def _run_timed_plain(self, version: Version, key: Hashable, args: tuple, kwargs: dict) -> Any:
         """A plain call timed for the cost rule; the last one settles it: the version stays,
         or calls with ``key`` run in Python from now on."""
         cost = version.cost
+        self.timed_plain += 1
         started = clock()
         value = self.fn(*args, **kwargs)
         cost.plain.append(clock() - started)
@@ -778,7 +788,7 @@ class JitFunction:
             self.versions[key] = Version(key, graph, call, self._entry_guards(key, graph),
                                          resume=self._resume(graph.boundary),
                                          cost=segments.CallCost(self.COST_CALLS) if timed and split else None,
-                                         trial=[] if timed and not split and self.COMPILED_COST and not graph.idle else None)
+                                         trial=[] if timed and not split and self._compiled_cost(graph) else None)
             self.compiles += 1
             if relaxing is not None:  # exact versions this one serves are no longer reachable
                 for old in [k for k in self.versions if key_diff(k, key)]:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import janus
+from janus.runtime import host_modules
 from janus.runtime.entry_choice import COMPILED_TRIAL_CALLS, COMPILED_TRIAL_SECONDS
 from tests.helpers import assert_same
 from tests.helpers.peer_programs import returns
@@ -24,8 +25,10 @@ US = 1e-6
 
 @pytest.fixture
 def call_times(monkeypatch) -> dict[str, float]:
-    """The rule on, and ``compiled`` and ``plain`` set (seconds per call) for the calls it times."""
+    """The rule on, and ``compiled`` and ``plain`` set (seconds per call) for the calls it times;
+    no host module registered (an earlier test's MPI one turns the rule off)."""
     monkeypatch.setattr(jit_module.JitFunction, "COMPILED_COST", True)
+    monkeypatch.setattr(host_modules, "ACTIVE", [])
     times = {"compiled": 386 * US, "plain": 44 * US}
     now = [0.0]
 
@@ -92,3 +95,15 @@ def test_a_new_key_after_the_rule_moved_one_to_python_compiles_and_is_timed_afre
     for _ in range(2):
         assert_same(jf(x32), scale(x32))
     assert len(jf.versions) == 1 and next(iter(jf.versions.values())).trial is not None
+
+
+def test_no_compiled_version_is_timed_in_a_distributed_run(call_times, monkeypatch):
+    """With a host module registered (``janus.distributed``'s MPI one), every rank keeps the
+    versions it compiled: each rank's clock deciding alone would part them."""
+    monkeypatch.setattr(host_modules, "ACTIVE", [object()])
+    jf = janus.jit(scale, warmup=1, fallback="silent")
+    x = np.linspace(0.0, 1.0, 8)
+    for _ in range(2 + COMPILED_TRIAL_CALLS + jit_module.JitFunction.COST_CALLS):
+        assert_same(jf(x), scale(x))
+    (version,) = jf.versions.values()
+    assert version.trial is None and version.cost is None and jf.timed_plain == 0
