@@ -20,6 +20,9 @@
 // level in static chunks of 16 and then 4 rows, the table a mutable global updated in place;
 // the entry reads the node's row of the table.
 
+// CHECK-DAG: #[[ROWS:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[WKN:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[OUT:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK: util.global private mutable @rec_table_rows = dense<0.000000e+00> : tensor<1x16384x8xf32>
 // CHECK-NOT: util.global
 // CHECK-LABEL: func.func @entry
@@ -41,7 +44,9 @@
 // CHECK: %[[BOTH:.+]] = iree_linalg_ext.gather dimension_map = [0] ins(%[[TABLE]], %[[IDS]] : tensor<?x8xf32>, tensor<?x2x1xi64>) outs(%{{.+}} : tensor<?x2x8xf32>)
 // CHECK: tensor.collapse_shape %[[BOTH]] {{\[\[}}0], [1, 2]] : tensor<?x2x8xf32> into tensor<?x16xf32>
 // CHECK-NOT: tensor.concat
-// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// The vecmat x @ W over the batch is one GEMM of the rows (?x16) and W: no unit dim, no batch loop.
+// CHECK: %[[GEMM:.+]] = linalg.generic {indexing_maps = [#[[ROWS]], #[[WKN]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.+}}, %{{.+}} : tensor<?x16xf32>, tensor<16x8xf32>) outs(%{{.+}} : tensor<?x8xf32>)
+// CHECK: tensor.expand_shape %[[GEMM]] {{\[\[}}0, 1], [2]] output_shape [%{{.+}}, 1, 8] : tensor<?x8xf32> into tensor<?x1x8xf32>
 // CHECK: arith.select
 // CHECK: %[[HELD:.+]] = linalg.generic {{.+}} iterator_types = ["reduction"]
 // CHECK: return %{{.+}}, %[[HELD]] : tensor<?x8xf32>, tensor<i1>
@@ -228,4 +233,52 @@ func.func private @pair(%node: i64, %words: tensor<?xi64>, %left: tensor<?xi64>,
     scf.yield %s, %hr#1 : tensor<8xf32>, tensor<8xf32>
   }
   return %r#0, %r#1 : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// An RNTN-like node: V (2x4x8) collapsed to 8x8 times the node's vector x (8x1), i.e. V @ x.
+// Over a batch of rows it is one GEMM X V^T (rows ?x8, V 8x8, result ?x8): V keeps its
+// (m, k) map, no per-row loop around a matvec.
+
+// CHECK-DAG: #[[VMK:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[XBK:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[YBM:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func private @tensor_node_level
+// CHECK: %[[X:.+]] = tensor.collapse_shape %{{.+}} {{\[\[}}0], [1, 2]] : tensor<?x8x1xf32> into tensor<?x8xf32>
+// CHECK: %[[Y:.+]] = linalg.generic {indexing_maps = [#[[VMK]], #[[XBK]], #[[YBM]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.+}}, %[[X]] : tensor<8x8xf32>, tensor<?x8xf32>) outs(%{{.+}} : tensor<?x8xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: tensor.expand_shape %[[Y]] {{\[\[}}0], [1, 2]] output_shape [%{{.+}}, 8, 1] : tensor<?x8xf32> into tensor<?x8x1xf32>
+func.func @entry(%words: tensor<?xi64>, %left: tensor<?xi64>, %right: tensor<?xi64>, %E: tensor<50x4xf32>, %V: tensor<2x4x8xf32>) -> tensor<4xf32> {
+  %root = arith.constant 0 : i64
+  %h = "janus.invoke"(%root, %words, %left, %right, %E, %V) {callee = @tensor_node} : (i64, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<50x4xf32>, tensor<2x4x8xf32>) -> tensor<4xf32>
+  return %h : tensor<4xf32>
+}
+func.func private @tensor_node(%node: i64, %words: tensor<?xi64>, %left: tensor<?xi64>, %right: tensor<?xi64>, %E: tensor<50x4xf32>, %V: tensor<2x4x8xf32>) -> tensor<4xf32> {
+  %zero = arith.constant 0 : i64
+  %fzero = arith.constant 0.0 : f32
+  %i = arith.index_cast %node : i64 to index
+  %l = tensor.extract %left[%i] : tensor<?xi64>
+  %is_leaf = arith.cmpi slt, %l, %zero : i64
+  %r = scf.if %is_leaf -> (tensor<4xf32>) {
+    %w = tensor.extract %words[%i] : tensor<?xi64>
+    %wi = arith.index_cast %w : i64 to index
+    %row = tensor.extract_slice %E[%wi, 0] [1, 4] [1, 1] : tensor<50x4xf32> to tensor<4xf32>
+    scf.yield %row : tensor<4xf32>
+  } else {
+    %hl = "janus.invoke"(%l, %words, %left, %right, %E, %V) {callee = @tensor_node} : (i64, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<50x4xf32>, tensor<2x4x8xf32>) -> tensor<4xf32>
+    %rr = tensor.extract %right[%i] : tensor<?xi64>
+    %hr = "janus.invoke"(%rr, %words, %left, %right, %E, %V) {callee = @tensor_node} : (i64, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<50x4xf32>, tensor<2x4x8xf32>) -> tensor<4xf32>
+    %x = tensor.concat dim(0) %hl, %hr : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
+    %x2 = tensor.expand_shape %x [[0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
+    %Vc = tensor.collapse_shape %V [[0, 1], [2]] : tensor<2x4x8xf32> into tensor<8x8xf32>
+    %e = tensor.empty() : tensor<8x1xf32>
+    %z = linalg.fill ins(%fzero : f32) outs(%e : tensor<8x1xf32>) -> tensor<8x1xf32>
+    %y = linalg.matmul ins(%Vc, %x2 : tensor<8x8xf32>, tensor<8x1xf32>) outs(%z : tensor<8x1xf32>) -> tensor<8x1xf32>
+    %y1 = tensor.collapse_shape %y [[0, 1]] : tensor<8x1xf32> into tensor<8xf32>
+    %y2 = tensor.extract_slice %y1[0] [4] [1] : tensor<8xf32> to tensor<4xf32>
+    scf.yield %y2 : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
 }

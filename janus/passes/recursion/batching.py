@@ -423,6 +423,72 @@ def _shift(m: ir.AffineMap, batched: bool) -> ir.AffineMap:
     return ir.AffineMap.get(m.n_dims + 1, m.n_symbols, ([ir.AffineDimExpr.get(0)] if batched else []) + exprs)
 
 
+def _matmul_maps() -> list[ir.AffineMap]:
+    """A generalized ``linalg.matmul``'s maps over (m, n, k): A(m, k), B(k, n) -> C(m, n)."""
+    d = [ir.AffineDimExpr.get(i) for i in range(3)]
+    return [ir.AffineMap.get(3, 0, [d[0], d[2]]), ir.AffineMap.get(3, 0, [d[2], d[1]]),
+            ir.AffineMap.get(3, 0, [d[0], d[1]])]
+
+
+def _unit_dim(batch: Batch, op: ir.Operation, maps: list[ir.AffineMap]) -> int | None:
+    """For a generalized matvec (``W @ x``: B is (k, 1)) or vecmat (``x @ W``: A is (1, k)) whose
+    vector alone depends on the node: where that vector's unit dim is (1 or 0); else None."""
+    if len(op.operands) != 3 or len(op.results) != 1 or maps != _matmul_maps():
+        return None
+    if any(inner.name == "linalg.index" for inner in op.regions[0].blocks[0].operations):
+        return None
+    a, b, _ = op.operands
+    if batch.is_batched(a) == batch.is_batched(b):
+        return None
+    vector, unit = (b, 1) if batch.is_batched(b) else (a, 0)
+    return unit if ir.RankedTensorType(vector.type).shape[unit] == 1 else None
+
+
+def _collapse_unit(v: ir.Value, unit: int, ip: ir.InsertionPoint, loc: ir.Location) -> ir.Value:
+    """(?, r, 1) -> (?, r) (``unit`` 1) or (?, 1, r) -> (?, r) (``unit`` 0)."""
+    t = ir.RankedTensorType(v.type)
+    groups = [[0], [1, 2]] if unit == 1 else [[0, 1], [2]]
+    shape = [t.shape[0], t.shape[1 if unit == 1 else 2]]
+    return ir.Operation.create("tensor.collapse_shape", results=[ir.RankedTensorType.get(shape, t.element_type)],
+                               operands=[v], attributes={"reassociation": _reassociation(groups)},
+                               ip=ip, loc=loc).result
+
+
+def _reassociation(groups: list[list[int]]) -> ir.ArrayAttr:
+    i64 = ir.IntegerType.get_signless(64)
+    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, g) for g in group]) for group in groups])
+
+
+def _matvec_as_gemm(batch: Batch, op: ir.Operation, unit: int) -> None:
+    """``W @ x`` over a batch of rows x (b, k) as one GEMM ``X W^T`` (b, m); ``x @ W`` as ``X W``.
+
+    Batching the matvec's generic as it is gives a (b, m, 1, k) contraction that is a GEMM only
+    once IREE folds the unit dim away (its dispatch creation does, in 3.13); built without it,
+    the GEMM over the rows is explicit here, in janus's IR and its lit tests. The body is kept."""
+    ip, loc = ir.InsertionPoint(op), op.location
+    a, b, out = op.operands
+    d = [ir.AffineDimExpr.get(i) for i in range(3)]  # (row, m or n, k)
+    rows_map = ir.AffineMap.get(3, 0, [d[0], d[2]])
+    weight_map = ir.AffineMap.get(3, 0, [d[1], d[2]] if unit == 1 else [d[2], d[1]])
+    ins = [a, _collapse_unit(batch.mapped[b], 1, ip, loc)] if unit == 1 else [_collapse_unit(batch.mapped[a], 0, ip, loc), b]
+    in_maps = [weight_map, rows_map] if unit == 1 else [rows_map, weight_map]
+    init = _collapse_unit(batch.batched(out, ip, loc), unit, ip, loc)
+    result_type = ir.RankedTensorType(init.type)
+    new = ir.Operation.create(
+        "linalg.generic", results=[result_type], operands=[*ins, init],
+        attributes={"indexing_maps": _maps(*in_maps, ir.AffineMap.get(3, 0, [d[0], d[1]])),
+                    "iterator_types": _iterators(["parallel", "parallel", "reduction"]),
+                    "operandSegmentSizes": op.attributes["operandSegmentSizes"]},
+        regions=1, ip=ip, loc=loc)
+    op.regions[0].blocks[0].append_to(new.regions[0])
+    full = ir.RankedTensorType(batched_type(op.result.type))
+    batch.mapped[op.result] = ir.Operation.create(
+        "tensor.expand_shape", results=[full], operands=[new.result, batch.count],
+        attributes={"reassociation": _reassociation([[0], [1, 2]] if unit == 1 else [[0, 1], [2]]),
+                    "static_output_shape": ir.DenseI64ArrayAttr.get([_K_DYNAMIC, *full.shape[1:]])},
+        ip=ip, loc=loc).result
+
+
 @rule("linalg.generic")
 def _structured(batch: Batch, op: ir.Operation) -> None:
     """A parallel batch dim in front; batched operands gain it in their maps, others keep theirs."""
@@ -440,6 +506,10 @@ def _structured(batch: Batch, op: ir.Operation) -> None:
         if inner_op.name == "linalg.index":
             dim = ir.IntegerAttr(inner_op.attributes["dim"]).value
             inner_op.attributes["dim"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dim + 1)
+    unit = _unit_dim(batch, op, maps)
+    if unit is not None:
+        _matvec_as_gemm(batch, op, unit)
+        return
     new_ins = [batch.get(v) for v in ins]
     new_outs = [batch.batched(v, ip, loc) for v in outs]
     new_maps = [_shift(m, batch.is_batched(v)) for m, v in zip(maps, ins)] + [_shift(m, True) for m in maps[len(ins):]]
