@@ -269,6 +269,8 @@ class JitFunction:
         #: generation failed for a reason that holds for any arguments: every call is plain
         self.imperative = False
         self._settled_python = None  # see ``_settle_in_python``
+        #: a plain call timed by a cost rule is running: its recursive calls are plain too
+        self._timing_plain = False
         self._reported: set[str] = set()  # fallback reasons already warned about
         #: resume functions (``segments``) by the point they resume at, kept across regenerations
         self.resumes: dict[Any, JitFunction] = {}
@@ -458,8 +460,8 @@ class JitFunction:
                 if type(result) is segments.Continuation:  # a split version's segment committed (``_run_compiled``)
                     return result if self._chained else segments.drive(result)
                 return result
-        if not SWITCH.enabled or errors_observed():  # np.errstate(...="raise"): NumPy raises, a graph would not
-            return self.fn(*args, **kwargs)
+        if not SWITCH.enabled or self._timing_plain or errors_observed():  # np.errstate(...="raise"): NumPy raises
+            return self.fn(*args, **kwargs)  # (a graph would not); a recursive call inside a plain call being timed
         if self.imperative:
             self._settle_in_python(None)
             return self._in_python(None, args, kwargs)
@@ -726,9 +728,13 @@ class JitFunction:
         or calls with ``key`` run in Python from now on."""
         cost = version.cost
         self.timed_plain += 1
-        started = clock()
-        value = self.fn(*args, **kwargs)
-        cost.plain.append(clock() - started)
+        self._timing_plain = True
+        try:
+            started = clock()
+            value = self.fn(*args, **kwargs)
+            cost.plain.append(clock() - started)
+        finally:
+            self._timing_plain = False
         if cost.settled():
             version.cost = None
             if cost.python_wins():

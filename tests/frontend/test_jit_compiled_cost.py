@@ -108,3 +108,20 @@ def test_no_compiled_version_is_timed_in_a_distributed_run(call_times, monkeypat
         assert_same(jf(x), scale(x))
     (version,) = jf.versions.values()
     assert version.trial is None and version.cost is None and jf.timed_plain == 0
+
+
+@janus.jit(specialize=False, fallback="silent")
+def fib(n: int) -> int:
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+
+def test_a_recursive_function_is_timed_plain_all_the_way_down(call_times):
+    """The plain call the rule times calls the jitted function itself: those inner calls run
+    plain, untimed (before, each was timed in turn, and the first to settle dropped the
+    version under the others: a KeyError from the call)."""
+    call_times.update(compiled=100 * US, plain=400 * US)
+    for _ in range(fib.warmup + 1 + COMPILED_TRIAL_CALLS + 2):  # profiled, cold, timed, plain, compiled
+        assert fib(12) == 144
+    (version,) = fib.versions.values()
+    assert fib.timed_plain == 1 and version.cost is None
+    assert "the compiled version stays" in janus.explain(fib)
