@@ -497,7 +497,7 @@ class Boundary:
     @functools.cached_property
     def calling(self) -> Callable[..., Any]:
         """Calls the operation from the function's own file, name and line (``resume.calling_function``)."""
-        return _direct if self.line is None else calling_function(self.point.code, self.line)
+        return _direct if self.line is None else calling_function(self.point.code, self.line, self.globals)
 
     @functools.cached_property
     def unwinding(self) -> types.FunctionType:

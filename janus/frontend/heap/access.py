@@ -443,22 +443,35 @@ class HeapTracker:
         return result
 
     def _argument_inplace(self, symbol: str, a: Any, b: Any) -> Tensor | None:
-        """``a op= b`` on an array the caller passed in (``for p, g in zip(params, grads): p -= lr * g``):
-        NumPy updates that array, so the graph returns its new value and the call copies it into
-        the caller's array after the commit (``HeapPlan.argument_writes``). None when ``a`` is no such array."""
-        leaf = self.argument_leaves.get(id(a)) if isinstance(a, Tensor) and not isinstance(a, Weak) else None
+        """``a op= b`` on an array the caller passed in (``for p, g in zip(params, grads): p -= lr * g``),
+        as ``update_argument``. None when ``a`` is no such array."""
+        leaf = self.argument_leaf(a)
         if leaf is None:
             return None
+        result = self._inplace_result(symbol, a, b, f"the argument array {leaf}")
+        self.update_argument(a, result, f"in-place {symbol}")
+        return result
+
+    def argument_leaf(self, a: Any) -> int | None:
+        """The caller's argument array that ``a`` stands for (as passed, or as this call updated it), or None."""
+        return self.argument_leaves.get(id(a)) if isinstance(a, Tensor) and not isinstance(a, Weak) else None
+
+    def update_argument(self, a: Tensor, updated: Tensor, what: str) -> None:
+        """``a``, an argument array (``argument_leaf``), becomes ``updated`` (``x -= g``, ``x[0] = 7``,
+        ``np.add(x, 1, out=x)``): NumPy updates the caller's array, so the graph returns its last
+        value and the call copies it into that array after the commit (``HeapPlan.argument_writes``).
+        ``updated`` stays the caller's array, never a fresh local: a later write updates it the same way."""
+        leaf = self.argument_leaves[id(a)]
         label = f"the argument array {leaf}"
         if not self.at_root() or self.scope is not None:
-            raise NotConvertible(f"in-place {symbol} on {label} inside a data-dependent branch, loop region or private function")
+            raise NotConvertible(f"{what} on {label} inside a data-dependent branch, loop region or private function")
         if any(_holds(v, a) for v in self.values.values()):
-            raise NotConvertible(f"in-place {symbol} on {label}, which the heap also holds")
-        result = self._inplace_result(symbol, a, b, label)
-        mutation.substitute(self.tracer, a, result, f"in-place {symbol} on {label}")
-        self.argument_leaves[id(result)] = leaf  # returned later: the caller's very array, updated
-        self.argument_updates[leaf] = result
-        return result
+            raise NotConvertible(f"{what} on {label}, which the heap also holds")
+        mutation.check_views(self.tracer, a, f"{what} on {label}")
+        mutation.substitute(self.tracer, a, updated, f"{what} on {label}")
+        self.tracer.em.provenance.pop(updated, None)
+        self.argument_leaves[id(updated)] = leaf  # returned later: the caller's very array, updated
+        self.argument_updates[leaf] = updated
 
     def update_in_place(self, a: Any, updated: Callable[[str], Tensor], verb: str) -> bool:
         """A write into an array read from the heap (``W[i] -= g``, ``np.add.at(W, idx, g)``):

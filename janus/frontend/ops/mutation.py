@@ -307,6 +307,9 @@ def replace(tracer: "Tracer", old: Tensor, new: Tensor, what: str) -> None:
     provenance = em.provenance
     if _replace_in_loop(tracer, old, new, what):
         return
+    if tracer.heap.argument_leaf(old) is not None:
+        tracer.heap.update_argument(old, new, what)
+        return
     if not em.in_place_region():
         raise NotConvertible(f"{what} on a local array inside a loop region in the graph")
     if old not in provenance:

@@ -150,14 +150,15 @@ def resume_function(point: ResumePoint, globals_: dict, closure: tuple | None = 
     return fn
 
 
-def calling_function(code: types.CodeType, line: int) -> types.FunctionType:
+def calling_function(code: types.CodeType, line: int, globals_: dict) -> types.FunctionType:
     """``(fn, *args, **kwargs) -> fn(*args, **kwargs)`` in a frame with ``code``'s file and
-    names at ``line``: what a boundary's Python operation looks for in the stack (a log
-    record's ``pathname``, ``lineno`` and ``funcName``, ``warnings.warn``'s location, a
-    ``sys._getframe(1)`` of the callee) is the function's own call site, as in plain Python."""
+    names at ``line`` and the function's ``globals_``: what a boundary's Python operation looks
+    for in the stack (a log record's ``pathname``, ``lineno`` and ``funcName``, ``warnings.warn``'s
+    location, module and registry, a ``sys._getframe(1)`` of the callee, the builtins C code looks
+    up in the caller's globals) is the function's own call site, as in plain Python."""
     source = "\n" * (line - 1) + "def _(__janus_fn, /, *args, **kwargs): return __janus_fn(*args, **kwargs)\n"
     made = next(c for c in compile(source, code.co_filename, "exec").co_consts if isinstance(c, types.CodeType))
-    return types.FunctionType(made.replace(co_name=code.co_name, co_qualname=code.co_qualname), {})
+    return types.FunctionType(made.replace(co_name=code.co_name, co_qualname=code.co_qualname), globals_)
 
 
 def unwinding_function(point: ResumePoint, globals_: dict, closure: tuple | None = None,

@@ -85,3 +85,52 @@ def test_an_update_before_a_segment_boundary_runs_in_python(capsys):
         assert_same(jf(got_x), noisy(want_x))
         assert_same(got_x, want_x)
     assert "an argument array updated in place before a segment boundary" in janus.explain(jf)
+
+
+def update_then_write(x):
+    x *= 2.0
+    x[0] = 7.0  # a write into the array ``x *= 2`` updated: still the caller's array
+    return x.sum()
+
+
+def write_then_update(x):
+    x[1:3] = 0.0
+    np.add(x, 1.0, out=x)
+    x.fill(x[0])
+    x[-1] += 1.0
+    return x
+
+
+def rebinds_then_writes(x):
+    x[0] = 1.0
+    x = x * 2.0  # a new array: the caller's keeps x[0] = 1 only
+    x[1] = 5.0
+    return x
+
+
+def write_then_read_view(x):
+    view = x[2:]
+    x[3] = 9.0  # NumPy's write reaches the view: refused, runs in Python
+    return view.sum()
+
+
+def test_every_in_place_write_into_an_argument_reaches_the_callers_array():
+    """Item assignment, ``out=`` and ndarray methods on an argument, before or after an
+    in-place operator, update the caller's array as NumPy does (the write after ``x *= 2`` was
+    lost: the call returned the right sum and left ``x[0]`` at its doubled value)."""
+    for fn in (update_then_write, write_then_update, rebinds_then_writes):
+        jf = janus.jit(fn, warmup=1)
+        for seed in range(3):
+            got_x, want_x = rand(5, seed=seed), rand(5, seed=seed)
+            assert_same(jf(got_x), fn(want_x))
+            assert_same(got_x, want_x)
+        assert sum(v.calls for v in jf.versions.values()) == 2 and not jf.fallbacks, janus.explain(jf)
+
+
+def test_a_write_into_an_argument_with_a_live_view_runs_in_python():
+    jf = janus.jit(write_then_read_view, warmup=1, fallback="silent")
+    for seed in range(3):
+        got_x, want_x = rand(6, seed=seed), rand(6, seed=seed)
+        assert_same(jf(got_x), write_then_read_view(want_x))
+        assert_same(got_x, want_x)
+    assert "the array has a live view" in janus.explain(jf), janus.explain(jf)

@@ -51,7 +51,7 @@ def warm(seed: int = 0, plain_type: type = Net, jit_type: type = JitNet, inputs:
     """A plain model and its jitted twin, after the same three steps (the last compiled)."""
     plain, jitted = plain_type(seed), jit_type(seed)
     for s in range(3):
-        assert_same(jitted.step(inputs(s)), plain.step(inputs(s)))
+        same_loss(jitted.step(inputs(s)), plain.step(inputs(s)))
     assert jit_type.step.versions, janus.explain(jit_type.step)
     return plain, jitted
 
@@ -62,8 +62,17 @@ def one_step_traffic(jit_type: type, jitted: Any, plain: Any, x: np.ndarray) -> 
     (version,) = jit_type.step.versions.values()
     traffic = version.call.__self__.traffic
     before = (traffic.calls, traffic.copied, traffic.shared)
-    assert_same(jitted.step(x), plain.step(x))
+    same_loss(jitted.step(x), plain.step(x))
     return tuple(now - then for now, then in zip((traffic.calls, traffic.copied, traffic.shared), before))
+
+
+def same_loss(got: Any, want: Any) -> None:
+    """``Net.step``'s loss: a sum of 2048 float32 terms that cancels to about 0.2. The compiled
+    matmuls round differently from BLAS (and from one CPU to another: code is generated for the
+    host), about 1e-7 per term, which the sum leaves as up to ~1e-5 absolute; a change the call
+    missed moves it by far more."""
+    assert type(got) is type(want) and got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=2e-5)
 
 
 def same_state(jitted: Any, plain: Any, names: tuple[str, ...] = ("W", "V", "b", "h")) -> None:
@@ -106,7 +115,7 @@ def test_user_changes_between_calls_are_seen(mutate: Callable[[Net], None]) -> N
     for s in range(2):
         mutate(plain)
         mutate(jitted)
-        assert_same(jitted.step(batch(s)), plain.step(batch(s)))
+        same_loss(jitted.step(batch(s)), plain.step(batch(s)))
         same_state(jitted, plain)
     assert compiled_calls() == calls + 2
 
@@ -117,8 +126,8 @@ def test_two_objects_sharing_one_array() -> None:
     plain2.W, jitted2.W = plain.W, jitted.W  # one array, two owners, until a step rebinds one
     plain2.h, jitted2.h = plain.h, jitted.h
     for s in range(3):
-        assert_same(jitted.step(batch(s)), plain.step(batch(s)))
-        assert_same(jitted2.step(batch(s)), plain2.step(batch(s)))
+        same_loss(jitted.step(batch(s)), plain.step(batch(s)))
+        same_loss(jitted2.step(batch(s)), plain2.step(batch(s)))
         same_state(jitted, plain)
         same_state(jitted2, plain2)
 
@@ -138,7 +147,7 @@ def test_a_guard_failing_after_the_writes_commits_nothing() -> None:
     plain, jitted = warm()
     x = batch(7, scale=3.0)  # x.max() > 8: the speculated branch fails after h, W and b were written
     kept = jitted.h
-    assert_same(jitted.step(x), plain.step(x))
+    same_loss(jitted.step(x), plain.step(x))
     same_state(jitted, plain)  # the imperative re-run started from the untouched state
     assert "failed" in janus.explain(JitNet.step)
     assert kept is not jitted.h
@@ -201,7 +210,7 @@ def test_user_changes_to_small_shared_state_are_seen(mutate: Callable[[Small], N
     for s in range(3):
         mutate(plain)
         mutate(jitted)
-        assert_same(jitted.step(small_batch(s)), plain.step(small_batch(s)))
+        same_loss(jitted.step(small_batch(s)), plain.step(small_batch(s)))
         same_small_state(jitted, plain)
     assert sum(v.calls for v in JitSmall.step.versions.values()) == calls + 3  # compiled, not run in Python
 
@@ -211,7 +220,7 @@ def test_small_state_kept_by_the_caller_never_changes() -> None:
     kept = {name: getattr(jitted, name) for name in ("W", "b", "h")}
     copies = {name: array.copy() for name, array in kept.items()}
     for s in range(3):
-        assert_same(jitted.step(small_batch(s)), plain.step(small_batch(s)))
+        same_loss(jitted.step(small_batch(s)), plain.step(small_batch(s)))
     for name, array in kept.items():
         assert getattr(jitted, name) is not array
         np.testing.assert_array_equal(array, copies[name])
@@ -227,7 +236,7 @@ def test_steps_from_two_threads_match_python() -> None:
     def run(plain: Small, jitted: JitSmall) -> None:
         try:
             for s in range(100):
-                assert_same(jitted.step(small_batch(s % 7)), plain.step(small_batch(s % 7)))
+                same_loss(jitted.step(small_batch(s % 7)), plain.step(small_batch(s % 7)))
             same_small_state(jitted, plain)
         except BaseException as e:  # reported by the main thread
             errors.append(e)
