@@ -203,14 +203,14 @@ BodyFn = Callable[[Body, list[str]], str]
 class Emitter:
     """Collects the ops of one function body, in order."""
 
-    def __init__(self, guard_ids: Iterator[int] | None = None, in_place: bool = True) -> None:
+    def __init__(self, guard_ids: Iterator[int] | None = None) -> None:
         self.lines: list[str] = []
         #: constants made while tracing a region (a loop body, a branch side) that are
         #: values of the whole function: printed first, so a rolled-back region keeps them
         self.hoisted: list[str] = []
-        #: the body's own lines, where local arrays may be updated in place (None: nowhere,
-        #: as in a ``janus.grad`` function, which ``janus-autodiff`` differentiates)
-        self.body: list[str] | None = self.lines if in_place else None
+        #: the body's own lines, where local arrays may be updated in place (an update is a new
+        #: SSA value under the old name, so a ``janus.grad`` function's updates differentiate too)
+        self.body: list[str] = self.lines
         #: id of a data-dependent branch side's lines -> the lines around that branch: an
         #: in-place update there is joined by the ``scf.if`` (a loop body's lines are not here)
         self.sides: dict[int, list[str]] = {}
@@ -231,9 +231,9 @@ class Emitter:
         #: `` loc(...)`` of the traced Python line the next ops are emitted for ('' for none)
         self.loc = ""
 
-    def sibling(self, in_place: bool = False) -> "Emitter":
+    def sibling(self) -> "Emitter":
         """An emitter for another function of the same module (guard ids stay module-unique)."""
-        return Emitter(self._guard_ids, in_place)
+        return Emitter(self._guard_ids)
 
     def in_place_region(self) -> bool:
         """Whether the current lines are the body's or a branch side's within it (no loop)."""

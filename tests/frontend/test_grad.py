@@ -230,6 +230,25 @@ def test_compiled_float64_gradients_match_finite_differences() -> None:
     np.testing.assert_allclose(got, central_differences(loss, [w, x], 0), rtol=1e-6, atol=1e-8)
 
 
+def test_compiled_gradient_through_in_place_operators() -> None:
+    """``p /= p.sum(...)`` (the usual softmax) and ``y -= y.mean(0)`` in a differentiated
+    function compile: an in-place operator on a local array only renames the SSA value
+    (it ran in Python: "in-place /= on a local array inside a loop region")."""
+    def loss(x: np.ndarray, w: np.ndarray) -> Any:
+        p = np.exp(x - x.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        y = p * w
+        y -= y.mean(axis=0)
+        return np.sum(y * y)
+
+    x, w = signed(3, 4), signed(3, 4)
+    g = compiled_grad(janus.grad(loss, argnums=(0, 1), warmup=1), x, w)
+    assert not g.fallbacks, janus.explain(g)
+    got = g(x, w)
+    for i in (0, 1):
+        np.testing.assert_allclose(got[i], central_differences(loss, [x, w], i), rtol=1e-6, atol=1e-8)
+
+
 def test_compiled_gradient_through_outer() -> None:
     def loss(u: np.ndarray, v: np.ndarray) -> Any:
         return np.sum(np.tanh(np.outer(u, v)) * np.outer(v, u).T)

@@ -185,7 +185,7 @@ class Recursion:
                                  "updating no dict of arrays it is passed) is not supported")
         self.generated[(code, kinds)] = fn  # before tracing: its own recursive calls find it
         outer = tracer.em
-        em = tracer.em = outer.sibling(in_place=True)
+        em = tracer.em = outer.sibling()
         try:
             params: list[Slot] = []
             arguments = {name: self.parameter(em, kind, value, params) for (name, value), kind in zip(bound.items(), kinds)}
