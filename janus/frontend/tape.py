@@ -9,7 +9,9 @@ values and, for float results, recorded on the tape with the op's bound argument
 not floats (comparisons, int arithmetic) are plain NumPy values, so Python control flow
 on them works as usual. An op outside the table, or one without a rule, is an error
 naming it, and a traced value never silently turns into a constant: ``float()`` and
-``np.asarray`` on one raise.
+``np.asarray`` on one raise. ``y *= 2`` updates the traced array itself, as NumPy updates
+the array every alias sees (``Traced.update``); where NumPy's update would reach values the
+tape keeps apart (a view, the caller's argument) and for item assignment, it raises.
 
 ``np.array`` dispatches to nothing (it converts each item with ``__array__``), so while a
 tape records (``with tape:``) ``numpy.array`` is a wrapper that records a flat list of
@@ -19,6 +21,7 @@ traced values as the op table's ``array`` (a stack) and calls NumPy's own for al
 from __future__ import annotations
 
 import threading
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -88,7 +91,13 @@ class Tape:
         if not parents:
             return out
         self.nodes.append(Node(op, out, {**unwrap(bound), **extra}, parents))
-        return Traced(out, self, len(self.nodes) - 1)
+        result = Traced(out, self, len(self.nodes) - 1)
+        base = bound.get("a") if op.name in registry.VIEW_OPS else None
+        if isinstance(base, Traced) and isinstance(out, np.ndarray) and np.may_share_memory(out, base.value):
+            # NumPy's result shares the operand's memory: in-place updates must know
+            result.base = base if base.base is None else base.base
+            result.base.views.append(weakref.ref(result))
+        return result
 
     def owns(self, t: "Traced") -> bool:
         if t.tape is not self:
@@ -198,11 +207,13 @@ def _method(name: str) -> Callable[..., Any]:
 class Traced:
     """A float array (or scalar) whose operations are recorded on a tape."""
 
-    __slots__ = ("value", "tape", "index")
+    __slots__ = ("value", "tape", "index", "base", "views", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, value: Any, tape: Tape, index: int) -> None:
         self.value, self.tape, self.index = value, tape, index
+        self.base: Traced | None = None  # the array this one is a view of (``registry.VIEW_OPS``)
+        self.views: list[weakref.ref[Traced]] = []  # views of this one (live while their ref resolves)
 
     # ---- NumPy dispatch ----------------------------------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
@@ -245,6 +256,28 @@ class Traced:
         op = registry.OPS["gather" if is_advanced(key) else "getitem"]
         return self.tape.apply(op, op.name, lambda a, k: a[k], (self, key), {})
 
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise TapeError("janus.grad: item assignment into a traced array is not differentiated on the tape "
+                        "(build the array with np.where, np.concatenate or np.stack instead)")
+
+    def update(self, ufunc: np.ufunc, other: Any) -> "Traced":
+        """``self op= other``: NumPy updates the array in place, so every name bound to it sees the
+        new value (``z = y; y *= 2`` doubles ``z``). The result is recorded as usual and this very
+        object then stands for it. Refused where the update would reach values the tape keeps
+        apart: the caller's argument array, or an array that shares memory with another (a view)."""
+        if not isinstance(self.value, np.ndarray):  # a NumPy scalar is immutable: Python rebinds the name
+            return ufunc(self, other)
+        what = f"janus.grad: in-place {ufunc.__name__}"
+        if self.tape.nodes[self.index].op is None:
+            raise TapeError(f"{what} of a differentiated argument (it would change the caller's array)")
+        if self.base is not None or any(view() is not None for view in self.views):
+            raise TapeError(f"{what} of a traced array that shares memory with another (a view of it, or its base)")
+        result = ufunc(self, other)
+        if not isinstance(result, Traced) or np.shape(result.value) != np.shape(self.value):
+            raise TapeError(f"{what}: the result does not keep the array's shape")
+        self.value, self.index = result.value, result.index
+        return self
+
     def __repr__(self) -> str:
         return f"Traced({self.value!r})"
 
@@ -283,6 +316,11 @@ class Traced:
     __neg__ = lambda a: np.negative(a)  # noqa: E731
     __pos__ = lambda a: a  # noqa: E731
     __abs__ = lambda a: np.absolute(a)  # noqa: E731
+    __iadd__ = lambda a, b: a.update(np.add, b)  # noqa: E731
+    __isub__ = lambda a, b: a.update(np.subtract, b)  # noqa: E731
+    __imul__ = lambda a, b: a.update(np.multiply, b)  # noqa: E731
+    __itruediv__ = lambda a, b: a.update(np.divide, b)  # noqa: E731
+    __ipow__ = lambda a, b: a.update(np.power, b)  # noqa: E731
 
 
 _ARRAY_DISPATCH = ArrayDispatch()

@@ -249,6 +249,68 @@ def test_compiled_gradient_through_in_place_operators() -> None:
         np.testing.assert_allclose(got[i], central_differences(loss, [x, w], i), rtol=1e-6, atol=1e-8)
 
 
+def aliased_update(x: np.ndarray) -> Any:
+    y = x * 1.0
+    z = y  # the same array: NumPy's in-place updates of y reach it
+    y *= 2.0
+    y += x
+    y /= 3.0
+    y -= 0.5
+    y **= 2
+    return np.sum(z * x)
+
+
+def rebound_scalar(x: np.ndarray) -> Any:
+    s = x.sum()
+    t = s  # a NumPy scalar is immutable: ``s += 1`` rebinds s only
+    s += 1.0
+    return s * t
+
+
+def test_in_place_operators_on_the_tape_update_every_alias_as_numpy_does() -> None:
+    """The eager tape's ``y *= 2`` rebound the name only, so ``z = y`` kept the old value
+    (value and gradient wrong on the profiled calls, right once compiled)."""
+    x = signed(5)
+    vg = janus.value_and_grad(aliased_update, warmup=2)
+    want = central_differences(aliased_update, [x], 0)
+    for _ in range(4):  # two on the tape, then compiled
+        value, grad = vg(x)
+        np.testing.assert_allclose(value, aliased_update(x), rtol=1e-12)
+        np.testing.assert_allclose(grad, want, rtol=1e-6, atol=1e-8)
+    assert vg.versions and not vg.fallbacks, janus.explain(vg)
+    value, grad = janus.value_and_grad(rebound_scalar)(x)
+    np.testing.assert_allclose(value, rebound_scalar(x), rtol=1e-12)
+    np.testing.assert_allclose(grad, central_differences(rebound_scalar, [x], 0), rtol=1e-6, atol=1e-8)
+
+
+def update_with_a_view(x: np.ndarray) -> Any:
+    y = x * 1.0
+    view = y[1:]
+    y *= 2.0  # NumPy doubles the view too
+    return view.sum()
+
+
+def item_assignment(x: np.ndarray) -> Any:
+    y = x * 1.0
+    y[0] = 3.0
+    return y.sum()
+
+
+def update_of_the_argument(x: np.ndarray) -> Any:
+    x *= 2.0  # the caller's array
+    return x.sum()
+
+
+@pytest.mark.parametrize("fn, message", [
+    (update_with_a_view, "in-place multiply of a traced array that shares memory with another"),
+    (item_assignment, "item assignment into a traced array is not differentiated on the tape"),
+    (update_of_the_argument, "in-place multiply of a differentiated argument"),
+])
+def test_in_place_updates_the_tape_cannot_follow_raise_a_tape_error(fn: Callable[..., Any], message: str) -> None:
+    with pytest.raises(TapeError, match=message):
+        janus.grad(fn)(signed(4))
+
+
 def test_compiled_gradient_through_outer() -> None:
     def loss(u: np.ndarray, v: np.ndarray) -> Any:
         return np.sum(np.tanh(np.outer(u, v)) * np.outer(v, u).T)
