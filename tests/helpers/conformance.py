@@ -124,7 +124,7 @@ WRITTEN: dict[str, list[str]] = {
     "norm": ["np.linalg.norm(x)", "np.linalg.norm(x, axis=1)", "np.linalg.norm(x, 1)", "np.linalg.norm(x, np.inf, keepdims=True)",
              "np.linalg.norm(y, -np.inf)", "np.linalg.norm(y, 0)", "np.linalg.norm(x, 3, axis=0)", "np.linalg.norm(x, 'fro')",
              "np.linalg.norm(x, -1, axis=(1, 0))", "np.linalg.norm(x, 2, axis=1, keepdims=True)"],
-    "kron": ["np.kron(x, y)", "np.kron(y, x[:2])"],
+    "kron": ["np.kron(x, y)", "np.kron(y, x[:2])", "np.kron(x, np.eye(2))", "np.kron([1, 2], y)", "np.kron(y, 2.0)"],
     "cumsum": ["np.cumsum(x)", "np.cumsum(x, axis=0)", "x.cumsum(1)", "np.cumsum(y, dtype=np.float32)", "np.cumsum(x[:, :0], 1)"],
     "cumprod": ["np.cumprod(x, axis=-1)", "x.cumprod()", "np.cumprod(y, 0)"],
     "power": ["x ** 2", "x ** 3", "y ** 0", "x ** -1", "2 ** y", "np.power(x, 0.5)"],

@@ -105,7 +105,8 @@ def _norm_vjp(g: np.ndarray, out: Any, args: Args) -> dict[str, Any]:
 
 # ---- kron: the operands' outer product with their dims interleaved, reshaped ---------------
 def _kron_bind(a: Any, b: Any) -> Args:
-    return {"a": a, "b": b}
+    """Either operand may be a constant: NumPy makes it an array first (``asanyarray``)."""
+    return {k: v if isinstance(v, Tensor) else np.asanyarray(v) for k, v in (("a", a), ("b", b))}
 
 
 def _kron_shapes(args: Args) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
@@ -117,15 +118,14 @@ def _kron_shapes(args: Args) -> tuple[tuple[int, ...], tuple[int, ...], tuple[in
 
 
 def _kron_rule(args: Args) -> Spec:
-    if not isinstance(args["a"], Tensor) or not isinstance(args["b"], Tensor):
-        raise NotConvertible("kron of a traced array with a constant (only of two traced arrays)")
     return _kron_shapes(args)[2], result_dtype(np.multiply, sample(args["a"]), sample(args["b"]))
 
 
 def _kron_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     sa, sb, _ = _kron_shapes(args)
-    a = apply(em, OPS["reshape"], [args["a"], tuple(d for n in sa for d in (n, 1))], {})
-    b = apply(em, OPS["reshape"], [args["b"], tuple(d for n in sb for d in (1, n))], {})
+    a, b = (v if isinstance(v, Tensor) else em.literal(v) for v in (args["a"], args["b"]))
+    a = apply(em, OPS["reshape"], [a, tuple(d for n in sa for d in (n, 1))], {})
+    b = apply(em, OPS["reshape"], [b, tuple(d for n in sb for d in (1, n))], {})
     return apply(em, OPS["reshape"], [apply(em, OPS["multiply"], [a, b], {}), spec[0]], {})
 
 
