@@ -110,6 +110,7 @@ WRITTEN: dict[str, list[str]] = {
     "broadcast_to": ["np.broadcast_to(y, (3, 4))", "np.broadcast_to(x[:, :1], (2, 3, 4))"],
     "diagonal": ["np.diagonal(x)", "np.diagonal(x, 1)", "np.diagonal(x, -2)", "np.diagonal(x[None], 0, 2, 1)", "np.diagonal(x, 5)", "x.diagonal(1)"],
     "diag": ["np.diag(x)", "np.diag(x, 2)", "np.diag(y)", "np.diag(y, -1)", "np.diag(y, 2)"],
+    "diagflat": ["np.diagflat(y)", "np.diagflat(x, 1)", "np.diagflat(y[:, None], -2)", "np.diagflat(x[0, 0])"],
     "invert": ["~x", "~y"],
     "sort": ["np.sort(np.where(x == x, x, 1.0) + 0.0, axis=0)", "np.sort(x, kind='stable')", "np.sort(x, axis=None, stable=True)"],
     "argsort": ["np.argsort(y * 0 + np.array([3, 0, 2, 1]))", "np.argsort(x, kind='stable')", "np.argsort(x, axis=0, kind='mergesort')",

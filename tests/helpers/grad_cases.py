@@ -180,6 +180,7 @@ CASES: dict[str, Case] = {
     "broadcast_to": (lambda x: np.broadcast_to(x, (2, 3, 4)) * 2.0, [signed(3, 4)]),
     "diagonal": (lambda x: np.diagonal(x, 1) * 2.0 + np.diagonal(x[None], -1, 2, 1)[0, :3], [signed(3, 4)]),
     "diag": (lambda x, v: np.diag(x, -1) * 2.0 + np.diag(v, 1)[:, :3].sum(0)[:2], [signed(3, 4), signed(3)]),
+    "diagflat": (lambda x: np.diagflat(x, 1) * np.arange(25.0).reshape(5, 5), [signed(2, 2)]),
     "median": (lambda x: np.median(x, axis=1) * 2.0 + np.median(x) + np.median(x[:, :3], axis=1), [signed(3, 4)]),
     "quantile": (lambda x: np.quantile(x, [0.3, 0.9], axis=0) * 2.0 + np.quantile(x, 0.5), [signed(3, 4)]),
     "percentile": (lambda x: np.percentile(x, 25, axis=1, keepdims=True) * x + np.percentile(x, [10, 80]).sum(), [signed(3, 4)]),

@@ -296,11 +296,21 @@ def _diag_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     return em.elementwise([mask, line], spec[0], a.dtype, lambda b, v: b.select(v[0], v[1], b.constant(0, a.dtype), a.dtype))
 
 
+def _diagflat_lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
+    """``diag`` of ``a`` flattened: ``a``'s elements on the k-th diagonal of a square."""
+    a = args["a"]
+    if not a.static:
+        raise NotConvertible("diagflat of an array with ? dims (the square's size would be unknown)")
+    flat = a if a.ndim == 1 else em.reshape(a, (int(np.prod(a.shape, dtype=np.int64)),))
+    return _diag_lower(em, {"a": flat, "k": args["k"]}, spec)
+
+
 OTHERS = [
     Op("diagonal", np.diagonal, _diagonal_bind, _rule(np.diagonal),
        lambda em, args, spec: _diagonal(em, args["a"], args["offset"], args["axis1"], args["axis2"]),
        vjp=selection_vjp(np.diagonal)),
     Op("diag", np.diag, _diag_bind, _rule(np.diag), _diag_lower, vjp=selection_vjp(np.diag)),
+    Op("diagflat", np.diagflat, _diag_bind, _rule(np.diagflat), _diagflat_lower, vjp=selection_vjp(np.diagflat)),
     masking("triu", np.triu),
     masking("tril", np.tril),
     Op("broadcast_to", np.broadcast_to, _broadcast_to_bind, _rule(np.broadcast_to), _broadcast_to_lower,
