@@ -4,7 +4,7 @@ by name, and named pipelines.
 Importing this package registers every pass.
 """
 
-from janus.passes import autodiff, callgraph, heap, lower_guards, merge_matmul_sums, merge_shared_operand_matmuls, pipelines, recursion, scalar_operands, verify, convolutions_from_windows  # noqa: F401  (registers the passes)
+from janus.passes import autodiff, callgraph, heap, isolate_reductions, lower_guards, merge_matmul_sums, merge_shared_operand_matmuls, pipelines, recursion, scalar_operands, verify, convolutions_from_windows  # noqa: F401  (registers the passes)
 from janus.passes.options import option
 from janus.passes.pipeline_text import PipelineError
 from janus.passes.registry import (

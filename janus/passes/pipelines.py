@@ -10,7 +10,7 @@ _FRONT = [
     "janus-host-index-arrays",
     "janus-eliminate-recursion",
 ]
-_BACK = ["janus-lower-guards", "inline", "canonicalize", "cse", "janus-scalar-operands-into-bodies", "janus-merge-matmul-sums", "janus-merge-shared-operand-matmuls", "janus-convolutions-from-windows", "symbol-dce", "janus-check-iree-ready"]
+_BACK = ["janus-lower-guards", "inline", "canonicalize", "cse", "janus-scalar-operands-into-bodies", "janus-merge-matmul-sums", "janus-merge-shared-operand-matmuls", "janus-convolutions-from-windows", "janus-isolate-reductions-read-twice", "symbol-dce", "janus-check-iree-ready"]
 
 JANUS_TO_IREE = register_pipeline(
     "janus-to-iree",
