@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ctypes
 import threading
-import time
 import weakref
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping
@@ -108,8 +107,8 @@ class Scratch:
 class Turn:
     """Whose turn it is to use a runner's scratch: one call at a time. ``try_take()`` takes
     the turn or says it is busy (the caller goes on without the scratch), ``give()`` hands it
-    back; ``with turn:`` waits for it. A module with state across calls (``waits``) keeps a
-    ``threading.Lock``. Otherwise no call waits, so the turn is the one item of a list
+    back. A module with state across calls (``waits``) keeps a ``threading.Lock``: its calls
+    wait for the turn. Otherwise no call waits, so the turn is the one item of a list
     (``tokens``): ``list.pop`` and ``list.append`` are atomic (one C call each, under the
     GIL) and cost ~65 ns less per call than ``Lock.acquire(False)`` and ``release``, which
     a generated steady call (``fast_path``) pays on every call."""
@@ -134,18 +133,6 @@ class Turn:
             self.lock.release()
         else:
             self.tokens.append(True)
-
-    def __enter__(self) -> "Turn":
-        """Wait for the turn (a call holding it ends soon: it only converts and invokes)."""
-        if self.waits:
-            self.lock.acquire()
-            return self
-        while not self.try_take():
-            time.sleep(0)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.give()
 
 
 class _Handed(weakref.ref):
