@@ -228,6 +228,9 @@ def per_call_table() -> dict[str, dict[str, Any]]:
             table[name] = {"us": us, "python": python, "bytes": "n/a"}
             continue
         calls, copied, shared = (now - then for now, then in zip((traffic.calls, traffic.copied, traffic.shared), before))
+        if not calls:  # the cost rule gave the key to Python while it was timed (a busy machine)
+            table[name] = {"us": us, "python": python, "bytes": "(ran in Python: the cost rule)"}
+            continue
         table[name] = {"us": us, "python": python, "bytes": f"{copied // calls} copied, {shared // calls} shared "
                                                             f"(before: {(copied + shared) // calls} copied)"}
     table["janus.jit dispatch + entry checks (linear, 3 positional arrays)"] = entry_cost()
