@@ -11,6 +11,8 @@ parameter arrays, Adam steps writing attributes and dict items) gives each call'
 code. ``--compare BASE`` also runs it on another checkout of janus (e.g. ``git archive
 <commit> | tar -x -C /tmp/base``) in alternate subprocesses, ``ROUNDS`` each, and prints
 medians before and after: on a shared machine only interleaved runs compare.
+``--breakdown`` prints only where the small calls' time goes (dispatch, entry checks,
+conversion, the IREE invoke, against the plain function), each part timed in alternate rounds.
 """
 
 from __future__ import annotations
@@ -226,6 +228,9 @@ def per_call_table() -> dict[str, dict[str, Any]]:
             table[name] = {"us": us, "python": python, "bytes": "n/a"}
             continue
         calls, copied, shared = (now - then for now, then in zip((traffic.calls, traffic.copied, traffic.shared), before))
+        if not calls:  # the cost rule gave the key to Python while it was timed (a busy machine)
+            table[name] = {"us": us, "python": python, "bytes": "(ran in Python: the cost rule)"}
+            continue
         table[name] = {"us": us, "python": python, "bytes": f"{copied // calls} copied, {shared // calls} shared "
                                                             f"(before: {(copied + shared) // calls} copied)"}
     table["janus.jit dispatch + entry checks (linear, 3 positional arrays)"] = entry_cost()
@@ -321,10 +326,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--compare", metavar="BASE", help="a janus checkout to compare the per-call table with")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--breakdown", action="store_true",
+                        help="only the breakdown of the small calls (dispatch, checks, conversion, invoke)")
     parser.add_argument("--per-call-json", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.per_call_json:
         print(json.dumps(per_call_table()))
+        return
+    if options.breakdown:
+        print(overhead_breakdown())
         return
     rows = ["| function | imperative (µs) | compiled (µs) | speed-up | versions | note |", "|---|---:|---:|---:|---:|---|"]
     for name, fn, calls in CASES:
@@ -346,30 +356,53 @@ def main() -> None:
         print("\n" + compare(options.compare, options.rounds))
 
 
+#: rounds and calls per round of ``overhead_breakdown`` (its parts are a few hundred ns: many calls, alternated)
+BREAKDOWN_ROUNDS, BREAKDOWN_CALLS = 15, 2000
+
+
 def overhead_breakdown() -> str:
     """Where the time of a steady compiled call goes, per per-call case: ``janus.jit``'s
     dispatch (``JitFunction.__call__`` and a bound method's ``functools.partial`` around
     the version's fused call), the entry checks (argument and global guards; heap checks),
-    argument conversion with result handling (staging, the argument list, the lock, the
-    driver timing, results copied out and rebuilt), and the IREE invoke of the export the
-    call runs; and the invoke of a trivial function (one i64 in and out: the VM's floor)."""
-    rows = ["| call | total | janus.jit dispatch | entry checks | conversion + results | IREE invoke |",
-            "|---|---:|---:|---:|---:|---:|"]
-    for name, fn, _, args in per_call_cases()[:3]:
+    argument conversion with result handling (staging, the argument list, the scratch's
+    turn, the driver timing, results copied out and rebuilt), and the IREE invoke of the
+    export the call runs (prepared arguments: the floor of this call); beside them the plain
+    function, and the invoke of a trivial function (one i64 in and out: the VM's floor).
+    Each part is timed in alternate rounds (``BREAKDOWN_ROUNDS`` of ``BREAKDOWN_CALLS``
+    calls, the best round of each): the parts differ by tenths of a microsecond, less than
+    a busy machine's drift between one part's rounds and the next's."""
+    rows = ["| call | total | janus.jit dispatch | entry checks | conversion + results | IREE invoke "
+            "| Python side (total - invoke) | plain Python | compiled / plain |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    trivial = CompiledModule.from_mlir("func.func @f(%a: i64) -> i64 { return %a : i64 }")["f"]._runners[0]
+    seven = rt.VmVariantList(1)
+    seven.push_int(7)
+    floor = lambda: trivial.invoke(trivial.function, seven, rt.VmVariantList(1))  # noqa: E731
+    for name, fn, plain, args in per_call_cases()[:3]:
         jf = getattr(fn, "func", fn)
         positional = (*getattr(fn, "args", ()), *args)
         (version,) = jf.versions.values()
         function = version.call.__self__  # the runtime's CompiledFunction
-        total, fused = per_call(fn, [args]), per_call(version.quick, [(positional,)])
-        checks = per_call(_entry_checks(version), [(positional,)])
-        invoke = per_call(_invoke(function, version, positional), [()])
+        total, fused, checks, invoke, python, trivial_s = alternated([
+            (fn, args), (version.quick, (positional,)), (_entry_checks(version), (positional,)),
+            (_invoke(function, version, positional), ()), (plain, args), (floor, ())])
         rows.append(f"| {name} | {total * 1e6:.2f} | {(total - fused) * 1e6:.2f} | {checks * 1e6:.2f} "
-                    f"| {(fused - checks - invoke) * 1e6:.2f} | {invoke * 1e6:.2f} |")
-    trivial = CompiledModule.from_mlir("func.func @f(%a: i64) -> i64 { return %a : i64 }")["f"]._runners[0]
-    seven = rt.VmVariantList(1)
-    seven.push_int(7)
-    floor = per_call(lambda: trivial.invoke(trivial.function, seven, rt.VmVariantList(1)), [()])
-    return "\n".join(rows) + f"\n(µs per call, CPU time, best of {REPEATS}; a trivial function's invoke: {floor * 1e6:.2f} µs)"
+                    f"| {(fused - checks - invoke) * 1e6:.2f} | {invoke * 1e6:.2f} | {(total - invoke) * 1e6:.2f} "
+                    f"| {python * 1e6:.2f} | {total / python:.2f} |")
+    return "\n".join(rows) + (f"\n(µs per call, CPU time, best of {BREAKDOWN_ROUNDS} alternate rounds of "
+                              f"{BREAKDOWN_CALLS} calls; a trivial function's invoke: {trivial_s * 1e6:.2f} µs)")
+
+
+def alternated(timed: list[tuple[Callable, tuple]]) -> list[float]:
+    """Best CPU seconds per call of each ``(function, arguments)``, timed in alternate rounds."""
+    best = [float("inf")] * len(timed)
+    for _ in range(BREAKDOWN_ROUNDS):
+        for k, (fn, args) in enumerate(timed):
+            start = time.process_time()
+            for _ in range(BREAKDOWN_CALLS):
+                fn(*args)
+            best[k] = min(best[k], (time.process_time() - start) / BREAKDOWN_CALLS)
+    return best
 
 
 def _entry_checks(version: Any) -> Callable[[tuple], Any]:

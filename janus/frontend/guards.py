@@ -31,7 +31,7 @@ import numpy as np
 from janus.frontend.heap.aliasing import overlaps
 from janus.frontend.heap.rules import (ABSENT, CONTAINERS, I64_MAX, I64_MIN, VARYING_NUMPY, VARYING_SCALARS, HeapMiss, Method, Spec, class_makes_heap_object,
                                        is_heap_object, method_of, resolve)
-from janus.frontend.recursion.trees import is_tree, plainly_not_tree
+from janus.frontend.recursion.trees import not_tree_condition
 from janus.frontend.signature import RELAXED_INT_BOUND, STATIC_TYPES, by_reference, describe_key, record_node
 from janus.frontend.trace.frame import NULL, resolve_global
 from janus.heap import AccessPath
@@ -221,7 +221,7 @@ class GuardBuilder:
         self.scalar_types: dict[AccessPath, type] = {}
         #: the names the compiled conditions use
         self.scope: dict[str, Any] = {"NULL": NULL, "resolve_global": resolve_global,
-                                      "is_heap_object": is_heap_object, "by_reference": by_reference, "is_tree": is_tree, "plain": plainly_not_tree,
+                                      "is_heap_object": is_heap_object, "by_reference": by_reference,
                                       "asarray": np.asarray, "copysign": copysign, "method_of": method_of, "MISSING": ABSENT,
                                       "OGA": object.__getattribute__, "OSA": object.__setattr__}
 
@@ -275,7 +275,7 @@ class GuardBuilder:
             check = f"type({a}) is list and len({a}) == {length} and by_reference({a})"
         else:
             heap_object = "" if class_makes_heap_object(typ) else f" and is_heap_object({a})"
-            check = f"type({a}) is {self._bind(typ)}{heap_object} and (plain({a}) or not is_tree({a}))"
+            check = f"type({a}) is {self._bind(typ)}{heap_object} and ({not_tree_condition(typ, a, self._bind)})"
         self.guards.append(Guard("TYPE_MATCH", f"{self._arg(i)}: {typ.__qualname__} object (exact type)", check))
 
     def KEY_MATCH(self, i: int, node: tuple) -> None:

@@ -51,6 +51,8 @@ PYTHON_SIDE_SHARE = 4
 MAX_VERSIONS = 8
 #: why a resume function runs in Python (``JitFunction._cheaper_in_python``)
 CHEAPER_IN_PYTHON = "the rest of the call does no array work: Python runs it faster than a launch"
+#: what a split version's fused call returns (a module constant: read on every call)
+_CONTINUATION = segments.Continuation
 #: the clock of the cost rules (tests patch it)
 clock = time.perf_counter
 #: what a call that runs in Python does besides: ``FallbackWarning`` once per reason, raise, or nothing
@@ -105,7 +107,7 @@ class Version:
         # what ``JitFunction.__call__`` checks before the version's guards: compiling on, not profiling, and
         # NumPy not asked to raise on floating-point errors (a graph would not)
         prologue = [f"if not SWITCH.enabled or RUNNING or {observed}: return MISS"]
-        finish = ["version.calls += 1", *_rebuild_source(graph.output, getattr(run, "python_type", None))]
+        finish = ["version.calls += 1", *_rebuild_source(graph.output, run if hasattr(run, "python_type") else None)]
         if boundary is not None:  # the segment, then the continuation the caller drives (``segments``)
             names.update(boundary=boundary, resume=self.resume, Continuation=segments.Continuation, Env=segments.Env,
                          clock=time.perf_counter)
@@ -166,15 +168,17 @@ def _fused_commits(heap: HeapPlan, owner: Any, guards: EntryGuards) -> list[tupl
     return written
 
 
-def _rebuild_source(shape: Any, python_type: Callable[[int], type | None] | None = None) -> list[str]:
+def _rebuild_source(shape: Any, steady: Any = None) -> list[str]:
     """Lines returning ``_rebuild(output, results, leaves)``: direct for one result, as it is
-    when the call gives it as the Python scalar it stands for (``python_type``: the runtime's
-    generated call says)."""
+    when the runtime's generated call (``steady``, a ``fast_path.SteadyCall``) gives it as the
+    Python scalar it stands for, or as an array of at least one dimension (no 0-d test)."""
     if type(shape) is Result:
-        if shape.python is not None and python_type is not None and python_type(shape.index) is shape.python:
+        if shape.python is not None and steady is not None and steady.python_type(shape.index) is shape.python:
             return [f"return results[{shape.index}]"]
         if shape.python is not None:
             return [f"return output.python(results[{shape.index}])"]
+        if steady is not None and steady.array_result(shape.index):
+            return [f"return results[{shape.index}]"]
         return [f"value = results[{shape.index}]", "return value[()] if value.ndim == 0 else value"]
     return ["return rebuild(output, results, leaves)"]
 
@@ -446,9 +450,7 @@ class JitFunction:
         self._quick = self._settled_python = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        settled = self._settled_python
-        if settled is not None and not kwargs and settled(args) is not None:
-            return self.fn(*args)
+        # the compiled call first, the common case (``_fast`` clears a settled Python key when it sets the fused call)
         quick = self._quick
         if quick is not None and not kwargs:  # it checks the switches, profiling and NumPy's errstate too
             try:
@@ -457,9 +459,12 @@ class JitFunction:
                 fast = self._fast_version
                 return self._failed(fast, fast.key, args, args, kwargs, error)  # type: ignore[union-attr]
             if result is not MISS:
-                if type(result) is segments.Continuation:  # a split version's segment committed (``_run_compiled``)
+                if type(result) is _CONTINUATION:  # a split version's segment committed (``_run_compiled``)
                     return result if self._chained else segments.drive(result)
                 return result
+        settled = self._settled_python
+        if settled is not None and not kwargs and settled(args) is not None:
+            return self.fn(*args)
         if not SWITCH.enabled or self._timing_plain or errors_observed():  # np.errstate(...="raise"): NumPy raises
             return self.fn(*args, **kwargs)  # (a graph would not); a recursive call inside a plain call being timed
         if self.imperative:

@@ -122,7 +122,8 @@ class SteadyCall:
             "function": runner.function, "from_error": GuardFailure.from_error, "NAME": function.name,
             "List": rt.VmVariantList, "traffic": function.traffic, "transfer": scratch.transfer,
             "choice": function.choice, "perf_counter": perf_counter, "MIN": MIN_SECONDS,
-            "acquire": runner.lock.acquire, "release": runner.lock.release, "scratch_results": scratch.results,
+            "acquire": runner.turn.lock.acquire, "release": runner.turn.lock.release, "take": runner.turn.tokens.pop,
+            "give": runner.turn.tokens.append, "scratch_results": scratch.results,
             "paths": function.entry_choice, "exports": (runner.function, runner.host_twin),
         }
         inputs = function._info.inputs
@@ -138,6 +139,12 @@ class SteadyCall:
         if index in self.function._info.storage or not _scalar(kind):
             return None
         return bool if isinstance(kind, BoolType) else float if isinstance(kind, FloatType) else int
+
+    def array_result(self, index: int) -> bool:
+        """Whether result ``index`` is an array of one dimension or more as the call gives it
+        (its caller returns it without NumPy's 0-d-to-scalar test)."""
+        kind = self.function._results[index]
+        return isinstance(kind, TensorType) and bool(kind.shape)
 
     def zero_dim(self, index: int) -> bool:
         """Whether result ``index`` is a 0-d array as the call gives it."""
@@ -164,8 +171,11 @@ class SteadyCall:
         names = [x if x.isidentifier() else f"x{i}" for i, x in enumerate(inputs)]
         body = [f"{name} = {x}" for name, x in zip(names, inputs) if name != x]
         slow = [f"results = slow([{', '.join(names)}])"]
-        steady = ["if not acquire(False):", *_indent(slow), "else:",  # the scratch: one call at a time
-                  *_indent(self.locked(names)), *_indent(self.accounting()), "    results = values"]
+        held = [*_indent(self.locked(names)), *_indent(self.accounting()), "    results = values"]
+        if self.runner.turn.waits:  # the scratch: one call at a time (``values.Turn``)
+            steady = ["if not acquire(False):", *_indent(slow), "else:", *held]
+        else:
+            steady = ["try:", "    take()", "except IndexError:", *_indent(slow), "else:", *held]
         converted = self.conversions(names, frozenset(ints), slow, steady)
         if self.function.choice is not None:
             return body + ["if HOSTS or choice.compared:", *_indent(slow), "else:", *_indent(converted)]
@@ -175,7 +185,7 @@ class SteadyCall:
         """Stage, invoke and pull, the scratch held."""
         body = [f"s{i}[...] = {names[i]}" for i in self.staged]
         body += self.argument_list() + ["out = scratch_results"] + self.call()
-        return ["try:", *_indent(body), "finally:", "    release()"]
+        return ["try:", *_indent(body), "finally:", "    release()" if self.runner.turn.waits else "    give(True)"]
 
     def accounting(self) -> list[str]:
         """The byte counts."""

@@ -5,7 +5,7 @@ heap inputs from live Python objects, invokes the VM function directly (cheaper 
 ``iree.runtime.FunctionInvoker``) and commits heap writes only after the call returned
 and every result was converted: a failed guard or any other error commits nothing. Small
 results come back through storage the call passes (``result_storage``); a call with
-scalars only builds its own argument and result lists (no scratch, no lock).
+scalars only builds its own argument and result lists (no scratch, no turn to wait for).
 
 A module loaded without an explicit driver on a target with a ``parallel_driver`` (the
 CPU: local-sync, then local-task) is loaded on the second driver too once one of its
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import os
-import threading
 from time import perf_counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +32,7 @@ from janus.runtime.entry_choice import EntryChoice
 from janus.runtime.errors import GuardFailure
 from janus.runtime.targets import get_target
 from janus.runtime.values import (SCALAR_TYPES, IndexArrayType, Scratch, StoredResult, TensorType, Traffic, Transfer,
-                                  UnsupportedType)
+                                  Turn, UnsupportedType)
 
 #: the drivers whose device memory is the host's: arrays are shared with compiled code, not copied
 HOST_DRIVERS = frozenset({"local-sync", "local-task"})
@@ -145,9 +144,9 @@ class Runner:
     device: rt.HalDevice
     #: device memory is host memory (``HOST_DRIVERS``)
     host: bool
-    #: the stages, transfer and lists calls reuse, one call at a time (whoever holds ``lock``)
+    #: the stages, transfer and lists calls reuse, one call at a time (whoever holds ``turn``)
     scratch: Scratch
-    lock: threading.Lock
+    turn: Turn
     #: the function's twin calling the host machines instead of dispatches (``entry_choice``), or None
     host_twin: rt.VmFunction | None
 
@@ -160,7 +159,7 @@ class Runner:
                           not function._info.writes_arguments, function._outputs, function._module.artifact.alignment)
         twin = loaded.vm_module.lookup_function(function.name + HOST_SUFFIX) if function.entry_choice else None
         return cls(driver, loaded.context.vm_context.invoke, loaded.vm_module.lookup_function(function.name),
-                   device, host, scratch, threading.Lock(), twin)
+                   device, host, scratch, Turn(function._info.stateful), twin)
 
 
 class CompiledFunction:
@@ -269,8 +268,8 @@ class CompiledFunction:
         if self._scalars_only:  # IREE only reads an argument list: without arguments, the scratch's empty one
             arguments = self._scalar_arguments(args) if args else runner.scratch.arguments
             return self._call(runner, arguments, rt.VmVariantList(len(self._results)), None)
-        lock = runner.lock
-        if lock.acquire(self._info.stateful):  # held until the results are out; a stateful module's calls wait
+        turn = runner.turn
+        if turn.try_take():  # held until the results are out; a stateful module's calls wait
             try:
                 scratch = runner.scratch
                 transfer = scratch.transfer
@@ -281,7 +280,7 @@ class CompiledFunction:
                     scratch.arguments, scratch.items = self._arguments(items, transfer), items
                 return self._call(runner, scratch.arguments, scratch.results, transfer)
             finally:
-                lock.release()
+                turn.give()
         transfer = Transfer(runner.device, runner.host, self.traffic, share=not self._info.writes_arguments,
                             outputs=self._outputs, alignment=self._module.artifact.alignment)
         return self._call(runner, self._arguments(self._items(args, transfer), transfer),

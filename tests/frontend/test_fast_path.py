@@ -221,8 +221,12 @@ def test_the_fused_call_runs_the_runtime_call_in_its_own_frame_and_yields_a_busy
     (version,) = jf.versions.values()
     names = version.quick.__code__.co_names
     assert "invoke" in names and "run" not in names
-    with version.call.__self__._runners[0].lock:
+    turn = version.call.__self__._runners[0].turn
+    assert turn.try_take()
+    try:
         assert_same(jf(x, W, b), linear(x, W, b))
+    finally:
+        turn.give()
     assert_same(jf(x, W, b), linear(x, W, b))
 
 
@@ -367,3 +371,44 @@ def test_two_threads_calling_one_function_agree_with_python():
     for thread in threads:
         thread.join()
     assert not errors, errors
+
+
+def ackermann(m, n):
+    if m == 0:
+        return n + 1
+    return ackermann(m - 1, 1 if n == 0 else ackermann(m, n - 1))
+
+
+def test_a_recursion_entry_gives_pythons_value_and_type_whatever_scalars_come_in():
+    """A recursion entry with relaxed ints (ints in, an int out, the host twin or the
+    dispatch) called, between steady calls, with NumPy ints, bools, floats and ints out of
+    the i64 range: each call returns what plain Python returns, value and type."""
+    jf = janus.jit(ackermann, warmup=2, specialize=False, fallback="silent")
+    for _ in range(4):
+        assert_same(jf(2, 3), ackermann(2, 3))
+    (version,) = jf.versions.values()
+    assert jf._quick is version.quick
+    for m, n in [(np.int64(2), 3), (2, 3), (True, 2), (2, 3), (1, 2.0), (2, np.int32(1)), (2, 2), (0, 1 << 62), (2, 3)]:
+        assert_same(jf(m, n), ackermann(m, n))
+    assert version.calls >= 4
+
+
+def test_steady_calls_see_an_argument_change_dtype_shape_or_layout():
+    """Between fused calls of one version, arrays of another dtype, shape or layout (a
+    transposed view, a strided slice, read-only, a NumPy scalar for a 0-d array) each
+    miss it or are copied as they are: plain Python's answer every time."""
+    x, W = rand(4, 3), rand(3, 3)
+    jf = compiled(linear_pair, x, W)
+    for _ in range(3):
+        jf(x, W)
+    (version,) = jf.versions.values()
+    readonly = W.copy()
+    readonly.flags.writeable = False
+    for args in [(x, W.T), (x[::2].repeat(2, axis=0), W), (x.astype(np.float64), W), (x, readonly), (x[:, :2], W[:2]),
+                 (np.asfortranarray(x), W), (x, W)]:
+        assert_same(jf(*args), linear_pair(*args))
+    assert version.calls >= 4
+
+
+def linear_pair(x, W):
+    return x @ W + 1.0

@@ -141,6 +141,24 @@ def test_type_match_fails_when_the_object_becomes_a_tree_wrapper():
     assert_same(jf(obj, x), apply(obj, x))
 
 
+def test_type_match_fails_when_the_objects_class_becomes_a_node_class():
+    """Once another object of the argument's class is seen holding one of its class, every
+    object of that class is a tree (alone: a one-node tree), though its own attributes did
+    not change: the fused call misses and the call gives plain Python's answer."""
+    cls = type("Scaled", (Scale,), {})
+    obj, x = cls(), rand(3)
+    jf = compiled(apply, obj, x)
+    version = only_version(jf)
+    assert version.quick is not None and version.quick((obj, x)) is not MISS
+    parent = cls()
+    parent.child = cls()
+    jf(parent, x)  # the key walk sees an object holding its own class: a node class from now on
+    calls = version.calls
+    assert version.guards.match((obj, x)) is None and version.quick((obj, x)) is MISS
+    assert_same(jf(obj, x), apply(obj, x))
+    assert version.calls == calls
+
+
 def total(xs):
     return xs[0] + xs[-1]
 

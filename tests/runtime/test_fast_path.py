@@ -13,7 +13,7 @@ from janus.heap import AccessPath, HeapManifest
 from janus.runtime import CompiledModule, GuardFailure, drivers, fast_path
 from janus.runtime import module as module_file
 from janus.runtime.artifact import Artifact, FunctionInfo
-from janus.runtime.values import SHARE_MIN_BYTES
+from janus.runtime.values import SHARE_MIN_BYTES, Turn
 
 BIG = SHARE_MIN_BYTES // 4
 MLIR = f"""
@@ -127,14 +127,17 @@ def test_the_same_ints_reuse_the_argument_list_and_new_ones_are_pushed(module: C
 
 
 def test_a_busy_scratch_hands_the_call_to_run_inputs(module: CompiledModule) -> None:
-    """While another call holds the function's scratch (its lock), the generated call runs
+    """While another call holds the function's scratch (its turn), the generated call runs
     the general path, which converts into buffers of its own: the same results."""
     function = module["affine"]
     call, args = function.caller(), inputs(2)
     want = function.results(args)
-    lock = function._runners[0].lock
-    with lock:
+    turn = function._runners[0].turn
+    assert turn.try_take()
+    try:
         got = call(args)
+    finally:
+        turn.give()
     for a, b in zip(got, want):
         np.testing.assert_array_equal(a, b)
 
@@ -224,6 +227,52 @@ def test_calls_from_two_threads_agree(module: CompiledModule) -> None:
     for thread in threads:
         thread.join()
     assert not errors, errors
+
+
+def test_a_turn_that_does_not_wait_is_taken_by_one_call_at_a_time() -> None:
+    """``Turn(waits=False)``: taken once, busy until given back, then free again; from
+    many threads at once, never held by two."""
+    turn = Turn(waits=False)
+    assert turn.try_take() and not turn.try_take()
+    turn.give()
+    holders, overlaps = [0], []
+
+    def run() -> None:
+        for _ in range(2000):
+            if turn.try_take():
+                holders[0] += 1
+                if holders[0] != 1:
+                    overlaps.append(holders[0])
+                holders[0] -= 1
+                turn.give()
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not overlaps and turn.try_take()
+
+
+def test_a_stateful_modules_turn_waits() -> None:
+    """``Turn(waits=True)`` (a module with state across calls): a second call waits for the
+    turn instead of going on without the scratch."""
+    turn, taken, order = Turn(waits=True), threading.Event(), []
+    assert turn.try_take()
+
+    def second() -> None:
+        taken.set()
+        assert turn.try_take()
+        order.append("second")
+        turn.give()
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    taken.wait()
+    order.append("first")
+    turn.give()
+    thread.join()
+    assert order == ["first", "second"]
 
 
 def test_a_saved_module_loads_and_its_generated_call_runs(module: CompiledModule, tmp_path) -> None:

@@ -206,6 +206,21 @@ def plainly_not_tree(value: Any) -> bool:
     return True
 
 
+def not_tree_condition(cls: type, var: str, bind: Callable[[Any], str]) -> str:
+    """``plainly_not_tree(var) or not is_tree(var)`` as generated code for an object of
+    exactly ``cls`` (an entry guard's, run on every call; ``bind`` names a constant), its
+    common case first without a call or a Python loop: ``cls`` not a node class and every
+    attribute's value of a type in ``_PLAIN_ATTRIBUTES`` (one C-level set test), which is
+    ``plainly_not_tree``'s answer without its list and dictless cases. Otherwise, or for
+    a class whose annotations name itself (never plain), the two tests as they are."""
+    full = f"{bind(plainly_not_tree)}({var}) or not {bind(is_tree)}({var})"
+    if _annotated_recursive(cls):
+        return full
+    attributes = f"w{var}"
+    return (f"{bind(cls)} not in {bind(_NODE_CLASSES)} and type({attributes} := getattr({var}, '__dict__', None)) is dict"
+            f" and {bind(_PLAIN_ATTRIBUTES)}.issuperset(map(type, {attributes}.values())) or {full}")
+
+
 #: classes by whether their instances never have a ``__dict__`` (``_dictless``)
 _DICTLESS: dict[type, bool] = {}
 _IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE

@@ -1,12 +1,13 @@
 """``plainly_not_tree``: the cheap test entry guards run before ``is_tree`` never says
-"not a tree" of a tree."""
+"not a tree" of a tree; ``not_tree_condition``, the guards' generated form of both, answers
+as they do."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from janus.frontend.recursion.trees import is_tree, linearize, plainly_not_tree
+from janus.frontend.recursion.trees import is_tree, linearize, not_tree_condition, plainly_not_tree
 
 
 class Holder:
@@ -60,6 +61,45 @@ def test_a_class_seen_as_a_node_is_never_plain() -> None:
     Node(lone)  # constructing does not tell; is_tree seeing a node holding a node does
     assert is_tree(Node(lone)) and is_tree(lone)
     assert not plainly_not_tree(lone)
+
+
+def _condition(cls: type):
+    """``not_tree_condition`` for objects of exactly ``cls``, compiled."""
+    scope: dict[str, object] = {}
+
+    def bind(value: object) -> str:
+        scope[f"c{len(scope)}"] = value
+        return f"c{len(scope) - 1}"
+
+    source = f"def check(a0):\n    return bool({not_tree_condition(cls, 'a0', bind)})\n"
+    exec(source, scope)
+    return scope["check"]
+
+
+class Fresh:
+    """A class no test has made a node class yet (each test below makes its own)."""
+
+    def __init__(self, **attrs: object) -> None:
+        self.__dict__.update(attrs)
+
+
+@pytest.mark.parametrize("value", [
+    plain_holder(), Holder(), Holder(items=[1, 2]), Holder(rng=np.random.default_rng(0)), Holder(root=Node(Node())),
+    Holder(nodes=[Node(), Node()]), Holder(inner=Holder()), Holder(items=[Node(), 1]), Holder(slotted=Slotted()),
+    Node(), Node(Node()), Annotated(), Slotted(),
+], ids=lambda v: type(v).__name__)
+def test_the_generated_condition_answers_as_the_two_tests(value: object) -> None:
+    assert _condition(type(value))(value) == (plainly_not_tree(value) or not is_tree(value))
+
+
+def test_the_generated_condition_sees_a_class_become_a_node_class_after_it_was_made() -> None:
+    """Made while ``Fresh`` was no node class, the condition still says "tree" of a plain
+    ``Fresh`` object once another ``Fresh`` object was seen holding one (a one-node tree)."""
+    cls = type("Fresh", (Fresh,), {})
+    check, lone = _condition(cls), cls(W=np.ones(2), lr=0.1)
+    assert check(lone)
+    assert is_tree(cls(child=cls()))  # seen holding its own class: a node class from now on
+    assert not check(lone) and is_tree(lone)
 
 
 class Mixed:
