@@ -12,6 +12,7 @@ their indices, and the results merge row by row. An op without a rule raises
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -19,6 +20,8 @@ from janus.dialects import GuardOp, InvokeOp
 from janus.ir import ir
 
 _K_DYNAMIC = -(2**63)
+#: keeps IREE from folding a transpose into the GEMM before it (``_weight_rows_gemm``)
+BARRIER = "util.optimization_barrier"
 #: ops that read nothing out of bounds and have no effect: safe to run on masked-off rows
 _PURE_PREFIXES = ("arith.", "math.")
 _PURE = frozenset({"tensor.empty", "tensor.dim", "tensor.collapse_shape", "tensor.expand_shape", "tensor.concat",
@@ -461,13 +464,6 @@ def _reassociation(groups: list[list[int]]) -> ir.ArrayAttr:
     return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, g) for g in group]) for group in groups])
 
 
-def _elements(t: ir.RankedTensorType) -> int:
-    count = 1
-    for size in t.shape:
-        count *= size
-    return count
-
-
 def _matvec_as_gemm(batch: Batch, op: ir.Operation, unit: int) -> None:
     """``W @ x`` over a batch of rows x (b, k) as one GEMM ``X W^T`` (b, m) (``W X^T`` for a large
     W); ``x @ W`` as ``X W`` (b, n).
@@ -478,7 +474,7 @@ def _matvec_as_gemm(batch: Batch, op: ir.Operation, unit: int) -> None:
     ip, loc = ir.InsertionPoint(op), op.location
     a, b, out = op.operands
     init = _collapse_unit(batch.batched(out, ip, loc), unit, ip, loc)
-    if unit == 1 and 0 < batch.rows_first_elements <= _elements(ir.RankedTensorType(a.type)):
+    if unit == 1 and 0 < batch.rows_first_elements <= math.prod(ir.RankedTensorType(a.type).shape):
         gemm = _weight_rows_gemm(batch, op, a, _collapse_unit(batch.mapped[b], 1, ip, loc), init, ip, loc)
     else:
         d = [ir.AffineDimExpr.get(i) for i in range(3)]  # (row, m or n, k)
@@ -531,22 +527,21 @@ def _weight_rows_gemm(batch: Batch, op: ir.Operation, weight: ir.Value, rows: ir
     return _transpose(kept, batch.empty(init_t, ip, loc), swapped, ip, loc)
 
 
-BARRIER = "util.optimization_barrier"
+def _barriers(fn: ir.Operation) -> list[ir.Operation]:
+    found: list[ir.Operation] = []
+    fn.walk(lambda op: (found.append(op) if op.name == BARRIER else None) or ir.WalkResult.ADVANCE)
+    return found
 
 
 def without_barriers(fn: ir.Operation, name: str) -> bool:
     """A copy of the level function ``fn`` named ``name``, its barriers removed, placed after it, if
     it has any: the guards are checked by a call whose table results are unused, and iree-compile
     drops their work only where no barrier (an op of unknown effects) holds a GEMM alive."""
-    barriers: list[ir.Operation] = []
-    fn.walk(lambda op: (barriers.append(op) if op.name == BARRIER else None) or ir.WalkResult.ADVANCE)
-    if not barriers:
+    if not _barriers(fn):
         return False
     copy = fn.clone(ip=ir.InsertionPoint.after(fn))
     copy.attributes["sym_name"] = ir.StringAttr.get(name)
-    copied: list[ir.Operation] = []
-    copy.walk(lambda op: (copied.append(op) if op.name == BARRIER else None) or ir.WalkResult.ADVANCE)
-    for barrier in copied:
+    for barrier in _barriers(copy):
         barrier.result.replace_all_uses_with(barrier.operands[0])
         barrier.erase()
     return True
