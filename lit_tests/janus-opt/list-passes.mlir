@@ -18,12 +18,14 @@
 // CHECK-NEXT: min-node-weights=<int>: forwarded to janus-batch-tree-recursion
 // CHECK-NEXT: min-calls=<int>: forwarded to janus-batch-tree-recursion
 // CHECK-NEXT: table-rows=<int>: forwarded to janus-batch-tree-recursion
+// CHECK-NEXT: weight-rows-first=<int>: forwarded to janus-batch-tree-recursion
 // CHECK-NEXT: max-stack-entries=<int>: forwarded to janus-eliminate-recursion
 // CHECK-NEXT: janus-to-iree-cpu {{.+}}
 // CHECK-NEXT: = janus-verify,{{.*}},janus-check-iree-ready
 // CHECK-NEXT: min-node-weights=<int>: forwarded to janus-batch-tree-recursion
 // CHECK-NEXT: min-calls=<int>: forwarded to janus-batch-tree-recursion
 // CHECK-NEXT: table-rows=<int>: forwarded to janus-batch-tree-recursion
+// CHECK-NEXT: weight-rows-first=<int>: forwarded to janus-batch-tree-recursion
 // CHECK-NEXT: max-stack-entries=<int>: forwarded to janus-eliminate-recursion
 // CHECK-NEXT: dispatch-stack-entries=<int>: forwarded to janus-recursion-to-dispatch
 // CHECK-NEXT: inline-depth=<int>: forwarded to janus-recursion-to-dispatch

@@ -17,7 +17,7 @@
 // UNKNOWN-NEXT: builtin.module(janus-eliminate-recursion{stack=64})
 // UNKNOWN-NEXT: {{^ {41}\^$}}
 
-// PIPELINE: <pass-pipeline>:1:15: error: pipeline 'janus-to-iree' has no option 'dispatch-stack-entries' (options: max-stack-entries, min-calls, min-node-weights, table-rows)
+// PIPELINE: <pass-pipeline>:1:15: error: pipeline 'janus-to-iree' has no option 'dispatch-stack-entries' (options: max-stack-entries, min-calls, min-node-weights, table-rows, weight-rows-first)
 
 // NOT-INT: <pass-pipeline>:1:60: error: pass 'janus-eliminate-recursion': option 'max-stack-entries' expects an integer, got 'x'
 // NOT-INT-NEXT: builtin.module(janus-eliminate-recursion{max-stack-entries=x})

@@ -1,8 +1,9 @@
-// RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-node-weights=1})' --split-input-file | FileCheck %s
+// RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-node-weights=1 weight-rows-first=1})' --split-input-file | FileCheck %s
+// RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-node-weights=1})' --split-input-file | FileCheck %s --check-prefix=SMALLW
 // RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion)' --split-input-file | FileCheck %s --check-prefix=OFF
 // RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-node-weights=0})' --split-input-file | FileCheck %s --check-prefix=OFF
 // RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-node-weights=129})' --split-input-file | FileCheck %s --check-prefix=OFF
-// RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-calls=1})' --split-input-file | FileCheck %s
+// RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-calls=1 weight-rows-first=1})' --split-input-file | FileCheck %s
 // RUN: janus-opt %s -p 'builtin.module(janus-batch-tree-recursion{min-calls=2})' --split-input-file | FileCheck %s --check-prefix=OFF
 
 // OFF (min-node-weights=0: none; a weight of 16x8 below the default 65536 or below 129, and
@@ -238,18 +239,49 @@ func.func private @pair(%node: i64, %words: tensor<?xi64>, %left: tensor<?xi64>,
 // -----
 
 // An RNTN-like node: V (2x4x8) collapsed to 8x8 times the node's vector x (8x1), i.e. V @ x.
-// Over a batch of rows it is one GEMM X V^T (rows ?x8, V 8x8, result ?x8): V keeps its
-// (m, k) map, no per-row loop around a matvec.
+// Over a batch of rows it is one GEMM: V keeps its (m, k) map, no per-row loop around a
+// matvec. With V of at least weight-rows-first elements (1 here) the GEMM is V X^T with V's
+// rows leading (V 8x8, rows ?x8, result 8x?): IREE's CPU backend tiles a GEMM whose leading
+// dim is the chunk's few rows 3x slower. Its (m, rows) result is transposed back only after a
+// util.optimization_barrier (without it IREE folds the transpose into the GEMM's output map:
+// the slow form again).
 
-// CHECK-DAG: #[[VMK:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
-// CHECK-DAG: #[[XBK:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
-// CHECK-DAG: #[[YBM:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[VMK:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[XBK:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[YMB:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func.func private @tensor_node_level
-// CHECK: %[[X:.+]] = tensor.collapse_shape %{{.+}} {{\[\[}}0], [1, 2]] : tensor<?x8x1xf32> into tensor<?x8xf32>
-// CHECK: %[[Y:.+]] = linalg.generic {indexing_maps = [#[[VMK]], #[[XBK]], #[[YBM]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.+}}, %[[X]] : tensor<8x8xf32>, tensor<?x8xf32>) outs(%{{.+}} : tensor<?x8xf32>)
+// CHECK: %[[INIT:.+]] = linalg.transpose ins(%{{.+}} : tensor<?x8xf32>) outs(%{{.+}} : tensor<8x?xf32>) permutation = [1, 0]
+// CHECK: %[[Y:.+]] = linalg.generic {indexing_maps = [#[[VMK]], #[[XBK]], #[[YMB]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.+}}, %{{.+}} : tensor<8x8xf32>, tensor<?x8xf32>) outs(%[[INIT]] : tensor<8x?xf32>)
 // CHECK: arith.mulf
 // CHECK: arith.addf
-// CHECK: tensor.expand_shape %[[Y]] {{\[\[}}0], [1, 2]] output_shape [%{{.+}}, 8, 1] : tensor<?x8xf32> into tensor<?x8x1xf32>
+// CHECK: %[[KEPT:.+]] = util.optimization_barrier %[[Y]] : tensor<8x?xf32>
+// CHECK: %[[YT:.+]] = linalg.transpose ins(%[[KEPT]] : tensor<8x?xf32>) outs(%{{.+}} : tensor<?x8xf32>) permutation = [1, 0]
+// CHECK: tensor.expand_shape %[[YT]] {{\[\[}}0], [1, 2]] output_shape [%{{.+}}, 8, 1] : tensor<?x8xf32> into tensor<?x8x1xf32>
+// The guards are checked on every node by a copy of the level function without the barrier,
+// so that iree-compile drops the GEMM whose rows that call does not use.
+// CHECK-LABEL: func.func private @tensor_node_checks
+// CHECK-NOT: util.optimization_barrier
+// CHECK: linalg.generic {indexing_maps = [#[[VMK]], #[[XBK]], #[[YMB]]]
+// CHECK-NOT: util.optimization_barrier
+// CHECK-LABEL: func.func private @tensor_node_table
+// CHECK: call @tensor_node_checks(
+// CHECK: "janus.guard"(%{{.+}}) {id = 0 : i64, kind = "raise", source = "word in range"}
+// CHECK: func.call @tensor_node_level({{.+}}, %c16, %{{.+}})
+// CHECK: func.call @tensor_node_level({{.+}}, %c4, %{{.+}})
+
+// Below weight-rows-first (default 1048576 elements) the GEMM is X V^T, the rows leading, with
+// no barrier, and the guards are checked by the level function itself.
+// SMALLW: func.func private @pair_table
+// SMALLW-DAG: #[[VMK:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// SMALLW-DAG: #[[XBK:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// SMALLW-DAG: #[[YBM:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// SMALLW-LABEL: func.func private @tensor_node_level
+// SMALLW: %[[Y:.+]] = linalg.generic {indexing_maps = [#[[VMK]], #[[XBK]], #[[YBM]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.+}}, %{{.+}} : tensor<8x8xf32>, tensor<?x8xf32>) outs(%{{.+}} : tensor<?x8xf32>)
+// SMALLW: tensor.expand_shape %[[Y]] {{\[\[}}0], [1, 2]] output_shape [%{{.+}}, 8, 1] : tensor<?x8xf32> into tensor<?x8x1xf32>
+// SMALLW-NOT: util.optimization_barrier
+// SMALLW-NOT: @tensor_node_checks
+// SMALLW-LABEL: func.func private @tensor_node_table
+// SMALLW: call @tensor_node_level({{.+}}, %c0,
 func.func @entry(%words: tensor<?xi64>, %left: tensor<?xi64>, %right: tensor<?xi64>, %E: tensor<50x4xf32>, %V: tensor<2x4x8xf32>) -> tensor<4xf32> {
   %root = arith.constant 0 : i64
   %h = "janus.invoke"(%root, %words, %left, %right, %E, %V) {callee = @tensor_node} : (i64, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<50x4xf32>, tensor<2x4x8xf32>) -> tensor<4xf32>
@@ -263,6 +295,8 @@ func.func private @tensor_node(%node: i64, %words: tensor<?xi64>, %left: tensor<
   %is_leaf = arith.cmpi slt, %l, %zero : i64
   %r = scf.if %is_leaf -> (tensor<4xf32>) {
     %w = tensor.extract %words[%i] : tensor<?xi64>
+    %ok = arith.cmpi sge, %w, %zero : i64
+    "janus.guard"(%ok) {id = 0 : i64, kind = "raise", source = "word in range"} : (i1) -> ()
     %wi = arith.index_cast %w : i64 to index
     %row = tensor.extract_slice %E[%wi, 0] [1, 4] [1, 1] : tensor<50x4xf32> to tensor<4xf32>
     scf.yield %row : tensor<4xf32>

@@ -110,7 +110,7 @@ def _elements(t: ir.RankedTensorType) -> int:
     return count
 
 
-def _level_function(fn: ir.Operation, level: str, tables: list[ir.Type]) -> list[str]:
+def _level_function(fn: ir.Operation, level: str, tables: list[ir.Type], rows_first_elements: int) -> list[str]:
     """A copy of ``fn`` over a batch of rows: (args but the node..., start, count, tables...)
     -> (rows..., whether each guard held on the batch...); returns those guards' attributes."""
     copy = fn.clone(ip=ir.InsertionPoint(fn))
@@ -121,7 +121,7 @@ def _level_function(fn: ir.Operation, level: str, tables: list[ir.Type]) -> list
     start, count = block.add_argument(index, loc), block.add_argument(index, loc)
     table_args = [block.add_argument(t, loc) for t in tables]
     node = block.arguments[0]
-    batch = batching.Batch(fn.attributes["sym_name"].value, count, table_args)
+    batch = batching.Batch(fn.attributes["sym_name"].value, count, table_args, rows_first_elements=rows_first_elements)
     first = ir.InsertionPoint.at_block_begin(block)
     rows = batch.generic([], [], ir.RankedTensorType.get([ir.ShapedType.get_dynamic_size()], node.type),
                          batching.identity_map(1), ["parallel"], lambda _, inner: [_iota(start, node.type, inner, loc)],
@@ -238,6 +238,14 @@ class BatchTreeRecursion(ModulePass):
     table_rows: int = option(
         16384, "rows of each table (a static global): a call over more nodes fails a guard and runs in Python",
         minimum=max(wavefront_form.TIERS))
+    #: Measured (RNTN inference, full size, local-sync, CPU time of iree-benchmark-module): V @ x over
+    #: a 16-row chunk (V of 32768x256 rows) runs 6.4-7.2 ms with the chunk's rows leading and
+    #: 1.7-2.1 ms with V's (``benchmarks/gemm_orientation.py``). Not for small weights: in the
+    #: tests' own TreeRNN (two 6x6 matvecs in a masked branch) the barrier this form needs made
+    #: iree-compile 3.13 fail ("operand #1 does not dominate this use", stream scheduling).
+    weight_rows_first: int = option(
+        1 << 20, "a matvec W @ x whose W has at least this many elements runs over a chunk as W X^T, W's rows "
+        "leading (IREE tiles a GEMM led by a chunk's few rows 3x slower); 0: never", minimum=0)
 
     def apply(self, module_op: ir.Operation) -> None:
         fns = functions(module_op)
@@ -265,17 +273,20 @@ class BatchTreeRecursion(ModulePass):
             if len(set(map(str, row_types))) > 1:  # the tables are stacked in one global
                 raise batching.NotBatchable("results of different types")
             tables = [ir.Type.parse(wavefront_form.table_type(str(t))) for t in row_types]
-            checks = _level_function(fn, level, tables)
+            checks = _level_function(fn, level, tables, self.weight_rows_first)
             functions(module_op)[level].verify()
         except (batching.NotBatchable, ir.MLIRError) as e:  # a function it cannot batch keeps today's path
             if level in functions(module_op):
                 functions(module_op)[level].erase()
             LOG.info("janus-batch-tree-recursion: @%s stays node by node: %s", name, e)
             return
+        checker = f"{name}_checks"
+        has_checker = bool(checks) and batching.without_barriers(functions(module_op)[level], checker)
         guard_id = _next_guard_id(module_op)
         spec = wavefront_form.TableSpec(
             table, level, tuple(str(a.type) for a in args[1:]), tuple(children), tuple(str(t) for t in row_types),
-            guard_id, f"@{name}: children numbered after their level (breadth-first)", tuple(checks), self.table_rows)
+            guard_id, f"@{name}: children numbered after their level (breadth-first)", tuple(checks), self.table_rows,
+            checker if has_checker else "")
         parsed = ir.Module.parse("\n".join([wavefront_form.table_globals(spec), wavefront_form.level_declaration(spec),
                                             wavefront_form.table_function(spec)]))
         first = module_op.regions[0].blocks[0].operations[0]

@@ -55,6 +55,13 @@ class TableSpec:
     source: str  # what the guard protects, for explain
     checks: tuple[str, ...] = ()  # attributes of the guards the level function reports on (``tensor<i1>`` each)
     table_rows: int = 16384  # static rows of each table; ``guard_id + 1`` guards that the nodes fit
+    #: the function the guards are checked with, on every node (``level`` when empty): the level
+    #: function's form whose table work iree-compile can drop (``batching.without_barriers``)
+    checked_by: str = ""
+
+    @property
+    def checker(self) -> str:
+        return self.checked_by or self.level
 
 
 def _shape_and_element(row_type: str) -> tuple[list[str], str]:
@@ -179,9 +186,9 @@ def _chunk(spec: TableSpec, rows: int, at: str, tag: str) -> list[str]:
     return lines
 
 
-def _level_call(spec: TableSpec, at: str, count: str, tag: str, indent: str) -> list[str]:
-    """``spec.level`` on rows ``at .. at + count`` over the tables as they are now: ``%rows{tag}#r``
-    is result ``r`` (the tables' rows, then whether each guard held)."""
+def _level_call(spec: TableSpec, at: str, count: str, tag: str, indent: str, callee: str = "") -> list[str]:
+    """``spec.level`` (or ``callee``, of the same type) on rows ``at .. at + count`` over the tables
+    as they are now: ``%rows{tag}#r`` is result ``r`` (the tables' rows, then whether each guard held)."""
     tables = [table_type(t) for t in spec.row_types]
     stacked = _stacked(spec)
     dims = _shape_and_element(spec.row_types[0])[0]
@@ -193,7 +200,7 @@ def _level_call(spec: TableSpec, at: str, count: str, tag: str, indent: str) -> 
                            *(f"%d{r}{tag}" for r in range(len(tables)))])
     call_types = ", ".join([*spec.arg_types, "index", "index", *tables])
     results = _level_results(spec)
-    lines.append(f"{indent}%rows{tag}:{len(results)} = func.call @{spec.level}({call_args}) : ({call_types}) -> ({', '.join(results)})")
+    lines.append(f"{indent}%rows{tag}:{len(results)} = func.call @{callee or spec.level}({call_args}) : ({call_types}) -> ({', '.join(results)})")
     return lines
 
 
@@ -206,7 +213,7 @@ def _checks(spec: TableSpec) -> list[str]:
     if not spec.checks:
         return []
     tables = len(spec.row_types)
-    lines = _level_call(spec, "%c0", "%n", "_held", "  ")
+    lines = _level_call(spec, "%c0", "%n", "_held", "  ", spec.checker)
     for g, attributes in enumerate(spec.checks):
         lines += [f"  %held{g} = tensor.extract %rows_held#{tables + g}[] : {_CHECK}",
                   f"  \"janus.guard\"(%held{g}) {attributes} : (i1) -> ()"]
@@ -291,9 +298,11 @@ def _level_results(spec: TableSpec) -> list[str]:
 
 
 def level_declaration(spec: TableSpec) -> str:
-    """A declaration of the per-level function, so that the table function's text verifies alone."""
+    """Declarations of the per-level function (and the guards' checker), so that the table
+    function's text verifies alone."""
     types = ", ".join([*spec.arg_types, "index", "index", *(table_type(t) for t in spec.row_types)])
-    return f"func.func private @{spec.level}({types}) -> ({', '.join(_level_results(spec))})"
+    return "\n".join(f"func.func private @{name}({types}) -> ({', '.join(_level_results(spec))})"
+                     for name in dict.fromkeys([spec.level, spec.checker]))
 
 
 def table_globals(spec: TableSpec) -> str:

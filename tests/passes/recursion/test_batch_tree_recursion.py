@@ -53,6 +53,35 @@ def test_zoo_inference_batched_by_level(model_class: type, caplog: pytest.LogCap
     assert BATCHED in caplog.text and "stays node by node" not in caplog.text
 
 
+def test_rntn_weight_rows_first_agrees_and_its_guards_fail_into_python(monkeypatch: pytest.MonkeyPatch,
+                                                                       caplog: pytest.LogCaptureFixture) -> None:
+    """RNTN's ``V @ x`` run V's rows first (``weight-rows-first=1``: every W; by default only a W of
+    1M elements or more, the full-size V) agrees with Python; the level function's guards, then
+    checked by its copy without barriers, still fail a call with a word out of range into Python."""
+    cpu = TARGETS["cpu"]
+    monkeypatch.setitem(TARGETS, "cpu", dataclasses.replace(cpu, pipeline=cpu.pipeline.replace(
+        "{min-node-weights=1}", "{min-node-weights=1 weight-rows-first=1}")))
+    hidden, vocab, *_ = SIZES["quick"]
+    model = RNTN(hidden, vocab)
+    trees, _ = make_dataset("quick")
+    plain = RNTN.infer.fn
+    infer = janus.jit(plain)
+    with caplog.at_level(logging.INFO, logger="janus.passes"):
+        for batch in (trees[0:1], trees[1:2], trees[2:3], trees[3:4], trees[0:5], trees[5:10]):
+            _agree(infer(model, batch), plain(model, batch))
+    bad = copy.deepcopy(trees[1:2])  # a batch of the compiled version's kind: one tree
+    leaf = bad[0]
+    while leaf.word is None:
+        leaf = leaf.right
+    leaf.word = vocab + 3
+    with pytest.raises(IndexError):
+        plain(model, bad)
+    with pytest.raises(IndexError):
+        infer(model, bad)
+    assert BATCHED in caplog.text and "stays node by node" not in caplog.text
+    assert "failed" in janus.explain(infer)
+
+
 def test_zoo_one_leaf_and_mutated_tree(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="janus.passes")
     hidden, vocab, *_ = SIZES["quick"]
