@@ -233,9 +233,13 @@ class JitFunction:
         self.signature = inspect.signature(fn)
         self._supported = supported()  # the interpreter cannot change under a function
         params = self.signature.parameters.values()
+        plain = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
         #: calls with exactly this many positional arguments need no ``Signature.bind``
-        self._plain_arity = len(params) if all(
-            p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in params) else -1
+        self._plain_arity = len(params) if plain else -1
+        #: the trailing parameters' defaults: a positional call that leaves some out gets them
+        #: appended (``__call__``), as ``Signature.bind`` would apply them, without its cost
+        self._defaults = tuple(p.default for p in params if p.default is not p.empty) if plain else ()
+        self._required = self._plain_arity - len(self._defaults)
         #: parameter names as the code object orders its locals (keyword-only, then ``*args``,
         #: then ``**kwargs`` after the positional ones): the order of a call's key
         kind = inspect.Parameter
@@ -450,6 +454,8 @@ class JitFunction:
         self._quick = self._settled_python = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if len(args) < self._plain_arity and len(args) >= self._required and not kwargs:  # ``train(x, y)``, lr defaulted
+            args += self._defaults[len(args) - self._required:]
         # the compiled call first, the common case (``_fast`` clears a settled Python key when it sets the fused call)
         quick = self._quick
         if quick is not None and not kwargs:  # it checks the switches, profiling and NumPy's errstate too
