@@ -105,8 +105,8 @@ def _norm_vjp(g: np.ndarray, out: Any, args: Args) -> dict[str, Any]:
 
 # ---- kron: the operands' outer product with their dims interleaved, reshaped ---------------
 def _kron_bind(a: Any, b: Any) -> Args:
-    """Either operand may be a constant: NumPy makes it an array first (``asanyarray``)."""
-    return {k: v if isinstance(v, Tensor) else np.asanyarray(v) for k, v in (("a", a), ("b", b))}
+    """Either operand may be a constant: a Python number or list is made an array, as NumPy does."""
+    return {k: np.asanyarray(v) if isinstance(v, (list, tuple, int, float, complex)) else v for k, v in (("a", a), ("b", b))}
 
 
 def _kron_shapes(args: Args) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
