@@ -76,8 +76,8 @@ def test_hopfield_recall_splits_where_python_decides_on_array_values():
     (version,) = shuffled.versions.values()  # the permutation drawn in Python after a compiled first segment
     assert version.graph.boundary is not None and version.calls >= 2 and not shuffled.fallbacks, janus.explain(shuffled)
     # the sweep after it runs in Python: its resume function takes the state array as an argument
-    # (``s[i] = 1.0 if ... else -1.0`` would write into the caller's array)
-    assert "item assignment on an array not known to be local" in janus.explain(shuffled)
+    # (``s[i] = 1.0 if ... else -1.0`` updates that array, and the next boundary needs it in Python)
+    assert "an argument array updated in place before a segment boundary" in janus.explain(shuffled)
 
 
 # ---- numpy-ml style layers: parameter, gradient and derived-variable dicts ------------------------------

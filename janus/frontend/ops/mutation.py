@@ -519,7 +519,7 @@ _PUT_ALONG_AXIS_PARAMETERS = ("arr", "indices", "values", "axis")
 def put_along_axis(tracer: "Tracer", args: list[Any], kwargs: dict[str, Any]) -> None:
     """``np.put_along_axis(arr, indices, values, axis)``: NumPy's own definition,
     ``arr[key] = values`` with ``indices`` on ``axis`` and an ``arange`` on every other axis,
-    written as item assignment writes (so an argument, not known to be local, runs in Python)."""
+    written as item assignment writes (into an argument, as its update: ``heap.update_argument``)."""
     bound = dict(zip(_PUT_ALONG_AXIS_PARAMETERS, args)) | kwargs
     if len(args) > 4 or set(bound) != set(_PUT_ALONG_AXIS_PARAMETERS):
         raise NotConvertible("np.put_along_axis takes (arr, indices, values, axis)")

@@ -305,16 +305,28 @@ def test_fill_of_local_and_static_arrays():
     check_compiled(filled, rand(3, dtype=np.float64), 0.25)
 
 
+def put_along_an_argument(x):
+    np.put_along_axis(x, np.array([[1], [0], [2]]), 5.0, axis=1)
+    return x
+
+
 def fill_an_argument(x):
     x.fill(0.0)
     return x
 
 
-def test_fill_of_an_argument_runs_in_python():
-    jf = janus.jit(fill_an_argument, warmup=1, fallback="silent")
-    for _ in range(3):
-        assert_same(jf(rand(3)), fill_an_argument(rand(3)))
-    assert in_python(jf) and "not known to be local" in janus.explain(jf)
+@pytest.mark.parametrize("fn", [fill_an_argument, put_along_an_argument])
+def test_a_write_into_an_argument_updates_the_callers_array(fn):
+    """``x.fill(0)`` and ``np.put_along_axis(x, ...)`` on an argument compile: the caller's array
+    is updated after the call and returned as itself (they ran in Python before)."""
+    jf = janus.jit(fn, warmup=1)
+    for seed in range(3):
+        got_x, want_x = rand(3, 4, seed=seed), rand(3, 4, seed=seed)
+        got = jf(got_x)
+        assert_same(got, fn(want_x))
+        assert got is got_x
+        assert_same(got_x, want_x)
+    assert not in_python(jf) and "argument array 0: updated in place" in janus.explain(jf)
 
 
 def masked_writes(dout, cache, rows):
@@ -408,10 +420,6 @@ def test_put_along_axis_into_local_arrays():
         jf(rand(3, 5, dtype=np.float64), np.array([[0, 5], [0, 0], [0, 0]]), 1.0)
 
 
-def put_along_an_argument(x):
-    np.put_along_axis(x, np.array([[1], [0], [2]]), 5.0, axis=1)
-    return x
-
 
 def put_along_no_axis(x):
     a = x + 1.0  # C order, or F order for an F-ordered x: NumPy writes through the first, raises for the second
@@ -440,7 +448,6 @@ def test_put_along_axis_flat_compiles_where_c_order_is_certain():
 
 
 @pytest.mark.parametrize("fn,reason", [
-    (put_along_an_argument, "np.put_along_axis on an array not known to be local"),
     (put_along_no_axis, "axis=None"),
 ])
 def test_put_along_axis_refused_runs_in_python(fn, reason):
