@@ -25,7 +25,7 @@ from janus.frontend.fp_errors import errors_observed, observed_test
 from janus.frontend.logs import SWITCH, ConversionError
 from janus.frontend.trace.split import BranchToSplit
 from janus.frontend.trace.versions import supported, unsupported_message
-from janus.frontend.generate import Argument, Graph, Record, Result, generate
+from janus.frontend.generate import Argument, Graph, Passed, Record, Result, generate
 from janus.frontend.guards import MISS, EntryGuards, entry_guards
 from janus.frontend.heap.rules import DICTS, HeapMiss
 from janus.frontend.profiler import RUNNING, Profile, profiling, run_profiled
@@ -129,7 +129,7 @@ class Version:
         if heap is None and boundary is None and not graph.tree_writes:  # arguments in, results out
             results = self.call(leaves)
             self.calls += 1
-            return _rebuild(graph.output, results, leaves)
+            return _rebuild(graph.output, results, leaves, positional)
         held: list = []
         started = time.perf_counter() if boundary is not None else 0.0
         if heap is None:
@@ -146,7 +146,7 @@ class Version:
         if boundary is not None:
             self.segment_seconds += time.perf_counter() - started
             return segments.Continuation(boundary, self.resume, segments.Env(results, leaves, held, positional))
-        return _rebuild(self.graph.output, results, leaves)
+        return _rebuild(self.graph.output, results, leaves, positional)
 
 
 def _fused_commits(heap: HeapPlan, owner: Any, guards: EntryGuards) -> list[tuple[AccessPath, int]] | None:
@@ -167,7 +167,7 @@ def _fused_commits(heap: HeapPlan, owner: Any, guards: EntryGuards) -> list[tupl
 
 
 def _rebuild_source(shape: Any, python_type: Callable[[int], type | None] | None = None) -> list[str]:
-    """Lines returning ``_rebuild(output, results, leaves)``: direct for one result, as it is
+    """Lines returning ``_rebuild(output, results, leaves, args)``: direct for one result, as it is
     when the call gives it as the Python scalar it stands for (``python_type``: the runtime's
     generated call says)."""
     if type(shape) is Result:
@@ -176,24 +176,26 @@ def _rebuild_source(shape: Any, python_type: Callable[[int], type | None] | None
         if shape.python is not None:
             return [f"return output.python(results[{shape.index}])"]
         return [f"value = results[{shape.index}]", "return value[()] if value.ndim == 0 else value"]
-    return ["return rebuild(output, results, leaves)"]
+    return ["return rebuild(output, results, leaves, args)"]
 
 
-def _rebuild(shape: Any, results: list[np.ndarray], leaves: list[np.ndarray]) -> Any:
+def _rebuild(shape: Any, results: list[np.ndarray], leaves: list[np.ndarray], args: tuple) -> Any:
     """The Python value ``shape`` describes; 0-d array results become NumPy scalars, as in NumPy."""
     if isinstance(shape, Argument):
         return shape.value(leaves)
+    if isinstance(shape, Passed):
+        return args[shape.index]
     if isinstance(shape, Result):
         value = results[shape.index]
         if shape.python is not None:  # a Python scalar result (a 0-d array when a heap structure holds it too)
             return shape.python(value)
         return value[()] if value.ndim == 0 else value
     if type(shape) in (list, tuple):
-        return type(shape)(_rebuild(s, results, leaves) for s in shape)
+        return type(shape)(_rebuild(s, results, leaves, args) for s in shape)
     if type(shape) in DICTS:
-        return type(shape)((k, _rebuild(v, results, leaves)) for k, v in shape.items())
+        return type(shape)((k, _rebuild(v, results, leaves, args)) for k, v in shape.items())
     if isinstance(shape, Record):
-        return shape.rebuild(lambda s: _rebuild(s, results, leaves))
+        return shape.rebuild(lambda s: _rebuild(s, results, leaves, args))
     return shape.copy() if isinstance(shape, np.ndarray) else shape
 
 
