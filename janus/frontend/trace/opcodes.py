@@ -224,6 +224,8 @@ class Opcodes:
         """operator: op-table op on graph values, Python's on static values"""
         a, b = frame.pop(2)
         symbol = ins.argrepr
+        if symbol.endswith("=") and symbol != "==" and isinstance(a, Tensor) and a.name in self.heap.numpy_scalars:
+            symbol = symbol[:-1]  # a NumPy scalar read from the heap: immutable, ``self.b -= g`` rebinds
         if symbol.endswith("=") and symbol != "==":
             updated = self.heap.inplace(symbol, a, b)
             if updated is not None:
