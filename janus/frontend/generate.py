@@ -15,6 +15,7 @@ from janus.frontend.signature import by_reference
 from janus.frontend.profiler import Profile
 from janus.frontend.recursion import node_writes, trees
 from janus.frontend.heap import structures as heap_struct
+from janus.frontend.heap.access import HeapRef
 from janus.frontend.heap.rules import DICTS
 from janus.frontend.recursion.invoke import SIMPLIFY
 from janus.frontend.trace import builtin_calls, generators
@@ -169,7 +170,7 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
     try:
         frame_result = tracer.run(code, fn.__globals__, dict(zip(names, symbolic)), closure)
         tracer.refuse_doomed_guards()
-        shape = _outputs(frame_result, returned)
+        shape = _outputs(frame_result, returned, lambda ref: _passed(ref, tracer.heap.sources))
     except SegmentEnd as end:
         shape = None
         boundary = segments.plan_boundary(end, fn.__globals__, fn.__closure__, output, {t.name: i for i, t in enumerate(inputs)},
@@ -277,6 +278,23 @@ def _given_arrays(args: tuple) -> set[int]:
 
 
 @dataclass(frozen=True)
+class Passed:
+    """A returned heap object that is one of the caller's arguments (``return self`` of a
+    scikit-learn style ``fit``): argument ``index`` itself, after the commit."""
+
+    index: int
+
+
+def _passed(ref: HeapRef, sources: list[tuple[str, Any]]) -> Passed:
+    """Where the returned heap object ``ref`` comes from: only an argument itself."""
+    kind, source = sources[ref.path.slot]
+    if ref.path.steps or kind != "arg":
+        raise NotConvertible(f"returning {ref.label}, a heap object that is not an argument itself "
+                             "(Python returns that very object)")
+    return Passed(source)
+
+
+@dataclass(frozen=True)
 class Record:
     """A returned NamedTuple or dataclass: rebuilt with its type from its fields' shapes."""
 
@@ -308,15 +326,17 @@ def _returns_any(value: Any, ids: set[int]) -> bool:
     return type(value) in (list, tuple, ArgumentList) and any(_returns_any(v, ids) for v in value)
 
 
-def _outputs(value: Any, output: Callable[[Tensor], Any]) -> Any:
+def _outputs(value: Any, output: Callable[[Tensor], Any], passed: Callable[[HeapRef], Passed]) -> Any:
     if isinstance(value, Tensor):
         return output(value)
+    if isinstance(value, HeapRef):
+        return passed(value)
     if type(value) in (list, tuple, ArgumentList):
-        return (tuple if type(value) is tuple else list)(_outputs(v, output) for v in value)
+        return (tuple if type(value) is tuple else list)(_outputs(v, output, passed) for v in value)
     if type(value) in DICTS and all(type(k) in (str, int) for k in value):  # a gradient tree, a record of results
-        return type(value)((k, _outputs(v, output)) for k, v in value.items())
+        return type(value)((k, _outputs(v, output, passed)) for k, v in value.items())
     if builtin_calls.is_record(value):
-        return Record(type(value), tuple((name, _outputs(v, output)) for name, v in builtin_calls.record_fields(value)))
+        return Record(type(value), tuple((name, _outputs(v, output, passed)) for name, v in builtin_calls.record_fields(value)))
     if type(value) in (bool, int, float, str, type(None)) or isinstance(value, (np.generic, np.ndarray)):
         return value
     if isinstance(value, Deferred):

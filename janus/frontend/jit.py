@@ -25,7 +25,7 @@ from janus.frontend.fp_errors import errors_observed, observed_test
 from janus.frontend.logs import SWITCH, ConversionError
 from janus.frontend.trace.split import BranchToSplit
 from janus.frontend.trace.versions import supported, unsupported_message
-from janus.frontend.generate import Argument, Graph, Record, Result, generate
+from janus.frontend.generate import Argument, Graph, Passed, Record, Result, generate
 from janus.frontend.guards import MISS, EntryGuards, entry_guards
 from janus.frontend.heap.rules import DICTS, HeapMiss
 from janus.frontend.profiler import RUNNING, Profile, profiling, run_profiled
@@ -131,7 +131,7 @@ class Version:
         if heap is None and boundary is None and not graph.tree_writes:  # arguments in, results out
             results = self.call(leaves)
             self.calls += 1
-            return _rebuild(graph.output, results, leaves)
+            return _rebuild(graph.output, results, leaves, positional)
         held: list = []
         started = time.perf_counter() if boundary is not None else 0.0
         if heap is None:
@@ -148,7 +148,7 @@ class Version:
         if boundary is not None:
             self.segment_seconds += time.perf_counter() - started
             return segments.Continuation(boundary, self.resume, segments.Env(results, leaves, held, positional))
-        return _rebuild(self.graph.output, results, leaves)
+        return _rebuild(self.graph.output, results, leaves, positional)
 
 
 def _fused_commits(heap: HeapPlan, owner: Any, guards: EntryGuards) -> list[tuple[AccessPath, int]] | None:
@@ -169,8 +169,8 @@ def _fused_commits(heap: HeapPlan, owner: Any, guards: EntryGuards) -> list[tupl
 
 
 def _rebuild_source(shape: Any, steady: Any = None) -> list[str]:
-    """Lines returning ``_rebuild(output, results, leaves)``: direct for one result, as it is
-    when the runtime's generated call (``steady``, a ``fast_path.SteadyCall``) gives it as the
+    """Lines returning ``_rebuild(output, results, leaves, args)``: direct for one result, as it
+    is when the runtime's generated call (``steady``, a ``fast_path.SteadyCall``) gives it as the
     Python scalar it stands for, or as an array of at least one dimension (no 0-d test)."""
     if type(shape) is Result:
         if shape.python is not None and steady is not None and steady.python_type(shape.index) is shape.python:
@@ -180,24 +180,26 @@ def _rebuild_source(shape: Any, steady: Any = None) -> list[str]:
         if steady is not None and steady.array_result(shape.index):
             return [f"return results[{shape.index}]"]
         return [f"value = results[{shape.index}]", "return value[()] if value.ndim == 0 else value"]
-    return ["return rebuild(output, results, leaves)"]
+    return ["return rebuild(output, results, leaves, args)"]
 
 
-def _rebuild(shape: Any, results: list[np.ndarray], leaves: list[np.ndarray]) -> Any:
+def _rebuild(shape: Any, results: list[np.ndarray], leaves: list[np.ndarray], args: tuple) -> Any:
     """The Python value ``shape`` describes; 0-d array results become NumPy scalars, as in NumPy."""
     if isinstance(shape, Argument):
         return shape.value(leaves)
+    if isinstance(shape, Passed):
+        return args[shape.index]
     if isinstance(shape, Result):
         value = results[shape.index]
         if shape.python is not None:  # a Python scalar result (a 0-d array when a heap structure holds it too)
             return shape.python(value)
         return value[()] if value.ndim == 0 else value
     if type(shape) in (list, tuple):
-        return type(shape)(_rebuild(s, results, leaves) for s in shape)
+        return type(shape)(_rebuild(s, results, leaves, args) for s in shape)
     if type(shape) in DICTS:
-        return type(shape)((k, _rebuild(v, results, leaves)) for k, v in shape.items())
+        return type(shape)((k, _rebuild(v, results, leaves, args)) for k, v in shape.items())
     if isinstance(shape, Record):
-        return shape.rebuild(lambda s: _rebuild(s, results, leaves))
+        return shape.rebuild(lambda s: _rebuild(s, results, leaves, args))
     return shape.copy() if isinstance(shape, np.ndarray) else shape
 
 

@@ -191,6 +191,8 @@ class HeapTracker:
         self.argument_leaves: dict[int, int] = {}
         #: leaf -> the array an in-place update of that argument left (``p -= lr * g``, ``p`` passed in)
         self.argument_updates: dict[int, Tensor] = {}
+        #: 0-d graph values read from NumPy scalars on the heap (immutable: ``self.b -= g`` rebinds)
+        self.numpy_scalars: set[str] = set()
         #: set while a ``janus.grad`` function is traced into its own func.func (``grad_heap``)
         self.scope: Any = None
 
@@ -257,6 +259,8 @@ class HeapTracker:
             else:
                 t = (Weak if spec.type_ in VARYING_SCALARS else Tensor)(self._get(ref, kind, key, tensor_type((), dtype)), (), dtype)
             self._typed(path, t.type)
+            if spec.type_ in VARYING_NUMPY:
+                self.numpy_scalars.add(t.name)
             if self.at_root():
                 self.values[path] = t
             return t

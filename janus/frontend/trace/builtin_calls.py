@@ -18,7 +18,7 @@ import numpy as np
 
 from janus.frontend.heap.access import HeapRef
 from janus.frontend.ops import registry
-from janus.frontend.trace import generators, math_calls
+from janus.frontend.trace import array_meta, generators, math_calls
 from janus.frontend.trace.branches import SymFunction
 from janus.frontend.trace.frame import NULL, local_dict
 from janus.frontend.values import NotConvertible, Tensor, Weak, contains_tensor
@@ -139,6 +139,15 @@ def _getattr(tracer: "Tracer", args: list, kwargs: dict) -> Any:
     return tracer.attribute(obj, name)
 
 
+def _setattr(tracer: "Tracer", args: list, kwargs: dict) -> None:
+    """``setattr(obj, name, value)`` with a static name: the assignment ``obj.name = value``
+    (``for name in ("W1", "b1"): setattr(params, name, ...)`` unrolled)."""
+    obj, name, value = args
+    if type(name) is not str:
+        raise NotConvertible("setattr() with a name that is not a static string")
+    tracer.store_attribute(obj, name, value)
+
+
 def _hasattr(tracer: "Tracer", args: list, kwargs: dict) -> bool:
     """``hasattr(obj, name)``: Python's on immutable values; on a heap object the read, or
     False where it plainly lacks the attribute (guarded on entry: ``HeapTracker.has_attribute``);
@@ -215,9 +224,9 @@ def _dataclass_replace(tracer: "Tracer", args: list, kwargs: dict) -> Any:
 
 #: callables whose calls the trace runs itself: handler(tracer, args, kwargs)
 HANDLERS: dict[Any, Callable[["Tracer", list, dict], Any]] = {
-    sum: _sum, map: _map, filter: _filter, dict: _dict, collections.OrderedDict: _ordered_dict, getattr: _getattr, hasattr: _hasattr, isinstance: _isinstance,
+    sum: _sum, map: _map, filter: _filter, dict: _dict, collections.OrderedDict: _ordered_dict, getattr: _getattr, setattr: _setattr, hasattr: _hasattr, isinstance: _isinstance,
     functools.partial: _partial, functools.reduce: _reduce, tuple.__new__: _tuple_new,
-    dataclasses.replace: _dataclass_replace, np.asarray: _asarray, np.asanyarray: _asarray, **math_calls.HANDLERS,
+    dataclasses.replace: _dataclass_replace, np.asarray: _asarray, np.asanyarray: _asarray, **math_calls.HANDLERS, **array_meta.HANDLERS,
     **{getattr(operator, name): _operator(symbol) for name, symbol in {
         "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**", "matmul": "@",
         "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}.items()},

@@ -8,8 +8,6 @@ import operator
 import types
 from typing import Any, Callable
 
-import numpy as np
-
 from janus.frontend.heap.access import HeapRef
 from janus.frontend.heap.rules import LAZY_ITERATORS, bind
 from janus.frontend.ops import indexing, mutation, registry
@@ -114,11 +112,15 @@ class Opcodes:
     def STORE_ATTR(self, frame: Frame, ins: Instr) -> None:
         """attribute assignment on a heap object: janus.set_attr, committed after the call; on a tree node, its column"""
         value, obj = frame.pop(2)
+        self.store_attribute(obj, ins.argval, value)
+
+    def store_attribute(self, obj: Any, name: str, value: Any) -> None:
+        """``obj.name = value`` (``STORE_ATTR``, ``setattr``)."""
         if isinstance(obj, trees.SymNode):
-            return node_writes.write(self, obj, ins.argval, value)
+            return node_writes.write(self, obj, name, value)
         if not isinstance(obj, HeapRef):
             raise NotConvertible(f"attribute assignment on a {type(obj).__name__}")
-        self.heap.write(obj, "attr", ins.argval, value)
+        self.heap.write(obj, "attr", name, value)
 
     def LOAD_METHOD(self, frame: Frame, ins: Instr) -> None:
         """method of an array (op table), a local container or a heap object (inlined)"""
@@ -222,6 +224,8 @@ class Opcodes:
         """operator: op-table op on graph values, Python's on static values"""
         a, b = frame.pop(2)
         symbol = ins.argrepr
+        if symbol.endswith("=") and symbol != "==" and isinstance(a, Tensor) and a.name in self.heap.numpy_scalars:
+            symbol = symbol[:-1]  # a NumPy scalar read from the heap: immutable, ``self.b -= g`` rebinds
         if symbol.endswith("=") and symbol != "==":
             updated = self.heap.inplace(symbol, a, b)
             if updated is not None:

@@ -218,7 +218,9 @@ CONVERSIONS: dict[Any, type | None] = {int: int, float: float, "item": None}
 def to_python(tracer: "Tracer", frame: "Frame", call: Any, how: Any, t: Tensor) -> Any:
     """``int(t)``, ``float(t)`` or ``t.item()`` at the CALL instruction ``call``: the
     constant the profile always saw there, under a value guard; a float that varied as a
-    ``Weak`` graph value; NotConvertible for another value that varied."""
+    ``Weak`` graph value; ``int`` of a float passed on without a store (so never profiled)
+    truncated in the graph under an int64-range guard; NotConvertible for another value
+    that varied. ``.item()`` of a one-element array of any rank converts its element."""
     offset = call.offset
     if t.size != 1:
         raise NotConvertible(f"conversion of an array of shape {t.shape} to a Python scalar")
@@ -229,8 +231,12 @@ def to_python(tracer: "Tracer", frame: "Frame", call: Any, how: Any, t: Tensor) 
     bc = frame.bc
     store = bc.at(bc.next_offset(offset))
     source = bc.source(offset)
+    if how == "item":  # ``(y.T @ v).item()``: the one element of a (1, 1) array (``int``/``float`` need 0-d)
+        t = tracer.em.reshape(t, ())
     if t.ndim == 0 and len(tracer.profile.values.get((bc.code, store.offset), ())) != 1 and _exact_in_graph(pytype, t):
         return weak(op_table.cast(tracer.em, t, PYTHON_DTYPES[pytype]))  # varied, or not recorded: the type step
+    if t.ndim == 0 and store.opname != "STORE_FAST" and pytype is int and t.dtype.kind == "f":
+        return _truncated(tracer, t, source)  # ``f(int(row[0]))``: never recorded
     if store.opname != "STORE_FAST":
         raise NotConvertible(f"{what} of an array value is only converted when stored in a local "
                              "(the profiler records values stored right after the call)")
@@ -258,10 +264,21 @@ def _exact_in_graph(pytype: type, t: Tensor) -> bool:
     return pytype is float or pytype is int and (t.dtype.kind in "ib" or t.dtype.kind == "u" and t.dtype.itemsize < 8)
 
 
+def _truncated(tracer: "Tracer", t: Tensor, source: str) -> Weak:
+    """``int(x)`` of a float graph value: truncated toward zero as Python does, under a guard
+    that ``x`` lies in int64's range (Python's int of a larger float keeps growing; of NaN or
+    infinity it raises: the guard fails and the call runs in Python)."""
+    em = tracer.em
+    x = op_table.cast(em, t, np.dtype(np.float64))
+    inside = registry.call(em, "logical_and", registry.call(em, "greater_equal", x, -(2.0**63)), registry.call(em, "less", x, 2.0**63))
+    tracer.guard(em.scalar_condition(inside), "value", source)
+    return weak(op_table.cast(em, x, np.dtype(np.int64)))
+
+
 def _holds(em: Emitter, t: Tensor, pytype: type, value: Any) -> Tensor:
     """A bool graph value: converting ``t`` to ``pytype`` gives ``value`` (false for NaN)."""
     def apply(name: str, *args: Any) -> Tensor:
-        return registry.apply(em, registry.OPS[name], list(args), {})
+        return registry.call(em, name, *args)
 
     if pytype is int and t.dtype.kind == "f":  # int() truncates: value is the integer part
         x = op_table.cast(em, t, np.dtype(np.float64))

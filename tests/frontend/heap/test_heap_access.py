@@ -124,7 +124,6 @@ def accumulate(x):
 
 
 def test_global_counter_and_running_total():
-    global STEPS, TOTAL
     xs = [rand(3, seed=s) for s in range(5)]
 
     def run(fn):
@@ -512,3 +511,48 @@ def test_a_list_of_objects_argument_is_passed_by_reference_and_guarded():
     assert len(jf.versions) == 2 and "\nimperative:" not in janus.explain(jf), janus.explain(jf)
     mixed = [Affine(1), np.ones(3)]  # not all objects: a plain list argument, as before
     assert not janus.frontend.signature.by_reference(mixed)
+
+
+# ---- returning the object itself (``return self``) ------------------------------------
+class Holder:
+    pass
+
+
+class Standardizer:
+    """A scikit-learn style estimator: ``fit`` stores statistics and returns ``self``."""
+
+    def __init__(self):
+        self.child = Holder()
+
+    def fit(self, X):
+        self.mean_, self.scale_ = X.mean(axis=0), X.std(axis=0) + 1e-8
+        return self
+
+    def fit_loss(self, X):
+        self.fit(X)
+        return self, float(np.abs(self.mean_).sum())
+
+    def fit_child(self, X):
+        self.mean_ = X.mean(axis=0)
+        return self.child
+
+
+def test_fit_returning_self_compiles_and_returns_the_very_object():
+    jf, loss = janus.jit(Standardizer.fit, warmup=1), janus.jit(Standardizer.fit_loss, warmup=1)
+    for k in range(3):
+        X = rand(5, 3, seed=k)
+        jitted, plain = Standardizer(), Standardizer()
+        assert jf(jitted, X) is jitted and plain.fit(X) is plain
+        assert_same(jitted.mean_, plain.mean_) and assert_same(jitted.scale_, plain.scale_)
+        got, want = loss(jitted, X), plain.fit_loss(X)
+        assert got[0] is jitted and got[1] == pytest.approx(want[1])
+    for fn in (jf, loss):
+        assert fn.versions and not fn.fallbacks and sum(v.calls for v in fn.versions.values()) == 2, janus.explain(fn)
+
+
+def test_returning_a_heap_object_read_from_an_attribute_runs_in_python():
+    jf = janus.jit(Standardizer.fit_child, warmup=1, fallback="silent")
+    for k in range(2):
+        model = Standardizer()
+        assert jf(model, rand(5, 3, seed=k)) is model.child
+    assert "returning self.child, a heap object that is not an argument itself" in janus.explain(jf)

@@ -106,3 +106,24 @@ def test_a_location_written_as_a_python_float_then_a_numpy_scalar_compiles_and_k
         np.testing.assert_array_equal(jf(got, g), refit(want, g))
         assert type(got.b) is type(want.b) is np.float64 and got.b == want.b
     assert sum(v.calls for v in jf.versions.values()) >= 2, janus.explain(jf)
+
+
+class Bias:
+    def __init__(self, b):
+        self.w, self.b = np.zeros(3), b
+
+    def update(self, x):
+        self.b -= 0.1 * x.sum()  # a NumPy float64: ``-=`` makes a new scalar and rebinds the attribute
+        self.w -= 0.1 * x * self.b
+        return self.b
+
+
+def test_in_place_op_on_a_varying_numpy_scalar_attribute_rebinds_it_and_compiles():
+    jf = janus.jit(Bias.update, warmup=1)
+    for i in range(5):  # a fresh object per call, its NumPy float64 bias different each time: a graph input
+        got, want, x = Bias(np.float64(0.1 * i)), Bias(np.float64(0.1 * i)), np.arange(3.0) + i
+        result = jf(got, x)
+        assert type(result) is np.float64 and result == pytest.approx(want.update(x), rel=1e-15)
+        assert type(got.b) is np.float64 and got.b == pytest.approx(want.b, rel=1e-15)
+        np.testing.assert_allclose(got.w, want.w, rtol=1e-15)
+    assert sum(v.calls for v in jf.versions.values()) >= 2 and not jf.fallbacks, janus.explain(jf)

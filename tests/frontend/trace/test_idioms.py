@@ -412,6 +412,48 @@ def test_hasattr_false_on_a_heap_object_is_guarded_and_the_attribute_added_later
             assert_same(getattr(got, name), getattr(want, name))
 
 
+# ---- setattr with a static name on heap objects ----------------------------------------
+@dataclasses.dataclass
+class Pair:
+    w: np.ndarray
+    b: np.ndarray
+
+
+class Momentum:
+    def __init__(self):
+        self.p, self.v = Pair(rand(3), rand(3, seed=1)), Pair(np.zeros(3), np.zeros(3))
+
+    def step(self, g):
+        for name in ("w", "b"):
+            v = 0.9 * getattr(self.v, name) - 0.1 * g
+            setattr(self.v, name, v)
+            setattr(self.p, name, getattr(self.p, name) + v)
+        return self.p.w.sum()
+
+
+def test_setattr_with_a_static_name_on_a_heap_object_is_an_attribute_write():
+    plain, jitted = Momentum(), Momentum()
+    jf = janus.jit(Momentum.step, warmup=1)
+    for k in range(3):
+        assert_same(jf(jitted, rand(3, seed=k)), plain.step(rand(3, seed=k)))
+        for part in ("p", "v"):
+            same_record(getattr(jitted, part), getattr(plain, part))
+    (version,) = jf.versions.values()
+    assert not in_python(jf) and not jf.fallbacks and version.calls == 2, janus.explain(jf)
+
+
+def test_setattr_with_a_computed_name_runs_in_python():
+    def store(obj, name, x):
+        setattr(obj, name + "", x * 2)  # a name the trace does not know: Python's setattr
+        return x
+
+    plain, jitted = Pair(rand(2), rand(2)), Pair(rand(2), rand(2))
+    jf = janus.jit(store, warmup=1, fallback="silent")
+    for _ in range(2):
+        assert_same(jf(jitted, "w", rand(2)), store(plain, "w", rand(2)))
+        same_record(jitted, plain)
+
+
 # ---- properties of heap objects --------------------------------------------------------
 class Heads:
     def __init__(self, n_head):
