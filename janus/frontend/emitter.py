@@ -454,6 +454,11 @@ class Emitter:
             return flat
         return self._reassociate("tensor.expand_shape", flat, [list(range(len(shape)))], shape)
 
+    def collapse_leading(self, x: Tensor, k: int) -> Tensor:
+        """``x`` with its first ``k`` dims (static) as one."""
+        groups = [list(range(k)), *([i] for i in range(k, x.ndim))]
+        return self._reassociate("tensor.collapse_shape", x, groups, (int(np.prod(x.shape[:k])), *x.shape[k:]))
+
     def extract_slice(self, x: Tensor, offsets: Sequence[int | str], sizes: Sequence[int | str], strides: Sequence[int],
                       shape: Shape) -> Tensor:
         """The slice of ``x`` at ``offsets`` and ``sizes`` (ints, or ``index`` values), as ``shape``."""
