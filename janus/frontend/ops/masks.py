@@ -32,10 +32,17 @@ _I64 = np.dtype(np.int64)
 _SYMBOLS = itertools.count()
 
 
-def mask_of(key: Any) -> Tensor | None:
-    """The boolean graph array a key is (alone, or alone in a tuple), else None."""
+def is_mask(key: Any) -> bool:
+    """Whether a key is one boolean array (alone, or alone in a tuple): a graph value, or
+    NumPy's on the eager tape."""
     k = key[0] if isinstance(key, tuple) and len(key) == 1 else key
-    return k if isinstance(k, Tensor) and k.dtype.kind == "b" and k.ndim > 0 else None
+    return isinstance(k, (Tensor, np.ndarray)) and k.dtype.kind == "b" and k.ndim > 0
+
+
+def mask_of(key: Any) -> Tensor | None:
+    """The boolean graph array a key is (``is_mask``), else None."""
+    k = key[0] if isinstance(key, tuple) else key
+    return k if isinstance(k, Tensor) and is_mask(key) else None
 
 
 def _rule(args: Args) -> Spec:
