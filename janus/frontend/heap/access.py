@@ -81,6 +81,8 @@ class HeapCell:
 #: round trip before the host can compute with it (``self.t += 1``; ``0.9 ** self.t``).
 #: Bools stay tensors: IREE 3.13 rejects ``tensor.from_elements`` of a run-time ``i1``.
 SCALAR_ABI_KINDS = frozenset("if")
+#: immutable Python values a traced ``list.append`` commits as they are (the version is specialized on them)
+APPENDED_CONSTANTS = (bool, int, float, complex, str, type(None))
 
 
 def holds_ref(value: Any) -> bool:
@@ -184,9 +186,10 @@ class HeapTracker:
         self.methods: dict[tuple[AccessPath, str], Method] = {}
         self.lengths_used: set[AccessPath] = set()  # lists and tuples the trace iterated
         #: heap list -> what the traced code appended to it (``append``), committed onto that very list
-        self.appends: dict[AccessPath, list[Tensor]] = {}
-        #: (list, result index, Python type of a ``Weak`` or None) per appended value, in order (``structure_outputs``)
-        self.append_results: tuple[tuple[AccessPath, int, type | None], ...] = ()
+        self.appends: dict[AccessPath, list[Any]] = {}
+        #: per appended value, in order (``structure_outputs``): (list, result index, Python type
+        #: of a ``Weak`` or None, None), or for a static Python scalar (list, None, None, the scalar)
+        self.append_results: tuple[tuple[AccessPath, int | None, type | None, Any], ...] = ()
         #: objects and arrays by id -> the first path the trace reached them by
         self.identities: dict[int, AccessPath] = {}
         #: a later path to one of them -> that first path (``self.layers[2]`` and ``self.head``: one location)
@@ -416,12 +419,12 @@ class HeapTracker:
         if type(ref.obj) is not list or self.scope is not None or not self.at_root():
             raise NotConvertible(f"list.append() onto {ref.label} inside a data-dependent region or janus.grad function, "
                                  "or onto a list subclass")
-        if not isinstance(value, Tensor) or value.dtype.kind == "u":
+        if not (isinstance(value, Tensor) and value.dtype.kind != "u" or type(value) in APPENDED_CONSTANTS):
             raise NotConvertible(f"appending a {getattr(value, 'dtype', type(value).__name__)} value to {ref.label}: "
-                                 "only signed or float arrays and Python scalars of the graph are appended in a compiled call")
+                                 "only signed or float arrays and Python scalars are appended in a compiled call")
         self.appends.setdefault(ref.path, []).append(value)
 
-    def appended(self) -> list[list[Tensor]]:
+    def appended(self) -> list[list[Any]]:
         """The values appended to heap lists so far (a place the trace's arrays are held)."""
         return list(self.appends.values())
 
@@ -556,8 +559,9 @@ class HeapTracker:
             return constants[id(array)]
 
         self.layouts = {p: heap_struct.layout(v, output, self.labels[p], constant) for p, v in self.structures.items()}
-        self.append_results = tuple((path, output(t), t.python_type if isinstance(t, Weak) else None)
-                                    for path, values in self.appends.items() for t in values)
+        self.append_results = tuple((path, output(v), v.python_type if isinstance(v, Weak) else None, None)
+                                    if isinstance(v, Tensor) else (path, None, None, v)
+                                    for path, values in self.appends.items() for v in values)
         for path in self.appends:  # a list of any length will do, unless the trace used its length
             self._any_length(path)
 

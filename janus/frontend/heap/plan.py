@@ -54,8 +54,9 @@ class HeapPlan:
     outputs: tuple[str, ...]  # result index -> tensor
     labels: dict[AccessPath, str]
     structures: tuple[tuple[AccessPath, heap_struct.Layout], ...] = ()  # tuples/lists written, built here
-    #: (list, result index, Python type or None): a value appended to the list the location held on entry
-    appends: tuple[tuple[AccessPath, int, type | None], ...] = ()
+    #: (list, result index, Python type or None, constant): a value appended to the list the
+    #: location held on entry: a result (as that Python type), or without an index, the constant
+    appends: tuple[tuple[AccessPath, int | None, type | None, Any], ...] = ()
     scalars: tuple[tuple[AccessPath, type], ...] = ()  # Python ints/floats/bools written (``Weak``): their type
     #: (path, first path): a second path to an object or array the trace reached first by another; the
     #: graph uses one location for both, so each call checks they still hold one object
@@ -114,8 +115,9 @@ class HeapPlan:
 
         for path, layout in self.structures:
             _store(path.location(objects), heap_struct.build(layout, leaf))
-        for path, index, python in self.appends:
-            entry[path].append(leaf(index) if python is None else python(leaf(index)))
+        for path, index, python, constant in self.appends:
+            value = constant if index is None else leaf(index)
+            entry[path].append(value if python is None else python(value))
         out = list(results)
         for i, name in enumerate(self.outputs):
             if name in finals:

@@ -53,20 +53,19 @@ def _rule(args: Args) -> Spec:
     if k > x.ndim or mask.shape != x.shape[:k]:
         raise NotConvertible(f"a boolean index of shape {mask.type} for an array {x.type} (NumPy raises IndexError "
                              "unless it has the shape of the leading dims)")
-    if k > 1 and not mask.static:
-        raise NotConvertible("a boolean index of more than one dim with ? dims")
     return (f"masked{next(_SYMBOLS)}", *x.shape[k:]), x.dtype
 
 
 def _lower(em: Emitter, args: Args, spec: Spec) -> Tensor:
     x, mask = args["a"], mask_of(args["key"])
     (symbol, *rest), dtype = spec
+    for d, size in enumerate(mask.shape):
+        if isinstance(size, str):
+            em.bind_dim(size, mask, d)
     if mask.ndim > 1:  # the leading dims as one
-        x = em.collapse_leading(x, mask.ndim)
-        mask = em.reshape(mask, (mask.size,))
+        rows = em.product_dim(mask.shape, f"rows{next(_SYMBOLS)}")
+        x, mask = em.collapse_leading(x, mask.ndim, rows), em.collapse_leading(mask, mask.ndim, rows)
     rows = x.shape[0]
-    if isinstance(rows, str):
-        em.bind_dim(rows, x, 0)
     prefix, count = _inclusive_count(em, cast(em, mask, _I64))
     b = em.scalars()
     em.dims[symbol] = b.index_cast(em.scalar(count), "i64", "index")
