@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import janus
-from janus.frontend.jit import CHEAPER_IN_PYTHON, JitFunction
+from janus.frontend.jit import JitFunction
 from janus.frontend.segments import CallCost
 from tests.helpers import assert_same, returns
 from tests.helpers.coexec import lockstep, segment_calls

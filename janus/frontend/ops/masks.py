@@ -119,7 +119,7 @@ def _scatter_rows(em: Emitter, x: Tensor, places: Tensor, rows: int | str) -> Te
 
 
 MASK_READ = Op("mask_read", operator.getitem, _getitem_bind, _rule, _lower, dynamic=True, vjp=vjp_numpy.getitem_vjp,
-               no_mlir_vjp="its row count is a value: janus-autodiff's scatter gradients need static shapes")
+               no_mlir_vjp="its row count is a value: janus-autodiff differentiates loops of static sizes only")
 registry.register(MASK_READ)
 
 
