@@ -137,6 +137,7 @@ def test_appends_in_a_helper_of_another_module_compile_the_forward():
 def test_printed_output_around_an_append_is_python_s(capsys):
     jf, _, _ = run_in_lockstep(printing, xs(), capsys)
     assert any(v.calls for v in jf.versions.values()), janus.explain(jf)
+    assert "python: print at" in janus.explain(jf) and "list.append" not in janus.explain(jf)  # the print's boundary only
 
 
 def test_a_raise_after_an_append_leaves_one_append_as_python_does():
@@ -146,3 +147,4 @@ def test_a_raise_after_an_append_leaves_one_append_as_python_does():
     jf, plain, jitted = run_in_lockstep(raising, calls)
     assert len(jitted.values) == len(plain.values) == len(calls)
     assert sum(v.calls for v in jf.versions.values()) >= 2, janus.explain(jf)
+    assert_compiled(jf)
