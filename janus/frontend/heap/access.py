@@ -424,6 +424,20 @@ class HeapTracker:
                                  "only signed or float arrays and Python scalars are appended in a compiled call")
         self.appends.setdefault(ref.path, []).append(value)
 
+    def append_marks(self) -> dict[AccessPath, int]:
+        """How many values each heap list has had appended so far (``take_back_appends``)."""
+        return {path: len(values) for path, values in self.appends.items()}
+
+    def take_back_appends(self, marks: dict[AccessPath, int]) -> None:
+        """Forget the appends made after ``marks`` (a callee whose trace failed: it runs in
+        Python, appending itself; the list may have any length then, as at a boundary)."""
+        for path in list(self.appends):
+            if len(self.appends[path]) > marks.get(path, 0):
+                self._any_length(path)
+            del self.appends[path][marks.get(path, 0):]
+            if not self.appends[path]:
+                del self.appends[path]
+
     def appended(self) -> list[list[Any]]:
         """The values appended to heap lists so far (a place the trace's arrays are held)."""
         return list(self.appends.values())

@@ -70,6 +70,27 @@ def raising(state, x):
     return y
 
 
+class Agent:
+    """REINFORCE's ``act``: the observation logged, then an action drawn from the Generator."""
+
+    def __init__(self):
+        self.W = np.arange(12.0).reshape(3, 4) / 10.0
+        self.rng = np.random.default_rng(0)
+        self.observations, self.actions = [], []
+
+    def act(self, x):
+        self.observations.append(x)
+        p = np.exp(x @ self.W)
+        action = self.rng.choice(4, p=p / p.sum())
+        self.actions.append(action)
+        return action
+
+
+def acting(agent, x):
+    h = np.tanh(x) * 2.0
+    return h.sum() + agent.act(h)
+
+
 def run_in_lockstep(fn, calls, capsys=None):
     """``fn`` plain and jitted on two fresh ``Log``s, call by call (``calls``: argument tuples
     after the state): results or exceptions, printed text and the lists agree; the lists stay
@@ -148,3 +169,18 @@ def test_a_raise_after_an_append_leaves_one_append_as_python_does():
     assert len(jitted.values) == len(plain.values) == len(calls)
     assert sum(v.calls for v in jf.versions.values()) >= 2, janus.explain(jf)
     assert_compiled(jf)
+
+
+def test_a_callee_appending_before_a_host_call_runs_in_python_at_its_call():
+    """``act``'s trace appends, then meets the Generator: its appends are taken back and the
+    call of ``act`` is the boundary (Python appends); the lists may grow: one version."""
+    jf = janus.jit(acting, warmup=1, fallback="silent")
+    plain, jitted = Agent(), Agent()
+    for i in range(CALLS + 2):
+        x = np.arange(3.0) / 3.0 + i
+        assert_same(jf(jitted, x), acting(plain, x))
+        assert_same(jitted.observations, plain.observations)
+        assert jitted.actions == plain.actions
+        assert jitted.rng.bit_generator.state == plain.rng.bit_generator.state
+    (version,) = jf.versions.values()
+    assert version.calls == CALLS + 1 and "python: Agent.act at" in janus.explain(jf), janus.explain(jf)
