@@ -20,7 +20,7 @@ import numpy as np
 from janus.dialects import GuardOp
 from janus.dialects.opdef import JanusOp, Typed
 from janus.ir import unit_dims_reassociation
-from janus.frontend.values import ELEMENT_TYPES, EmissionError, NotConvertible, Shape, Tensor, check_dtype, tensor_type
+from janus.frontend.values import ELEMENT_TYPES, EmissionError, NotConvertible, Shape, Tensor, check_dtype, is_static, tensor_type
 
 #: literal arrays larger than this (and not splats) are written as hex bytes, not nested lists
 MAX_LITERAL_SIZE = 4096
@@ -453,6 +453,21 @@ class Emitter:
         if len(shape) == 1:
             return flat
         return self._reassociate("tensor.expand_shape", flat, [list(range(len(shape)))], shape)
+
+    def collapse_leading(self, x: Tensor, k: int, size: int | str) -> Tensor:
+        """``x`` with its first ``k`` dims as one of ``size`` (their product: an int, or a bound symbol)."""
+        groups = [list(range(k)), *([i] for i in range(k, x.ndim))]
+        return self._reassociate("tensor.collapse_shape", x, groups, (size, *x.shape[k:]))
+
+    def product_dim(self, shape: Shape, symbol: str) -> int | str:
+        """The number of elements of ``shape``: an int, or with ``?`` dims ``symbol`` bound to it."""
+        if is_static(shape):
+            return int(np.prod(shape, dtype=np.int64))
+        b, count = self.scalars(), self.index_constant(1)
+        for d in shape:
+            count = b.op("arith.muli", [count, self.dims[d] if isinstance(d, str) else self.index_constant(d)], "index")
+        self.dims[symbol] = count
+        return symbol
 
     def extract_slice(self, x: Tensor, offsets: Sequence[int | str], sizes: Sequence[int | str], strides: Sequence[int],
                       shape: Shape) -> Tensor:

@@ -204,7 +204,7 @@ def _generate(fn: Callable, args: tuple, profile: Profile, shapes: list[tuple] |
     heap = tracer.heap.plan(inputs, outputs)
     work = bool(tracer.functions) or array_work(text)
     idle = not (outputs or tracer.guards or tree_writes or work
-                or heap is not None and (heap.writes or heap.mutated or heap.structures or heap.argument_writes))
+                or heap is not None and (heap.writes or heap.mutated or heap.structures or heap.appends or heap.argument_writes))
     return Graph(text, func_name, shape, tuple(tracer.guards), tuple(tracer.globals_read.values()), tracer.guard_sites,
                  heap, pre_passes, tree_writes, boundary, work, idle)
 

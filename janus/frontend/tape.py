@@ -29,6 +29,7 @@ import numpy as np
 
 from janus.frontend.ops import registry
 from janus.frontend.ops.advanced import is_advanced
+from janus.frontend.ops.masks import is_mask
 from janus.frontend.ops.registry import Op
 from janus.frontend.values import NotConvertible
 
@@ -251,9 +252,10 @@ class Traced:
     __int__ = __index__ = __complex__ = __float__
 
     def __getitem__(self, key: Any) -> Any:
-        """Basic indexing is ``getitem``, advanced indexing ``gather``: the ops a traced call lowers to."""
+        """Basic indexing is ``getitem``, a boolean mask ``mask_read``, other advanced indexing
+        ``gather``: the ops a traced call lowers to."""
         key = unwrap(key)
-        op = registry.OPS["gather" if is_advanced(key) else "getitem"]
+        op = registry.OPS["mask_read" if is_mask(key) else "gather" if is_advanced(key) else "getitem"]
         return self.tape.apply(op, op.name, lambda a, k: a[k], (self, key), {})
 
     def __setitem__(self, key: Any, value: Any) -> None:

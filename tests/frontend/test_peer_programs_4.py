@@ -102,12 +102,16 @@ def test_knn_votes_with_bincount_per_row_compile():
     assert_compiled(predict)
 
 
-def test_kmeans_fit_with_a_boolean_mask_in_a_helper_runs_in_python_with_the_reason():
+def test_kmeans_fit_with_a_boolean_mask_in_a_helper_compiles():
+    """``X[labels == j]`` in a helper called from a list comprehension: a value-sized ``?``
+    dim, its ``len`` a graph value, its mean guarded non-empty; an empty cluster (the
+    helper's other branch) fails the branch's guard, and the next version takes both sides."""
     fit = janus.jit(knn.kmeans_fit, warmup=1, fallback="silent")
-    for _ in range(3):
-        centers = X_TRAIN[:3].copy()
-        same_tree(fit(X_TRAIN, centers), knn.kmeans_fit(X_TRAIN, centers))
-    assert "an index array of dtype bool" in janus.explain(fit)
+    far = np.vstack([X_TRAIN[:2], X_TRAIN[:1] + 100.0])  # the third center wins no point
+    for centers in (X_TRAIN[:3], X_TRAIN[:3], far, far, X_TRAIN[:3]):
+        same_tree(fit(X_TRAIN, centers.copy()), knn.kmeans_fit(X_TRAIN, centers.copy()))
+    assert_compiled(fit)
+    assert list(fit.versions.values())[-1].calls >= 2, janus.explain(fit)
 
 
 # ---- an im2col convolution and a max-pool by loops over windows -----------------------------------------

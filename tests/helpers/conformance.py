@@ -62,6 +62,7 @@ WRITTEN: dict[str, list[str]] = {
     "array": ["np.array([y, y * 2])", "np.array([[x[0, 0], -x[1, 1]], [x[1, 1], x[0, 0]]])", "np.array([[y, y], (y, y)])",
               "np.array([[x[0, 0], 1], [2, x[2, 3]]])"],
     "getitem": ["x[1:, ::2]", "x[..., 1]", "x[None, 2]"],
+    "mask_read": ["x[x > 0]", "y[y != 0]", "x[x[:, 0] > 0]", "x[np.isnan(x)]", "x[x > 100]"],
     "gather": ["x[[0, 2, 0]]", "y[np.array([3, 1])]", "x[:, [0, 2, 0]]", "x[None][:, 1, np.array([[3], [0]])]", "x[:, range(1, 3)]"],
     "copy": ["np.copy(x)"],
     "zeros_like": ["np.zeros_like(x)"],

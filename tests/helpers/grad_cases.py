@@ -106,6 +106,7 @@ CASES: dict[str, Case] = {
     "array": (lambda x, y: np.array([x, y]) * 2.0, [signed(3), signed(3)]),
     "getitem": (lambda x: x[1:3, ::2] * x[1, None, ::2], [signed(3, 4)]),
     "gather": (lambda x: x[[0, 2, 0]] * x[np.array([1, 1, 2]), np.array([0, 3, 3])][:, None], [signed(3, 4)]),
+    "mask_read": (lambda x: (x[x[:, 0] > 0] * 2.0).sum(axis=0) + x[x > 0].sum(), [signed(4, 3)]),
     "zeros_like": (lambda x: np.zeros_like(x) + x * x, [signed(3)]),
     "ones_like": (lambda x: np.ones_like(x) * x, [signed(3)]),
     "full_like": (lambda x, s: np.full_like(x, s) * x, [signed(3), np.float64(0.7)]),

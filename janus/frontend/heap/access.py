@@ -81,6 +81,8 @@ class HeapCell:
 #: round trip before the host can compute with it (``self.t += 1``; ``0.9 ** self.t``).
 #: Bools stay tensors: IREE 3.13 rejects ``tensor.from_elements`` of a run-time ``i1``.
 SCALAR_ABI_KINDS = frozenset("if")
+#: immutable Python values a traced ``list.append`` commits as they are (the version is specialized on them)
+APPENDED_CONSTANTS = (bool, int, float, complex, str, type(None))
 
 
 def holds_ref(value: Any) -> bool:
@@ -183,6 +185,11 @@ class HeapTracker:
         self.mutated: dict[AccessPath, None] = {}
         self.methods: dict[tuple[AccessPath, str], Method] = {}
         self.lengths_used: set[AccessPath] = set()  # lists and tuples the trace iterated
+        #: heap list -> what the traced code appended to it (``append``), committed onto that very list
+        self.appends: dict[AccessPath, list[Any]] = {}
+        #: per appended value, in order (``structure_outputs``): (list, result index, Python type
+        #: of a ``Weak`` or None, None), or for a static Python scalar (list, None, None, the scalar)
+        self.append_results: tuple[tuple[AccessPath, int | None, type | None, Any], ...] = ()
         #: objects and arrays by id -> the first path the trace reached them by
         self.identities: dict[int, AccessPath] = {}
         #: a later path to one of them -> that first path (``self.layers[2]`` and ``self.head``: one location)
@@ -233,6 +240,11 @@ class HeapTracker:
         """The value of ``ref.attr`` / ``ref[key]`` in this call, as the graph sees it."""
         if self.scope is not None:
             return self.scope.read(ref, kind, key)
+        if kind == "item" and ref.path in self.appends:
+            return self._appended_item(ref, key)
+        return self._read(ref, kind, key)
+
+    def _read(self, ref: HeapRef, kind: str, key: Key) -> Any:
         path = ref.path.child(kind, key)
         if path in self.aliases:
             return self.read(*self.parents[self.aliases[path]])
@@ -394,9 +406,64 @@ class HeapTracker:
     def any_length(self, ref: HeapRef) -> None:
         """Drop the length from the spec of a list the trace hands to Python at a segment
         boundary (a log appended to), unless the trace iterated it."""
-        spec = self.checks.get(ref.path)
-        if spec is not None and spec.length is not None and ref.path not in self.lengths_used:
-            self.checks[ref.path] = dataclasses.replace(spec, length=None)
+        self._any_length(ref.path)
+
+    def _any_length(self, path: AccessPath) -> None:
+        spec = self.checks.get(path)
+        if spec is not None and spec.length is not None and path not in self.lengths_used:
+            self.checks[path] = dataclasses.replace(spec, length=None)
+
+    # ---- appends onto heap lists --------------------------------------------------------
+    def append(self, ref: HeapRef, value: Any) -> None:
+        """``ref.append(value)`` onto a list on the heap (``self.X.append(X)``): deferred like a
+        write, so committed after the call (all or nothing, in order) onto that very list, as
+        the object Python would append (``HeapPlan.finish``: the caller's array for an
+        argument, the heap's for a heap array, else a fresh array of the result; a Python
+        scalar of the traced code as its type). Later reads of the list in the call see it."""
+        if type(ref.obj) is not list or self.scope is not None or not self.at_root():
+            raise NotConvertible(f"list.append() onto {ref.label} inside a data-dependent region or janus.grad function, "
+                                 "or onto a list subclass")
+        if not (isinstance(value, Tensor) and value.dtype.kind != "u" or type(value) in APPENDED_CONSTANTS):
+            raise NotConvertible(f"appending a {getattr(value, 'dtype', type(value).__name__)} value to {ref.label}: "
+                                 "only signed or float arrays and Python scalars are appended in a compiled call")
+        self.appends.setdefault(ref.path, []).append(value)
+
+    def append_marks(self) -> dict[AccessPath, int]:
+        """How many values each heap list has had appended so far (``take_back_appends``)."""
+        return {path: len(values) for path, values in self.appends.items()}
+
+    def take_back_appends(self, marks: dict[AccessPath, int]) -> None:
+        """Forget the appends made after ``marks`` (a callee whose trace failed: it runs in
+        Python, appending itself; the list may have any length then, as at a boundary)."""
+        for path in list(self.appends):
+            if len(self.appends[path]) > marks.get(path, 0):
+                self._any_length(path)
+            del self.appends[path][marks.get(path, 0):]
+            if not self.appends[path]:
+                del self.appends[path]
+
+    def appended(self) -> list[list[Any]]:
+        """The values appended to heap lists so far (a place the trace's arrays are held)."""
+        return list(self.appends.values())
+
+    def list_length(self, ref: HeapRef) -> int:
+        """``len`` of a heap list, appends of this call included; the version assumes its entry length."""
+        self.lengths_used.add(ref.path)
+        return len(ref.obj) + len(self.appends.get(ref.path, ()))
+
+    def _appended_item(self, ref: HeapRef, key: Key) -> Any:
+        """``ref[key]`` of a list appended to in this call: an appended value, or an entry item
+        (where which one it is depends on the entry length, the version assumes that length)."""
+        pending = self.appends[ref.path]
+        if type(key) is not int:
+            raise NotConvertible(f"indexing {ref.label} with a {type(key).__name__} after appending to it")
+        if -len(pending) <= key < 0:
+            return pending[key]
+        index = key + self.list_length(ref) if key < 0 else key
+        entry = len(ref.obj)
+        if not 0 <= index < entry + len(pending):
+            raise NotConvertible(f"index {key} is out of range for {ref.label} (Python raises IndexError)")
+        return pending[index - entry] if index >= entry else self._read(ref, "item", index)
 
     def load_global(self, namespace: dict, name: str, value: Any) -> tuple[bool, Any]:
         """(handled, value) for ``LOAD_GLOBAL``: globals written in this trace and mutable ones
@@ -523,6 +590,11 @@ class HeapTracker:
             return constants[id(array)]
 
         self.layouts = {p: heap_struct.layout(v, output, self.labels[p], constant) for p, v in self.structures.items()}
+        self.append_results = tuple((path, output(v), v.python_type if isinstance(v, Weak) else None, None)
+                                    if isinstance(v, Tensor) else (path, None, None, v)
+                                    for path, values in self.appends.items() for v in values)
+        for path in self.appends:  # a list of any length will do, unless the trace used its length
+            self._any_length(path)
 
     def plan(self, inputs: list[Tensor], outputs: list[Tensor]) -> HeapPlan | None:
         """What each call must check and commit beyond the runtime's manifest; None without heap access."""
@@ -540,6 +612,7 @@ class HeapTracker:
             outputs=tuple(t.name for t in outputs),
             labels=dict(self.labels),
             structures=tuple(self.layouts.items()),
+            appends=self.append_results,
             scalars=tuple((path, t.python_type if isinstance(t, Weak) else t.dtype.type) for path, t in self.written.items()
                           if isinstance(t, Weak) or isinstance(t, Tensor) and self.scalar_abi.get(path) and not t.shape),
             aliases=tuple(self.aliases.items()),

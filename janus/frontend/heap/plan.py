@@ -54,6 +54,9 @@ class HeapPlan:
     outputs: tuple[str, ...]  # result index -> tensor
     labels: dict[AccessPath, str]
     structures: tuple[tuple[AccessPath, heap_struct.Layout], ...] = ()  # tuples/lists written, built here
+    #: (list, result index, Python type or None, constant): a value appended to the list the
+    #: location held on entry: a result (as that Python type), or without an index, the constant
+    appends: tuple[tuple[AccessPath, int | None, type | None, Any], ...] = ()
     scalars: tuple[tuple[AccessPath, type], ...] = ()  # Python ints/floats/bools written (``Weak``): their type
     #: (path, first path): a second path to an object or array the trace reached first by another; the
     #: graph uses one location for both, so each call checks they still hold one object
@@ -112,6 +115,9 @@ class HeapPlan:
 
         for path, layout in self.structures:
             _store(path.location(objects), heap_struct.build(layout, leaf))
+        for path, index, python, constant in self.appends:
+            value = constant if index is None else leaf(index)
+            entry[path].append(value if python is None else python(value))
         out = list(results)
         for i, name in enumerate(self.outputs):
             if name in finals:
@@ -129,7 +135,7 @@ class HeapPlan:
         or structures; no written value that is an entry array or an argument; no result
         that is a written or entry array. A version's fused call commits such writes itself."""
         finals = {name for _, name in self.writes}
-        return (bool(self.writes) and not (self.mutated or self.structures or self.argument_writes)
+        return (bool(self.writes) and not (self.mutated or self.structures or self.appends or self.argument_writes)
                 and all(path.steps and path.steps[-1][0] == "attr" for path, _ in self.writes)
                 and not finals & (self.owners.keys() | self.arguments.keys())
                 and not any(name in finals or name in self.owners for name in self.outputs))
@@ -138,7 +144,7 @@ class HeapPlan:
     def inert(self) -> bool:
         """``finish`` has nothing to do: no writes, in-place updates or structures, and no
         result that is an entry array (the common case of a call that only reads the heap)."""
-        return not (self.mutated or self.writes or self.structures or self.argument_writes
+        return not (self.mutated or self.writes or self.structures or self.appends or self.argument_writes
                     or any(name in self.owners for name in self.outputs))
 
     @functools.cached_property

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from janus.frontend.ops import advanced
+from janus.frontend.ops import masks
 from janus.frontend.ops import registry
 from janus.frontend.ops.op_table import slice_plan
 from janus.frontend.values import NotConvertible, Tensor
@@ -31,7 +32,10 @@ def has_bool_mask(key: Any) -> bool:
 
 
 def getitem(tracer: "Tracer", x: Tensor, key: Any) -> Tensor:
-    """``x[key]`` where some indices are 0-d integer graph values (the rest static)."""
+    """``x[key]`` where some indices are 0-d integer graph values (the rest static), a boolean
+    mask (``masks``) or integer arrays (``advanced``)."""
+    if masks.mask_of(key) is not None:
+        return masks.read(tracer.em, x, key)
     if advanced.is_advanced(key):
         return advanced.gather(tracer, x, key)
     key = key if isinstance(key, tuple) else (key,)

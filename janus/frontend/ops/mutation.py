@@ -318,7 +318,7 @@ def replace(tracer: "Tracer", old: Tensor, new: Tensor, what: str) -> None:
         raise NotConvertible(f"{what} on an array that may be a view of another array (slice, reshape, transpose)")
     heap = tracer.heap
     stored = [path for path, v in heap.values.items() if v is old and path in heap.written]  # ``self.w = np.zeros(d)``
-    if found_in([v for path, v in heap.values.items() if path not in stored], old):
+    if found_in([v for path, v in heap.values.items() if path not in stored] + heap.appended(), old):
         raise NotConvertible(f"{what} on an array also stored on the heap in this call (inside a list, tuple or dict)")
     if found_in(tracer.tree_state.stored, old):
         raise NotConvertible(f"{what} on an array also stored on a tree node in this call")
@@ -400,7 +400,7 @@ def _substitute_frames(frames: list["Frame"], old: Tensor, new: Tensor, what: st
 def _roots(tracer: "Tracer") -> list[Any]:
     frames = tracer.frames
     return [[f.locals for f in frames], [f.stack for f in frames], [f.cells for f in frames], list(tracer.heap.values.values()),
-            list(tracer.tree_state.stored)]
+            list(tracer.tree_state.stored), tracer.heap.appended()]
 
 
 def _substitute(container: Any, old: Tensor, new: Tensor, what: str, rebuilt: dict[int, tuple] | None = None) -> None:

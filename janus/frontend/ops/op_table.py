@@ -303,6 +303,8 @@ def reduction(
             raise NotConvertible("keepdims must be a static bool")
         if not empty_ok and any(shape[i] == 0 or isinstance(shape[i], str) for i in axes):
             raise NotConvertible(f"{name} of an empty (or possibly empty ?) axis")
+        if mean and any(shape[i] == 0 for i in axes):
+            raise NotConvertible(f"{name} of an empty axis ({EMPTY_MEAN})")
         kept = tuple(1 if i in axes else d for i, d in enumerate(shape) if args["keepdims"] or i not in axes)
         return kept, result_dtype(eager, sample(args["a"]), axis=args["axis"], keepdims=args["keepdims"])
 
@@ -316,7 +318,7 @@ def reduction(
         r = em.generic(x.ndim, axes, [(x, every)], init, [f"d{i}" for i in kept],
                        lambda b, a: combine(b, acc, [b.cast(a[0], x.dtype, acc), a[1]]))
         if mean:
-            count = _element_count(em, [x.shape[i] for i in axes], acc)
+            count = _element_count(em, [x.shape[i] for i in axes], acc, f"{name} over ? dims of a non-empty slice ({EMPTY_MEAN})")
             r = em.elementwise([r], r.shape, acc, lambda b, a: b.op("arith.divf", [a[0], count or b.constant(
                 int(np.prod([x.shape[i] for i in axes])), acc)], acc))
         if acc != dtype:
@@ -327,17 +329,24 @@ def reduction(
     return Op(name, eager, _reduce_bind, rule, lower, dynamic=True, vjp=vjp, **story)
 
 
-def _element_count(em: Emitter, sizes: Shape, dtype: np.dtype) -> str | None:
+#: why a mean over no element is left to Python: NumPy warns there (the graph would only give the NaN)
+EMPTY_MEAN = "NumPy warns 'Mean of empty slice' and gives NaN"
+
+
+def _element_count(em: Emitter, sizes: Shape, dtype: np.dtype, nonempty_guard: str = "") -> str | None:
     """The number of elements of ``sizes`` with ``?`` dims as a ``dtype`` value computed
-    before the regions that use it (as NumPy's ``int`` count converts); None when static."""
+    before the regions that use it (as NumPy's ``int`` count converts); None when static.
+    ``nonempty_guard``: the source of a guard that the count is not zero."""
     if is_static(sizes):
         return None
-    b = em.scalars()
-    count = b.constant(int(np.prod([d for d in sizes if not isinstance(d, str)])), np.dtype(np.int64))
+    b, i64 = em.scalars(), np.dtype(np.int64)
+    count = b.constant(int(np.prod([d for d in sizes if not isinstance(d, str)])), i64)
     for d in sizes:
         if isinstance(d, str):
-            count = b.op("arith.muli", [count, b.index_cast(em.dims[d], "index", "i64")], np.dtype(np.int64))
-    return b.cast(count, np.dtype(np.int64), dtype)
+            count = b.op("arith.muli", [count, b.index_cast(em.dims[d], "index", "i64")], i64)
+    if nonempty_guard:
+        em.guard(b.cmp(i64, ("", "ne", ""), count, b.constant(0, i64)), "raise", nonempty_guard)
+    return b.cast(count, i64, dtype)
 
 
 def _extreme(sign: int) -> Callable[[np.dtype], Any]:

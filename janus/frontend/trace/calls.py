@@ -59,6 +59,8 @@ class Calls:
         if special is not loops.NOT_HANDLED:
             return special
         traced = contains_tensor(args) or contains_tensor(kwargs)
+        if isinstance(fn, HostMethod) and fn.name == "append" and isinstance(fn.obj, HeapRef) and len(args) == 1 and not kwargs:
+            return self.heap.append(fn.obj, args[0])  # committed after the call, onto that very list
         if isinstance(fn, HostMethod):
             raise NotConvertible(f"{fn.describe()}() is a method of a host object (it runs in Python)")
         if isinstance(fn, BoundTensorMethod) and fn.name in mutation.ARRAY_MUTATORS or _local_array_mutator(self, fn):
@@ -217,8 +219,7 @@ class Calls:
         if isinstance(value, trees.SymChildren):
             return trees.children_items(self, value)
         if isinstance(value, HeapRef) and type(value.obj) in (list, tuple):  # its length is part of its spec
-            self.heap.lengths_used.add(value.path)
-            return [self.heap.read(value, "item", i) for i in range(len(value.obj))]
+            return [self.heap.read(value, "item", i) for i in range(self.heap.list_length(value))]
         if isinstance(value, HeapRef) and type(value.obj) in DICTS:  # its keys, which the version then assumes
             return self.heap.dict_keys(value)
         try:
@@ -241,8 +242,7 @@ class Calls:
             ref = args[0]
             if type(ref.obj) in DICTS:
                 return len(self.heap.dict_keys(ref))
-            self.heap.lengths_used.add(ref.path)
-            return len(ref.obj)
+            return self.heap.list_length(ref)
         items = [self.iterate(a) if _heap_container(a) or isinstance(a, (Tensor, trees.SymChildren)) else a for a in args]
         result = fn(*items, **kwargs)
         generators.check_consumed(items, fn.__name__)

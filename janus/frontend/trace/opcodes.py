@@ -358,8 +358,9 @@ class Opcodes:
             frame.stack.append(container[key])
 
     def _dynamic_item(self, frame: Frame, ins: Instr, container: Tensor, key: Any) -> Any:
-        """``x[key]`` with graph values in ``key``; a boolean mask read (``x[x > 0]``: its length
-        depends on the values) is a segment boundary, where Python indexes the real arrays."""
+        """``x[key]`` with graph values in ``key``; a boolean mask read the op table does not
+        compile (``x[mask, 1:]``: its length depends on the values) is a segment boundary,
+        where Python indexes the real arrays."""
         try:
             return indexing.getitem(self, container, key)
         except NotConvertible as e:

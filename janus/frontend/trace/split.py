@@ -265,7 +265,8 @@ class Attempt:
 
     def __init__(self, tracer: "Tracer", fn: Any, args: list, kwargs: dict) -> None:
         heap = tracer.heap
-        self.writes = (len(heap.written), len(heap.structures), len(heap.mutated))
+        self.writes = _write_counts(heap)
+        self.appended = heap.append_marks()
         self.handed: list[tuple[Any, Any]] = []
         if _traced(fn):
             for value in (*args, *kwargs.values()):
@@ -285,13 +286,20 @@ class Attempt:
             self.handed.append((value, _snapshot(value)))
 
     def left_changes(self, tracer: "Tracer") -> str | None:
-        """Why the failed call cannot simply run in Python now (None: nothing was changed)."""
+        """Why the failed call cannot simply run in Python now (None: nothing was changed).
+        Its appends onto heap lists are taken back (they emitted nothing): Python makes them."""
         heap = tracer.heap
-        if (len(heap.written), len(heap.structures), len(heap.mutated)) != self.writes:
+        heap.take_back_appends(self.appended)
+        if _write_counts(heap) != self.writes:
             return "the callee's trace wrote the heap before it failed"
         if not all(_same(_snapshot(value), before) for value, before in self.handed):
             return "the callee's trace changed a list, dict or iterator it was handed"
         return None
+
+
+def _write_counts(heap: Any) -> tuple[int, ...]:
+    """How many writes of each kind the trace made on the shadow heap so far."""
+    return len(heap.written), len(heap.structures), len(heap.mutated)
 
 
 def _snapshot(value: Any) -> list:

@@ -167,6 +167,7 @@ def test_every_table_entry_is_exercised() -> None:
     covered |= {"empty", "eye", "identity", "linspace", "tri", "finfo", "iinfo", "logspace"}
     covered |= set(UFUNC_NAMES) | set(CONFORMANCE_ONLY)  # tests/frontend/ops/test_conformance.py
     covered.add("gather")  # advanced indexing: tests/frontend/ops/test_advanced_indexing.py
+    covered.add("mask_read")  # boolean masks: tests/frontend/ops/test_masks.py
     covered.add("bincount")  # tests/frontend/ops/test_counting.py
     assert covered == set(OPS)
 
