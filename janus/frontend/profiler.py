@@ -140,7 +140,9 @@ class _Observer:
         self.outcomes: set[tuple[Site, bool]] = set()  # the ways branches went in this run
         self.live: set[FrameType] = set()  # observed frames not returned (or yielded) yet
         self.quiet: dict[CodeType, int] = {}  # code -> its frames started since it last taught something
-        self.skipped: set[CodeType] = set()  # codes whose frames run unobserved for the rest of the run
+        #: id -> code whose frames run unobserved for the rest of the run (by id: a code object
+        #: hashes its bytecode and constants on every lookup; held, so no id is reused)
+        self.skipped: dict[int, CodeType] = {}
 
     @staticmethod
     def observed(frame: FrameType) -> bool:
@@ -153,23 +155,23 @@ class _Observer:
 
     def start(self, frame: FrameType) -> bool:
         """A frame starts (or a generator resumes): whether it is observed. A frame of a code
-        gone quiet (``QUIET_FRAMES``) is not; the call site of an observed caller is recorded."""
+        gone quiet (``QUIET_FRAMES``) is not, nor recorded as a callee: its first frames
+        recorded the call sites that the graph generator reads (a code calling itself)."""
         code = frame.f_code
-        if code not in self.skipped:
-            quiet = self.quiet.get(code, 0)
-            if not self.observed(frame):
-                self.skipped.add(code)
-            elif QUIET_FRAMES is None or quiet < QUIET_FRAMES:
-                self.quiet[code] = quiet + 1
-                self.live.add(frame)
-                self.enter(frame)
-                return True
-            else:
-                self.skipped.add(code)
-                self.profile.unobserved.add(code)
-        if frame.f_back in self.live:
-            self.called(frame.f_back, code)
-        return False
+        if id(code) in self.skipped:
+            return False
+        quiet = self.quiet.get(code, 0)
+        if not self.observed(frame):
+            self.skipped[id(code)] = code
+            return False
+        if QUIET_FRAMES is not None and quiet >= QUIET_FRAMES:
+            self.skipped[id(code)] = code
+            self.profile.unobserved.add(code)
+            return False
+        self.quiet[code] = quiet + 1
+        self.live.add(frame)
+        self.enter(frame)
+        return True
 
     def learned(self, code: CodeType) -> None:
         """The profile learned something new about ``code``: its frames are observed again for
@@ -258,11 +260,8 @@ class _SetTrace:
 
     def __init__(self, observer: _Observer) -> None:
         self.observer = observer
-        self.skipped, self.live = observer.skipped, observer.live
 
     def on_call(self, frame: FrameType, event: str, arg: Any) -> Callable | None:
-        if frame.f_code in self.skipped and frame.f_back not in self.live and frame.f_trace is None:
-            return None  # most frames of a deep recursion: ``start`` says the same, at half the cost
         if event != "call":
             return None
         if not self.observer.start(frame):
@@ -297,22 +296,25 @@ class _Monitoring:
 
     def __init__(self, observer: _Observer) -> None:
         self.observer = observer
-        self.watched: set[CodeType] = set()  # codes whose INSTRUCTION events were on in this run
-        self.on: set[CodeType] = set()  # codes whose INSTRUCTION events are on now
+        self.skipped = observer.skipped
+        self.watched: dict[int, CodeType] = {}  # id -> code whose INSTRUCTION events were on in this run
+        self.on: set[int] = set()  # ids of the codes whose INSTRUCTION events are on now
 
     def switch(self, code: CodeType, on: bool) -> None:
         """INSTRUCTION events of ``code`` on or off."""
-        if (code in self.on) != on:
-            sys.monitoring.set_local_events(self.tool, code, sys.monitoring.events.INSTRUCTION if on else 0)
-            if on:
-                self.on.add(code)
-                self.watched.add(code)
-            else:
-                self.on.discard(code)
+        sys.monitoring.set_local_events(self.tool, code, sys.monitoring.events.INSTRUCTION if on else 0)
+        if on:
+            self.on.add(id(code))
+            self.watched[id(code)] = code
+        else:
+            self.on.discard(id(code))
 
     def start(self, code: CodeType, offset: int) -> None:
         """A frame starts or resumes (as settrace's call event)."""
-        self.switch(code, self.observer.start(sys._getframe(1)))
+        key = id(code)
+        observed = key not in self.skipped and self.observer.start(sys._getframe(1))
+        if observed != (key in self.on):
+            self.switch(code, observed)
 
     def instruction(self, code: CodeType, offset: int) -> None:
         frame = sys._getframe(1)
@@ -320,15 +322,22 @@ class _Monitoring:
             self.observer.instruction(frame, offset)
 
     def returned(self, code: CodeType, offset: int, value: Any) -> None:
-        frame = sys._getframe(1)
-        if frame in self.observer.live:
-            self.observer.leave(frame, value)
-        caller = frame.f_back
-        if caller is not None and caller.f_code in self.watched:  # its code's events as its frame wants them
-            self.switch(caller.f_code, caller in self.observer.live)
+        self.left(sys._getframe(1), value)
 
     def unwound(self, code: CodeType, offset: int, exception: BaseException) -> None:
-        self.returned(code, offset, None)
+        self.left(sys._getframe(1), None)
+
+    def left(self, frame: FrameType, value: Any) -> None:
+        """``frame`` returns, yields or unwinds: an observed caller whose code's events are off
+        gets them back. (An unobserved caller's are off already: its code went quiet before
+        it started, so no frame of that code below it switched them on.)"""
+        live = self.observer.live
+        if frame in live:
+            self.observer.leave(frame, value)
+        if len(self.on) < len(self.watched):  # some code's events are off
+            caller = frame.f_back
+            if caller in live and id(caller.f_code) not in self.on:
+                self.switch(caller.f_code, True)
 
     def __enter__(self) -> None:
         monitoring = sys.monitoring
@@ -350,7 +359,7 @@ class _Monitoring:
         if self.tool is None:
             return
         monitoring.set_events(self.tool, 0)
-        for code in self.watched:
+        for code in self.watched.values():
             monitoring.set_local_events(self.tool, code, 0)
         monitoring.free_tool_id(self.tool)
 
