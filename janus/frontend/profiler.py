@@ -15,12 +15,12 @@ treats NumPy calls as ops, not as bytecode.
 
 A deep recursion observed frame by frame costs about 2000x its plain run (fib(25): 250,000
 frames), while its deeper frames add counts, not knowledge: a code object's frames stop being
-observed for the rest of a run once ``QUIET_FRAMES`` of them in a row taught the profile nothing
-new about it (``Profile.unobserved`` names those codes). What the graph
-generator reads is the key sets (the ways a branch went, the trip counts and values seen, the
-callees, the return kinds), and of them what the observed frames saw: a side only unobserved
-frames took is speculated away under a guard like any side profiling never saw (a failing guard
-reruns the call in Python, and a guard failing ``MAX_FAILURES`` times unspeculates its site).
+observed for the rest of a run once ``QUIET_FRAMES`` of them in a row taught the profile
+nothing new about it (``Profile.unobserved`` names those codes). The graph generator reads
+key sets (the ways a branch went, the trip counts and values seen, the callees, the return
+kinds; ``branch_runs`` per run), not counts, and of them what the observed frames saw: a side
+only unobserved frames took is speculated away under a guard, like any side profiling never
+saw (a failing guard reruns the call in Python; failing ``MAX_FAILURES`` times unspeculates it).
 """
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ DEEP_TUPLE = ("tuple nested deeper than %d" % MAX_SUMMARY_DEPTH,)
 
 #: a code object's frames are observed until this many of them in a row (in the order they
 #: start or resume) taught the profile nothing new about it; its further frames in the run
-#: run unobserved. Python's default recursion limit: a quiet stretch outlasts any one descent
-#: to a base case. None: every frame is observed.
+#: run unobserved. Python's default recursion limit: no chain of nested frames is longer, so
+#: a quiet stretch reaches at least one base case of a recursion. None: every frame is observed.
 QUIET_FRAMES: int | None = 1000
 
 #: modules whose code is never observed besides NumPy's (see ``_Observer.observed``)
