@@ -46,12 +46,13 @@ def tree_workloads() -> dict[str, tuple[Callable, tuple]]:
 
 def load_baseline(rev: str) -> ModuleType:
     """``profiler.py`` of ``rev`` as a module of its own, sharing this one's ``RUNNING`` (the jit
-    functions ask this module whether a profiled run is in progress)."""
+    functions ask this module whether a profiled run is in progress). Not registered, but
+    named as this one, whose frames (``profiling()``) it then does not observe either."""
     text = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:janus/frontend/profiler.py"],
                           check=True, capture_output=True, text=True).stdout
     path = Path(tempfile.mkdtemp()) / "baseline_profiler.py"
     path.write_text(text)
-    spec = importlib.util.spec_from_file_location("baseline_profiler", path)
+    spec = importlib.util.spec_from_file_location(profiler.__name__, path)
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     module.RUNNING = profiler.RUNNING
