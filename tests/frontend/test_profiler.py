@@ -7,6 +7,7 @@ import sys
 import numpy as np
 import pytest
 
+from janus.frontend import profiler
 from janus.frontend.trace.bytecode import decode
 from janus.frontend.profiler import DEEP_TUPLE, MAX_SUMMARY_DEPTH, Profile, run_profiled, summarize
 
@@ -84,3 +85,104 @@ def test_summaries_of_deeply_nested_tuples_stop_at_a_depth():
         assert summary[0] == "tuple" and summary[1][0] == ("ndarray", "float32", (2,))
         summary = summary[1][1]
     assert summary == DEEP_TUPLE
+
+
+# -- deep recursion: a code's frames stop being observed once they go quiet (QUIET_FRAMES) -----
+
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+
+def tak(x, y, z):
+    if y < x:
+        return tak(tak(x - 1, y, z), tak(y - 1, z, x), tak(z - 1, x, y))
+    return z
+
+
+def counting_instructions(monkeypatch) -> list[int]:
+    """The profiler's instruction events from now on, counted (one list item: the count)."""
+    count = [0]
+    instruction = profiler._Observer.instruction
+
+    def counted(self, frame, reported):
+        count[0] += 1
+        return instruction(self, frame, reported)
+
+    monkeypatch.setattr(profiler._Observer, "instruction", counted)
+    return count
+
+
+def key_sets(p: Profile) -> dict:
+    """What the graph generator reads from a profile: the keys seen per site (runs per side)."""
+    return {name: {site: set(seen) for site, seen in getattr(p, name).items()}
+            for name in ("branches", "trip_counts", "values", "callees", "returns")} | \
+        {"branch_runs": {site: dict(runs) for site, runs in p.branch_runs.items()}}
+
+
+def profiled_twice(fn, args, quiet, monkeypatch) -> Profile:
+    monkeypatch.setattr(profiler, "QUIET_FRAMES", quiet)
+    p = Profile()
+    for _ in range(2):
+        assert run_profiled(fn, args, {}, p) == fn(*args)
+    return p
+
+
+def test_a_deep_recursion_is_observed_in_a_bounded_number_of_instructions(monkeypatch):
+    """fib(20) makes 21,891 frames of about 12 instructions: observed until 1000 frames in a
+    row taught nothing new, the rest run untraced."""
+    count = counting_instructions(monkeypatch)
+    p = Profile()
+    assert run_profiled(fib, (20,), {}, p) == 6765
+    assert count[0] < 15_000 and p.unobserved == {fib.__code__}
+    jump = (fib.__code__, _conditional_jump(fib).offset)
+    assert set(p.branches[jump]) == {True, False}  # the base case and the recursive case were both seen
+    assert set(p.returns[fib.__code__]) == {("int",)}
+
+
+@pytest.mark.parametrize("fn, args", [(fib, (14,)), (tak, (12, 8, 4))], ids=["fib", "tak"])
+def test_a_quiet_recursion_profile_has_the_key_sets_of_a_full_one(fn, args, monkeypatch):
+    """Truncated at 30 quiet frames, the profile has what the full one has, in fewer events."""
+    count = counting_instructions(monkeypatch)
+    full = profiled_twice(fn, args, None, monkeypatch)
+    events = count[0]
+    quiet = profiled_twice(fn, args, 30, monkeypatch)
+    assert key_sets(quiet) == key_sets(full)
+    assert quiet.unobserved == {fn.__code__} and not full.unobserved
+    assert count[0] - events < events / 4
+
+
+def count_down_loop(n):
+    total = 0
+    while n > 0:
+        total = total + helper(n)
+        n = n - 1
+    return total
+
+
+def helper(n):
+    return n if n % 2 else -n
+
+
+def test_a_long_loop_in_one_frame_is_observed_to_the_end(monkeypatch):
+    """Only frames count towards a quiet code: a loop in one frame keeps its trip count; its
+    helper called 200 times goes quiet after 10 and its call site is still recorded."""
+    p = profiled_twice(count_down_loop, (200,), 10, monkeypatch)
+    back_edge = next(i for i in decode(count_down_loop.__code__).instrs
+                     if i.is_conditional_jump and i.target < i.offset)
+    assert p.trip_count((count_down_loop.__code__, back_edge.offset)) == 200
+    assert p.unobserved == {helper.__code__}
+    assert any(site[0] is count_down_loop.__code__ and helper.__code__ in callees
+               for site, callees in p.callees.items())
+
+
+def counter(n):
+    for i in range(n):
+        yield i if i % 3 else -i
+
+
+def test_a_generator_resumed_after_its_code_went_quiet_runs_unobserved(monkeypatch):
+    """Resumes count as frames: the generator's frame, observed at first, is not once its
+    code went quiet; the values are Python's."""
+    p = profiled_twice(lambda n: sum(counter(n)), (100,), 10, monkeypatch)
+    assert counter.__code__ in p.unobserved
+    assert sys.gettrace() is None
