@@ -14,7 +14,8 @@ IREE fuses a chain of elementwise consumers into one op (``t = a + s[i]; u = t +
 through a transpose), so a reduction result read by two elementwise ops over the same number of
 loops (or by two, one of them through a reshape, transpose or broadcast) is isolated:
 ``util.optimization_barrier`` on the result keeps it out of its consumers' dispatch. That costs
-one dispatch where it applies; ``logsumexp``'s max, read by a 2-d and a 1-d op, is left alone.
+one dispatch where it applies; ``logsumexp``'s max, read by a 2-d and a 1-d op, is left alone,
+and so is a result with ``?`` dims (``_static``).
 """
 
 from __future__ import annotations
@@ -71,6 +72,12 @@ def read_at_two_indices(value: ir.Value) -> bool:
     return any(len(found) > 1 for found in groups.values())
 
 
+def _static(value: ir.Value) -> bool:
+    """A barrier on a tensor with ``?`` dims stops IREE resolving them ("'tensor.dim' op unexpected
+    during shape cleanup"), and with ``?`` dims the fused dispatch computed right: left alone."""
+    return ir.ShapedType(value.type).has_static_shape
+
+
 def _isolate(op: ir.Operation, value: ir.Value) -> None:
     with op.location, ir.InsertionPoint.after(op):
         barrier = ir.Operation.create("util.optimization_barrier", results=[value.type], operands=[value])
@@ -100,5 +107,5 @@ class IsolateReductionsReadTwice(ModulePass):
     def apply(self, module_op: ir.Operation) -> None:
         for reduction in _reductions(module_op):
             for value in reduction.results:
-                if read_at_two_indices(value):
+                if _static(value) and read_at_two_indices(value):
                     _isolate(reduction, value)

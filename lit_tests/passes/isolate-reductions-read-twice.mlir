@@ -139,3 +139,29 @@ func.func @logsumexp_max(%x: tensor<3x2xf64>, %l: tensor<3xf64>) -> (tensor<3x2x
   } -> tensor<3xf64>
   return %d, %r : tensor<3x2xf64>, tensor<3xf64>
 }
+
+// With ? dims a barrier would stop IREE resolving them (and that dispatch computed right): none.
+
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK-NOT: util.optimization_barrier
+// CHECK: return
+func.func @dynamic_rows(%x: tensor<?x2xf64>, %a: tensor<?x?xf64>) -> tensor<?x?xf64> {
+  %c = arith.constant 0.0 : f64
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x2xf64>
+  %0 = tensor.empty(%n) : tensor<?xf64>
+  %1 = linalg.fill ins(%c : f64) outs(%0 : tensor<?xf64>) -> tensor<?xf64>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<?x2xf64>) outs(%1 : tensor<?xf64>) {
+  ^bb0(%in: f64, %out: f64):
+    %t = arith.addf %in, %out : f64
+    linalg.yield %t : f64
+  } -> tensor<?xf64>
+  %e = tensor.empty(%n, %n) : tensor<?x?xf64>
+  %r = linalg.generic {indexing_maps = [#id, #row, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%a, %s, %s : tensor<?x?xf64>, tensor<?xf64>, tensor<?xf64>) outs(%e : tensor<?x?xf64>) {
+  ^bb0(%in: f64, %i: f64, %j: f64, %out: f64):
+    %t = arith.addf %in, %i : f64
+    %u = arith.addf %t, %j : f64
+    linalg.yield %u : f64
+  } -> tensor<?x?xf64>
+  return %r : tensor<?x?xf64>
+}

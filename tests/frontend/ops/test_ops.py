@@ -19,7 +19,7 @@ UFUNC_NAMES = [op.name for op in UFUNCS]
 #: entries tested by the conformance suite alone
 CONFORMANCE_ONLY = ("average", "vstack", "hstack", "einsum", "inner", "tensordot", "trace", "argmax", "argmin", "ravel", "squeeze", "expand_dims", "swapaxes", "moveaxis", "prod", "all", "any", "var", "std",
                     "flip", "fliplr", "flipud", "roll", "tile", "repeat", "take", "triu", "tril", "broadcast_to", "diagonal", "diag",
-                    "cumsum", "cumprod", "norm", "kron", "flatten", "split", "array_split",
+                    "cumsum", "cumprod", "norm", "kron", "diagflat", "flatten", "split", "array_split",
                     "take_along_axis", "sort", "argsort", "hsplit", "vsplit", "diff", "nan_to_num",
                     "rot90", "column_stack", "dstack", "isclose", "empty_like",
                     "median", "quantile", "percentile", "nansum", "nanmean", "nanmax", "nanmin", "nanargmax", "nanargmin", "ptp",
