@@ -24,6 +24,7 @@ from typing import Iterator
 
 from janus.ir import ir
 from janus.passes.registry import ModulePass, register_pass
+from janus.passes.walk import collect
 
 #: ops that only view or rearrange their operand: a read through them is a read of the operand
 _VIEWS = frozenset({"tensor.expand_shape", "tensor.collapse_shape", "tensor.cast", "linalg.transpose",
@@ -84,20 +85,6 @@ def _isolate(op: ir.Operation, value: ir.Value) -> None:
     value.replace_all_uses_except(barrier.results[0], barrier)
 
 
-def _reductions(op: ir.Operation) -> list[ir.Operation]:
-    """Every reduction nested in ``op``, collected before any is changed."""
-    found: list[ir.Operation] = []
-    for region in op.regions:
-        for block in region.blocks:
-            for inner in block.operations:
-                inner = inner.operation
-                if _is_reduction(inner):
-                    found.append(inner)
-                else:
-                    found.extend(_reductions(inner))
-    return found
-
-
 @register_pass
 class IsolateReductionsReadTwice(ModulePass):
     name = "janus-isolate-reductions-read-twice"
@@ -105,7 +92,7 @@ class IsolateReductionsReadTwice(ModulePass):
                "miscompiles a reduction fused into a consumer reading it through two indexing maps).")
 
     def apply(self, module_op: ir.Operation) -> None:
-        for reduction in _reductions(module_op):
+        for reduction in collect(module_op, _is_reduction):
             for value in reduction.results:
                 if _static(value) and read_at_two_indices(value):
                     _isolate(reduction, value)

@@ -22,6 +22,7 @@ from janus.ir import ir
 from janus.passes.matmuls import owner
 from janus.passes.rebuild import rebuild
 from janus.passes.registry import ModulePass, register_pass
+from janus.passes.walk import collect
 
 
 def _scalar_of(value: ir.Value, map_attr: ir.Attribute) -> ir.Value | None:
@@ -69,25 +70,11 @@ def _fold_scalar_operands(generic: ir.Operation) -> None:
             made.erase()
 
 
-def _generics(op: ir.Operation) -> list[ir.Operation]:
-    """Every ``linalg.generic`` nested in ``op``, collected before any is rebuilt."""
-    found: list[ir.Operation] = []
-    for region in op.regions:
-        for block in region.blocks:
-            for inner in block.operations:
-                inner = inner.operation
-                if inner.name == "linalg.generic":
-                    found.append(inner)
-                else:
-                    found.extend(_generics(inner))
-    return found
-
-
 @register_pass
 class ScalarOperandsIntoBodies(ModulePass):
     name = "janus-scalar-operands-into-bodies"
     summary = "Use a scalar that a rank-0 tensor.from_elements feeds to a linalg.generic in the generic's body (no dispatch for it)."
 
     def apply(self, module_op: ir.Operation) -> None:
-        for generic in _generics(module_op):
+        for generic in collect(module_op, lambda op: op.name == "linalg.generic"):
             _fold_scalar_operands(generic)
