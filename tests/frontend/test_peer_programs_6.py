@@ -107,10 +107,10 @@ def fitted_nb() -> naive_bayes.GaussianNB:
     return naive_bayes.GaussianNB().fit(X_NB, Y_NB)
 
 
-def test_naive_bayes_runs_in_python_where_shapes_follow_the_data_with_the_reasons():
+def test_naive_bayes_splits_where_shapes_follow_the_data_with_the_reasons():
     fit = lockstep(naive_bayes.GaussianNB.fit, naive_bayes.GaussianNB, [(X_NB, Y_NB)] * 3, fallback="silent")
     assert "python: unique at" in janus.explain(fit)  # np.unique: a shape only the data decides
-    assert "an index array of dtype bool" in janus.explain(fit)  # ``X[y == c]``
+    assert "compiled segment:" in janus.explain(fit)  # after it, ``X[y == c]`` and the per-class statistics compile
     for entry in (naive_bayes.GaussianNB.predict_proba, naive_bayes.GaussianNB.predict):
         jf = lockstep(entry, fitted_nb, [(X_NB[:5],)] * 3, fallback="silent")
         # ``n_ij = -0.5 * np.sum(...)`` is a NumPy scalar, ``n_ij -= <(5,) array>`` rebinds it; for a
@@ -128,8 +128,8 @@ def test_metropolis_hastings_keeps_the_callers_generator_stream_and_summaries_co
     explained = janus.explain(sample)
     assert "python: Generator.standard_normal at" in explained and "python: Generator.uniform at" in explained
     # after the acceptance draw the rest of the chain runs in Python: its resume function takes
-    # ``samples`` as an argument, and ``samples[i] = x`` would write into the caller's array
-    assert "item assignment on an array not known to be local" in explained
+    # ``samples`` as an argument, updates it (``samples[i] = x``), and the next draw needs it in Python
+    assert "an argument array updated in place before a segment boundary" in explained
     chain = np.random.default_rng(0).standard_normal((40, 2))
     assert_compiled(jitted_alike(mh_sampler.chain_summary, [(chain,)] * 3))  # np.cov(rowvar=False)
 
