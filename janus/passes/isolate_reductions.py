@@ -48,10 +48,8 @@ def _reads(value: ir.Value, through_view: bool = False) -> Iterator[tuple[ir.Ope
             yield user, use.operand_number, through_view
 
 
-def _map_of(op: ir.Operation, operand: int) -> ir.AffineMap | None:
+def _map_of(op: ir.Operation, operand: int) -> ir.AffineMap:
     """The indexing map through which a ``linalg.generic`` reads operand ``operand``."""
-    if op.name != "linalg.generic":
-        return None
     return ir.AffineMapAttr(ir.ArrayAttr(op.attributes["indexing_maps"])[operand]).value
 
 
